@@ -1,0 +1,79 @@
+// Package assembler builds the system prompt for one situation (S5): it
+// resolves each module through the override chain (S2), renders
+// placeholders (S3, S4), applies triggers (S5.4), renders the knowledge,
+// selected-document and skill tables (S5.1–S5.3) and writes the
+// composition report (S5.5). Assemble is a pure function of its inputs:
+// no I/O, and the clock is passed in.
+package assembler
+
+import (
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Assembler holds the server settings of assembly; it is safe for
+// concurrent use.
+type Assembler struct {
+	cfg Config
+}
+
+// New returns an Assembler; zero fields of cfg take their defaults
+// (fallback en-US, time zone UTC).
+func New(cfg Config) *Assembler {
+	if cfg.FallbackLocale == "" {
+		cfg.FallbackLocale = "en-US"
+	}
+	if cfg.TimeZone == nil {
+		cfg.TimeZone = time.UTC
+	}
+	return &Assembler{cfg: cfg}
+}
+
+// FallbackLocale is F of S2.
+func (a *Assembler) FallbackLocale() string { return a.cfg.FallbackLocale }
+
+// Served is how one module id was resolved for a locale (S2): the module
+// text that serves, its source (Source* constants), the locale it came
+// from, whether that was by fallback, and the override when one served.
+type Served struct {
+	Module   *library.Module
+	Source   string
+	Locale   string
+	Fallback bool
+	Override *Override
+}
+
+// Resolve walks the override chain of S2 for id and locale: override(L) →
+// builtin(L) → override(F) → builtin(F). ok is false when none exists.
+func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string) (s Served, ok bool) {
+	try := func(loc string, fallback bool) bool {
+		if st != nil {
+			if o, found := st.Overrides[Key(id, loc)]; found {
+				s = Served{Module: o.Module, Source: SourceOverride, Locale: o.Locale, Fallback: fallback, Override: o}
+				switch {
+				case !snap.Has(id):
+					s.Source = SourceUserModule
+				case o.Drifted(snap):
+					s.Source = SourceOverrideDrifted
+				}
+				return true
+			}
+		}
+		if m, found := snap.Module(id, loc); found {
+			s = Served{Module: m, Source: SourceBuiltin, Locale: m.Locale, Fallback: fallback}
+			if snap.Source != "embedded" {
+				s.Source = SourceFile
+			}
+			return true
+		}
+		return false
+	}
+	if try(locale, false) {
+		return s, true
+	}
+	if library.LocaleKey(locale) != library.LocaleKey(a.cfg.FallbackLocale) && try(a.cfg.FallbackLocale, true) {
+		return s, true
+	}
+	return Served{}, false
+}

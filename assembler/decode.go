@@ -1,0 +1,111 @@
+package assembler
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/text/language"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Request limits of S11.
+const (
+	MaxRequestBytes   = 8 << 20
+	MaxKnowledgeBases = 50
+	MaxSkills         = 200
+)
+
+// DecodeRequest reads an assemble request from JSON (S11), strictly:
+// unknown fields, wrong types, trailing data and values outside the S11
+// limits are *Error values naming the field (CodeInvalidRequest or
+// CodeLimitExceeded).
+func DecodeRequest(data []byte) (*Request, error) {
+	if len(data) > MaxRequestBytes {
+		return nil, &Error{Code: CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (8 MiB)", len(data), MaxRequestBytes)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var req Request
+	if err := dec.Decode(&req); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &Error{Code: CodeInvalidRequest, Msg: "unexpected data after the request object"}
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// Validate checks the request against S11: known knowledge-base types,
+// the limits, a BCP 47 locale and valid variable names.
+func (r *Request) Validate() error {
+	bad := func(field, msg string) error { return &Error{Code: CodeInvalidRequest, Field: field, Msg: msg} }
+	if r.Locale != "" {
+		if _, err := language.Parse(r.Locale); err != nil {
+			return bad("locale", fmt.Sprintf("%q is not a BCP 47 locale tag", r.Locale))
+		}
+	}
+	if len(r.KnowledgeBases) > MaxKnowledgeBases {
+		return &Error{Code: CodeLimitExceeded, Field: "knowledgeBases", Msg: fmt.Sprintf("%d knowledge bases; the limit is %d", len(r.KnowledgeBases), MaxKnowledgeBases)}
+	}
+	if len(r.Skills) > MaxSkills {
+		return &Error{Code: CodeLimitExceeded, Field: "skills", Msg: fmt.Sprintf("%d skills; the limit is %d", len(r.Skills), MaxSkills)}
+	}
+	for i, kb := range r.KnowledgeBases {
+		if kb.Type != KnowledgeDocument && kb.Type != KnowledgeFAQ {
+			return bad(fmt.Sprintf("knowledgeBases[%d].type", i), fmt.Sprintf("%q is not a knowledge-base type (document or faq)", kb.Type))
+		}
+		if kb.DocCount < 0 {
+			return bad(fmt.Sprintf("knowledgeBases[%d].docCount", i), "must not be negative")
+		}
+	}
+	for i, s := range r.Skills {
+		if strings.TrimSpace(s.Name) == "" {
+			return bad(fmt.Sprintf("skills[%d].name", i), "a skill needs a name")
+		}
+	}
+	for name := range r.Variables {
+		if !library.ValidPlaceholderName(name) {
+			return bad("variables."+name, "not a placeholder name [a-z_][a-z0-9_.-]*")
+		}
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into an *Error naming the field or the
+// line and column.
+func jsonError(data []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return &Error{Code: CodeInvalidRequest, Field: te.Field, Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+	case errors.As(err, &se):
+		line, col := position(data, se.Offset)
+		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("JSON syntax error at line %d, column %d: %s", line, col, se.Error())}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Code: CodeInvalidRequest, Msg: "the request body is empty or cut short"}
+	}
+	msg := err.Error()
+	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return &Error{Code: CodeInvalidRequest, Field: strings.Trim(field, `"`), Msg: "unknown field"}
+	}
+	return &Error{Code: CodeInvalidRequest, Msg: strings.TrimPrefix(msg, "json: ")}
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}

@@ -1,0 +1,74 @@
+package assembler
+
+// Segment names of S5, in assembly order.
+const (
+	SegmentBase            = "base"
+	SegmentKnowledge       = "knowledge"
+	SegmentSkillsHit       = "skills-hit"
+	SegmentSkillsAvailable = "skills-available"
+	SegmentProfile         = "profile"
+)
+
+// Result is an assembled system prompt (S5): the non-empty segments in
+// order, their joined text, the composition report and token counts.
+type Result struct {
+	Segments []Segment     `json:"segments"`
+	Text     string        `json:"text"`
+	Report   []ReportEntry `json:"report"`
+	Tokens   int           `json:"tokens"`
+	Encoding string        `json:"encoding"`
+	Tables   Tables        `json:"tables"`
+	Locale   string        `json:"locale"`
+	Profile  string        `json:"profile,omitempty"`
+}
+
+// Segment is one system segment: its name (Segment* constants, in the
+// JSON field "layer"), text, the module ids in it, and its token count.
+type Segment struct {
+	Layer   string   `json:"layer"`
+	Text    string   `json:"text"`
+	Modules []string `json:"modules"`
+	Tokens  int      `json:"tokens"`
+}
+
+// Tables holds the rendered S5.1–S5.3 tables on their own, for the console.
+type Tables struct {
+	Knowledge string `json:"knowledge,omitempty"`
+	Selected  string `json:"selected,omitempty"`
+	Skills    string `json:"skills,omitempty"`
+}
+
+// Report entry kinds (S5.5).
+const (
+	KindPrompt        = "prompt"
+	KindSkillYield    = "skill-yield"
+	KindSkillListed   = "skill-listed"
+	KindKnowledge     = "knowledge"
+	KindSelectedDocs  = "selected-docs"
+	KindProfilePrompt = "profile-prompt"
+	KindPlaceholder   = "placeholder"
+	KindWarning       = "warning"
+)
+
+// Sources of a served module (S2, S5.5).
+const (
+	SourceBuiltin         = "builtin"
+	SourceOverride        = "override"
+	SourceOverrideDrifted = "override-drifted"
+	SourceFile            = "file"
+	SourceUserModule      = "user-module"
+)
+
+// ReportEntry is one decision of the composition report (S5.5). Line is
+// the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:纪要)`.
+type ReportEntry struct {
+	Kind     string `json:"kind"`
+	Module   string `json:"module,omitempty"`
+	Version  int    `json:"version,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Locale   string `json:"locale,omitempty"`
+	Fallback bool   `json:"fallback"`
+	Reason   string `json:"reason,omitempty"`
+	Tokens   int    `json:"tokens"`
+	Line     string `json:"line"`
+}

@@ -1,0 +1,74 @@
+package assembler
+
+import (
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Override is an operator override as the assembler sees it (S2): the
+// parsed module text of one id in one locale, the builtin version it was
+// copied from (0 for a user module, which has no builtin) and the builtin
+// text at that version.
+type Override struct {
+	Module         *library.Module
+	Locale         string
+	Revision       int
+	BasedOnVersion int
+	BaseSnapshot   string
+}
+
+// Drifted reports whether the builtin has moved on since the override was
+// made (S2): its version is higher than BasedOnVersion, or its text differs
+// from BaseSnapshot at the same version. User modules never drift.
+func (o *Override) Drifted(snap *library.Snapshot) bool {
+	if o.BasedOnVersion == 0 {
+		return false
+	}
+	b, ok := snap.Module(o.Module.ID, o.Locale)
+	if !ok {
+		b, ok = snap.Any(o.Module.ID)
+	}
+	if !ok {
+		return false
+	}
+	return b.Version > o.BasedOnVersion || (b.Version == o.BasedOnVersion && b.Text != o.BaseSnapshot)
+}
+
+// Profile is an assembly profile (S7).
+type Profile struct {
+	ID              string
+	Name            string
+	Locale          string
+	Model           string
+	TimeZone        string
+	PromptModules   []string
+	SystemPrompt    string
+	SkillDisclosure bool
+	TokenBudget     int
+}
+
+// State is the operator data an assembly reads: published overrides keyed
+// by OverrideKey, and profiles by id. It is built once per change, not per
+// request, and must not be modified while in use (S6).
+type State struct {
+	Overrides map[OverrideKey]*Override
+	Profiles  map[string]*Profile
+}
+
+// OverrideKey identifies an override: module id and lower-case locale.
+type OverrideKey struct{ ID, Locale string }
+
+// Key returns the OverrideKey of id in locale.
+func Key(id, locale string) OverrideKey { return OverrideKey{id, library.LocaleKey(locale)} }
+
+// Config holds the server settings of assembly.
+type Config struct {
+	// FallbackLocale is F of S2; default "en-US".
+	FallbackLocale string
+	// TimeZone is the server's zone, used when neither request nor profile
+	// names one (S4); default UTC, never the host's local zone.
+	TimeZone *time.Location
+	// CountTokens turns token counting on (S5.5).
+	CountTokens bool
+}

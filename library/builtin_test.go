@@ -1,0 +1,135 @@
+package library
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// s8 is the minimum builtin library of SPEC S8.
+var s8 = []string{
+	"base.identity", "base.behavior", "base.caution", "base.tools", "base.style",
+	"env.runtime", "env.knowledge", "env.pure-agent", "env.selected-docs", "env.skills", "env.web-search",
+	"task.doc-minutes", "task.summarize", "task.translate", "task.code-review", "task.data-analysis",
+	"agent.sub.general", "agent.sub.explore", "agent.sub.plan", "agent.sub.verify", "agent.docs-wizard",
+	"agent.memory-extractor", "tool.knowledge_search", "tool.web_search", "tool.read_skill",
+	"aux.title-gen", "aux.session-compact", "aux.session-memory", "aux.command-explain", "aux.polish",
+	"aux.injection", "aux.context-note", "aux.planner-board", "style.explanatory", "style.learning",
+}
+
+func builtin(t *testing.T) *Snapshot {
+	t.Helper()
+	snap, err := Builtin()
+	if err != nil {
+		t.Fatalf("the builtin library does not load:\n%v", err)
+	}
+	return snap
+}
+
+func TestBuiltinHasS8InBothLocales(t *testing.T) {
+	snap := builtin(t)
+	for _, id := range s8 {
+		for _, loc := range []string{"zh-CN", "en-US"} {
+			m, ok := snap.Module(id, loc)
+			if !ok {
+				t.Errorf("%s missing in %s", id, loc)
+				continue
+			}
+			if strings.TrimSpace(m.Body) == "" {
+				t.Errorf("%s (%s) has an empty body", id, loc)
+			}
+		}
+	}
+	for _, loc := range []string{"zh-CN", "en-US"} {
+		if _, ok := snap.Labels(loc); !ok {
+			t.Errorf("labels missing for %s", loc)
+		}
+	}
+}
+
+func TestBuiltinIDsMatchFileNames(t *testing.T) {
+	snap := builtin(t)
+	for _, id := range snap.IDs() {
+		for _, loc := range snap.ModuleLocales(id) {
+			m, _ := snap.Module(id, loc)
+			if got := path.Base(m.File); got != FileName(id) {
+				t.Errorf("%s is in file %s, want %s", id, got, FileName(id))
+			}
+			if path.Base(path.Dir(m.File)) != loc {
+				t.Errorf("%s (%s) is in folder %s", id, loc, path.Dir(m.File))
+			}
+		}
+	}
+}
+
+// Every placeholder in the builtin library is declared, a known
+// environment value or a module id (S3), and env-only values are used in
+// env modules only (S4). Load enforces both; this checks it independently.
+func TestBuiltinPlaceholdersKnown(t *testing.T) {
+	snap := builtin(t)
+	for _, id := range snap.IDs() {
+		for _, loc := range snap.ModuleLocales(id) {
+			m, _ := snap.Module(id, loc)
+			for _, p := range Placeholders(m.Body) {
+				_, declared := m.Variable(p.Name)
+				env, isEnv := LookupEnv(p.Name)
+				if !declared && !isEnv && !snap.Has(p.Name) {
+					t.Errorf("%s (%s) line %d: unknown placeholder {{%s}}", id, loc, p.Line, p.Name)
+				}
+				if isEnv && env.EnvOnly && m.Layer != LayerEnv {
+					t.Errorf("%s (%s): {{%s}} outside an env module", id, loc, p.Name)
+				}
+			}
+		}
+	}
+}
+
+// The modules that enter a default assembly declare no variables: the
+// scenarios supply none.
+func TestBuiltinDefaultModulesNeedNoVariables(t *testing.T) {
+	snap := builtin(t)
+	for _, id := range snap.IDs() {
+		m, _ := snap.Any(id)
+		if (m.Layer == LayerBase || m.Layer == LayerEnv || m.Layer == LayerTask) && len(m.Variables) > 0 {
+			t.Errorf("%s declares variables %v", id, m.Variables)
+		}
+	}
+}
+
+func TestLoadDirReportsEveryBrokenFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, text string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("modules/en-US/base-a.md", head+"---\nuses {{nope}}\n")
+	write("modules/en-US/base-b.md", strings.Replace(head, "base.a", "base.c", 1)+"---\nB\n")
+	write("modules/en-US/base-d.md", strings.Replace(head, "base.a", "base.d", 1)+"triggers: [unclosed\n---\nB\n")
+	_, err := LoadDir(dir)
+	fes, ok := err.(FileErrors)
+	if !ok {
+		t.Fatalf("got %v, want FileErrors", err)
+	}
+	want := map[string]*regexp.Regexp{
+		"base-a.md": regexp.MustCompile(`base-a\.md:8: field body: unknown placeholder \{\{nope\}\}`),
+		"base-b.md": regexp.MustCompile(`base-b\.md:2: field id: id "base.c" does not match the file name`),
+		"base-d.md": regexp.MustCompile(`base-d\.md:7: frontmatter is not valid YAML`),
+	}
+	if len(fes) != len(want) {
+		t.Fatalf("got %d errors, want %d:\n%v", len(fes), len(want), err)
+	}
+	for _, fe := range fes {
+		re := want[path.Base(fe.File)]
+		if re == nil || !re.MatchString(fe.Error()) {
+			t.Errorf("unexpected error %q", fe.Error())
+		}
+	}
+}

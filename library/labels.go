@@ -1,0 +1,120 @@
+package library
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// LabelKeys maps every label key to the placeholders its text may use.
+// Labels are the words of tables and environment values (S4, S5.1–S5.3);
+// their text lives in `labels/<locale>.yaml`, never in Go.
+var LabelKeys = map[string][]string{
+	"list.separator":           nil,
+	"attachments.none":         nil,
+	"weekday.sunday":           nil,
+	"weekday.monday":           nil,
+	"weekday.tuesday":          nil,
+	"weekday.wednesday":        nil,
+	"weekday.thursday":         nil,
+	"weekday.friday":           nil,
+	"weekday.saturday":         nil,
+	"web_search.enabled":       nil,
+	"web_search.disabled":      nil,
+	"kb.heading":               {"name", "type", "count", "description"},
+	"kb.type.document":         nil,
+	"kb.type.faq":              nil,
+	"kb.col.title":             nil,
+	"kb.col.type":              nil,
+	"kb.col.created":           nil,
+	"kb.col.size":              nil,
+	"kb.col.summary":           nil,
+	"kb.col.question":          nil,
+	"kb.col.answer":            nil,
+	"kb.col.chunk":             nil,
+	"kb.more":                  {"count"},
+	"kb.empty":                 nil,
+	"sel.col.title":            nil,
+	"sel.col.type":             nil,
+	"sel.col.kb":               nil,
+	"sel.col.id":               nil,
+	"skill.col.name":           nil,
+	"skill.col.description":    nil,
+	"skill.col.trigger":        nil,
+	"skill.trigger.keywords":   {"keywords"},
+	"skill.trigger.command":    {"command"},
+	"skill.trigger.attachment": nil,
+	"skill.trigger.manual":     nil,
+	"skill.trigger.runtime":    nil,
+	"output_contract.heading":  nil,
+}
+
+// Labels is one locale's label texts, keyed as LabelKeys.
+type Labels map[string]string
+
+// ParseLabels reads a label file: a flat YAML mapping with every key of
+// LabelKeys, string values, and only the placeholders allowed per key.
+// Errors are *FileError values naming file, line and key.
+func ParseLabels(file string, data []byte) (Labels, error) {
+	text := Normalize(data)
+	f, err := parser.ParseBytes([]byte(text), 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) && ye.GetToken() != nil {
+			return nil, &FileError{File: file, Line: ye.GetToken().Position.Line, Msg: "not valid YAML: " + ye.GetMessage()}
+		}
+		return nil, &FileError{File: file, Msg: "not valid YAML: " + err.Error()}
+	}
+	labels := Labels{}
+	if len(f.Docs) == 1 && f.Docs[0].Body != nil {
+		kvs, err := asMapping(file, "", f.Docs[0].Body)
+		if err != nil {
+			return nil, err
+		}
+		for _, kv := range kvs {
+			key := kv.Key.String()
+			line := kv.Key.GetToken().Position.Line
+			allowed, known := LabelKeys[key]
+			if !known {
+				return nil, &FileError{File: file, Line: line, Field: key, Msg: "unknown label key"}
+			}
+			if _, dup := labels[key]; dup {
+				return nil, &FileError{File: file, Line: line, Field: key, Msg: "label given twice"}
+			}
+			s, err := stringField(file, key, kv.Value)
+			if err != nil {
+				err.(*FileError).Line = line
+				return nil, err
+			}
+			for _, p := range Placeholders(s) {
+				if !contains(allowed, p.Name) {
+					return nil, &FileError{File: file, Line: line, Field: key, Msg: fmt.Sprintf("placeholder {{%s}} is not available in this label (allowed: %v)", p.Name, allowed)}
+				}
+			}
+			labels[key] = s
+		}
+	}
+	var missing []string
+	for key := range LabelKeys {
+		if _, ok := labels[key]; !ok {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, &FileError{File: file, Field: missing[0], Msg: fmt.Sprintf("missing labels: %v", missing)}
+	}
+	return labels, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

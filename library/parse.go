@@ -1,0 +1,441 @@
+package library
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// MaxModuleBytes is the largest module file accepted (S11): 256 KiB.
+const MaxModuleBytes = 256 << 10
+
+const bom = "\uFEFF"
+
+// Normalize removes a leading UTF-8 BOM and turns CRLF into LF, so that a
+// Windows file parses exactly like its Unix twin (E1).
+func Normalize(data []byte) string {
+	s := string(bytes.TrimPrefix(data, []byte(bom)))
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}
+
+// duplicateKey finds the key in go-yaml's duplicate-key message.
+var duplicateKey = regexp.MustCompile(`mapping key "([^"]+)" already defined`)
+
+// Parse reads one module file (S1). file names the source in errors; it is
+// not checked against the id here (the loader does that). The error is a
+// *FileError naming file, line and field.
+func Parse(file string, data []byte) (*Module, error) {
+	if len(data) > MaxModuleBytes {
+		return nil, &FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)}
+	}
+	text := Normalize(data)
+	front, body, bodyLine, err := splitFrontmatter(file, text)
+	if err != nil {
+		return nil, err
+	}
+	m := &Module{File: file, Text: text, Body: body, BodyLine: bodyLine, fieldLines: map[string]int{}}
+	if err := decodeFrontmatter(file, front, m); err != nil {
+		return nil, err
+	}
+	if err := checkModule(file, m); err != nil {
+		return nil, err
+	}
+	m.Placeholders = Placeholders(body)
+	for _, p := range m.Placeholders {
+		if e, ok := LookupEnv(p.Name); ok && e.EnvOnly && m.Layer != LayerEnv {
+			return nil, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules (S4)", p.Name)}
+		}
+	}
+	return m, nil
+}
+
+// isFence reports whether line is exactly "---", trailing blanks allowed (E2).
+func isFence(line string) bool {
+	return strings.TrimRight(line, " \t\r") == "---"
+}
+
+// splitFrontmatter returns the YAML between the fences, the body after the
+// closing fence, and the 1-based line where the body starts.
+func splitFrontmatter(file, text string) (front, body string, bodyLine int, err error) {
+	first, rest, _ := strings.Cut(text, "\n")
+	if !isFence(first) {
+		return "", "", 0, &FileError{File: file, Line: 1, Msg: "a module starts with a frontmatter block: the first line must be ---"}
+	}
+	offset := len(first) + 1
+	line := 2
+	for offset <= len(text) {
+		cur, _, _ := strings.Cut(rest, "\n")
+		if isFence(cur) {
+			front = text[len(first)+1 : offset]
+			end := offset + len(cur) + 1
+			if end > len(text) {
+				end = len(text)
+			}
+			return front, text[end:], line + 1, nil
+		}
+		if len(cur) == len(rest) {
+			break
+		}
+		offset += len(cur) + 1
+		rest = rest[len(cur)+1:]
+		line++
+	}
+	return "", "", 0, &FileError{File: file, Line: 1, Msg: "frontmatter not closed: no line --- after the opening one"}
+}
+
+// frontLine turns a line inside the frontmatter into a file line.
+func frontLine(n ast.Node) int {
+	if n == nil || n.GetToken() == nil {
+		return 1
+	}
+	return n.GetToken().Position.Line + 1
+}
+
+func decodeFrontmatter(file, front string, m *Module) error {
+	seen := map[string]bool{}
+	if strings.TrimSpace(front) != "" {
+		f, err := parser.ParseBytes([]byte(front), 0)
+		if err != nil {
+			var ye yaml.Error
+			if errors.As(err, &ye) && ye.GetToken() != nil {
+				fe := &FileError{File: file, Line: ye.GetToken().Position.Line + 1, Msg: "frontmatter is not valid YAML: " + ye.GetMessage()}
+				if m := duplicateKey.FindStringSubmatch(ye.GetMessage()); m != nil {
+					fe.Field, fe.Msg = m[1], "field given twice"
+				}
+				return fe
+			}
+			return &FileError{File: file, Line: 2, Msg: "frontmatter is not valid YAML: " + err.Error()}
+		}
+		if len(f.Docs) != 1 {
+			return &FileError{File: file, Line: 2, Msg: "frontmatter must be one YAML mapping"}
+		}
+		body := f.Docs[0].Body
+		if _, onlyComments := body.(*ast.CommentNode); onlyComments {
+			body = nil
+		}
+		if body != nil {
+			mapping, err := asMapping(file, "", body)
+			if err != nil {
+				return err
+			}
+			for _, kv := range mapping {
+				key := kv.Key.String()
+				if seen[key] {
+					return &FileError{File: file, Line: frontLine(kv.Key), Field: key, Msg: "field given twice"}
+				}
+				seen[key] = true
+				m.fieldLines[key] = frontLine(kv.Key)
+				if err := decodeField(file, key, kv.Value, m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, req := range []string{"id", "layer", "version", "title", "description"} {
+		if !seen[req] {
+			return &FileError{File: file, Line: 1, Field: req, Msg: "missing required field " + req}
+		}
+	}
+	return nil
+}
+
+// asMapping returns the key/value pairs of a YAML mapping node.
+func asMapping(file, field string, n ast.Node) ([]*ast.MappingValueNode, error) {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		return v.Values, nil
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}, nil
+	}
+	return nil, &FileError{File: file, Line: frontLine(n), Field: field, Msg: "must be a mapping of key: value"}
+}
+
+// unwrap drops comments and tags around a value node.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.TagNode:
+			n = v.Value
+		case *ast.AnchorNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+func decodeField(file, key string, n ast.Node, m *Module) error {
+	var err error
+	switch key {
+	case "id":
+		m.ID, err = stringField(file, key, n)
+	case "layer":
+		var s string
+		s, err = stringField(file, key, n)
+		m.Layer = Layer(s)
+	case "version":
+		m.Version, err = intField(file, key, n)
+	case "title":
+		m.Title, err = stringField(file, key, n)
+	case "description":
+		m.Description, err = stringField(file, key, n)
+	case "priority":
+		m.Priority, err = intField(file, key, n)
+	case "requiresAttachments":
+		m.RequiresAttachments, err = boolField(file, key, n)
+	case "outputContract":
+		m.OutputContract, err = stringField(file, key, n)
+	case "variables":
+		m.Variables, err = variablesField(file, n)
+	case "triggers":
+		m.Triggers, err = triggersField(file, n)
+	default:
+		err = &FileError{File: file, Line: frontLine(n), Field: key, Msg: "unknown field (allowed: id, layer, version, title, description, priority, requiresAttachments, variables, outputContract, triggers)"}
+	}
+	return err
+}
+
+// stringField accepts any scalar except null and keeps its text as written:
+// strings stay strings, and `title: no` is "no".
+func stringField(file, key string, n ast.Node) (string, error) {
+	switch v := unwrap(n).(type) {
+	case *ast.StringNode:
+		return v.Value, nil
+	case *ast.LiteralNode:
+		return v.Value.Value, nil
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return v.GetToken().Value, nil
+	case *ast.NullNode:
+		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must not be empty"}
+	}
+	return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
+}
+
+func intField(file, key string, n ast.Node) (int, error) {
+	v, ok := unwrap(n).(*ast.IntegerNode)
+	if !ok {
+		return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: fmt.Sprintf("must be an integer, got %q", tokenText(n))}
+	}
+	switch x := v.Value.(type) {
+	case int64:
+		if x >= -1<<31 && x < 1<<31 {
+			return int(x), nil
+		}
+	case uint64:
+		if x < 1<<31 {
+			return int(x), nil
+		}
+	}
+	return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: "integer out of range"}
+}
+
+func boolField(file, key string, n ast.Node) (bool, error) {
+	if v, ok := unwrap(n).(*ast.BoolNode); ok {
+		return v.Value, nil
+	}
+	return false, &FileError{File: file, Line: frontLine(n), Field: key, Msg: fmt.Sprintf("must be true or false, got %q", tokenText(n))}
+}
+
+func tokenText(n ast.Node) string {
+	if n == nil || n.GetToken() == nil {
+		return ""
+	}
+	return n.GetToken().Value
+}
+
+// listItems returns the items of a sequence node.
+func listItems(file, field string, n ast.Node) ([]ast.Node, error) {
+	switch v := unwrap(n).(type) {
+	case *ast.SequenceNode:
+		return v.Values, nil
+	case *ast.NullNode:
+		return nil, nil
+	}
+	return nil, &FileError{File: file, Line: frontLine(n), Field: field, Msg: "must be a list"}
+}
+
+func variablesField(file string, n ast.Node) ([]Variable, error) {
+	items, err := listItems(file, "variables", n)
+	if err != nil {
+		return nil, err
+	}
+	vars := make([]Variable, 0, len(items))
+	for i, item := range items {
+		field := fmt.Sprintf("variables[%d]", i)
+		var v Variable
+		if _, isMap := unwrap(item).(*ast.MappingNode); isMap || isMappingValue(item) {
+			kvs, err := asMapping(file, field, item)
+			if err != nil {
+				return nil, err
+			}
+			for _, kv := range kvs {
+				k := kv.Key.String()
+				var s string
+				if s, err = stringField(file, field+"."+k, kv.Value); err != nil {
+					return nil, err
+				}
+				switch k {
+				case "name":
+					v.Name = s
+				case "escape":
+					v.Escape = s
+				case "description":
+					v.Description = s
+				default:
+					return nil, &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: name, escape, description)"}
+				}
+			}
+		} else if v.Name, err = stringField(file, field, item); err != nil {
+			return nil, err
+		}
+		switch {
+		case !ValidPlaceholderName(v.Name):
+			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is not a placeholder name [a-z_][a-z0-9_.-]*", v.Name)}
+		case v.Escape != "" && v.Escape != EscapeXML:
+			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".escape", Msg: fmt.Sprintf("unknown escape %q (allowed: xml)", v.Escape)}
+		}
+		if _, known := LookupEnv(v.Name); known {
+			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is an environment value (S4) and cannot be a variable", v.Name)}
+		}
+		for _, prev := range vars {
+			if prev.Name == v.Name {
+				return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("variable %q declared twice", v.Name)}
+			}
+		}
+		vars = append(vars, v)
+	}
+	return vars, nil
+}
+
+func isMappingValue(n ast.Node) bool {
+	_, ok := unwrap(n).(*ast.MappingValueNode)
+	return ok
+}
+
+func triggersField(file string, n ast.Node) ([]Trigger, error) {
+	items, err := listItems(file, "triggers", n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Trigger, 0, len(items))
+	for i, item := range items {
+		field := fmt.Sprintf("triggers[%d]", i)
+		kvs, err := asMapping(file, field, item)
+		if err != nil {
+			return nil, err
+		}
+		var t Trigger
+		for _, kv := range kvs {
+			k := kv.Key.String()
+			switch k {
+			case "kind":
+				var s string
+				s, err = stringField(file, field+".kind", kv.Value)
+				t.Kind = TriggerKind(s)
+			case "command":
+				t.Command, err = stringField(file, field+".command", kv.Value)
+			case "keywords":
+				t.Keywords, err = keywordsField(file, field+".keywords", kv.Value)
+			default:
+				err = &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: kind, keywords, command)"}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := checkTrigger(file, field, frontLine(item), t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func checkTrigger(file, field string, line int, t Trigger) error {
+	bad := func(f, msg string) error { return &FileError{File: file, Line: line, Field: field + f, Msg: msg} }
+	switch t.Kind {
+	case TriggerIntent:
+		if len(t.Keywords) == 0 {
+			return bad(".keywords", "an intent trigger needs at least one keyword")
+		}
+	case TriggerCommand:
+		if !strings.HasPrefix(t.Command, "/") || len(t.Command) < 2 || strings.ContainsAny(t.Command, " \t\n") {
+			return bad(".command", fmt.Sprintf("a command trigger needs a command like /minutes, got %q", t.Command))
+		}
+	case TriggerAttachment:
+	case TriggerManual:
+		if len(t.Keywords) > 0 {
+			return bad(".keywords", "a manual trigger takes no keywords")
+		}
+	case "":
+		return bad(".kind", "missing required field kind")
+	default:
+		return bad(".kind", fmt.Sprintf("unknown trigger kind %q (allowed: intent, command, attachment, manual)", t.Kind))
+	}
+	if t.Kind != TriggerCommand && t.Command != "" {
+		return bad(".command", "only command triggers take a command")
+	}
+	if t.Kind == TriggerCommand && len(t.Keywords) > 0 {
+		return bad(".keywords", "a command trigger takes no keywords")
+	}
+	return nil
+}
+
+// keywordsField accepts a comma list ("纪要, 会议记录"; full-width commas
+// and 、 too) or a YAML list of strings.
+func keywordsField(file, field string, n ast.Node) ([]string, error) {
+	var raw []string
+	if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
+		for i, item := range seq.Values {
+			s, err := stringField(file, fmt.Sprintf("%s[%d]", field, i), item)
+			if err != nil {
+				return nil, err
+			}
+			raw = append(raw, s)
+		}
+	} else {
+		s, err := stringField(file, field, n)
+		if err != nil {
+			return nil, err
+		}
+		raw = strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '，' || r == '、' })
+	}
+	out := make([]string, 0, len(raw))
+	for _, k := range raw {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// checkModule applies the rules that join several fields (S1).
+func checkModule(file string, m *Module) error {
+	bad := func(field, msg string) error { return &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg} }
+	layer, name, ok := strings.Cut(m.ID, ".")
+	switch {
+	case !ok || !ValidName(name) || !ValidName(layer):
+		return bad("id", fmt.Sprintf("id %q must be <layer>.<name> with lowercase [a-z0-9._-]", m.ID))
+	case !ValidLayer(m.Layer):
+		return bad("layer", fmt.Sprintf("unknown layer %q (allowed: base, env, task, agent, tool, aux, style)", m.Layer))
+	case Layer(layer) != m.Layer:
+		return bad("layer", fmt.Sprintf("id %q is not in layer %q", m.ID, m.Layer))
+	case m.Version < 1:
+		return bad("version", "version must be 1 or more")
+	case strings.TrimSpace(m.Title) == "":
+		return bad("title", "title must not be empty")
+	case strings.ContainsAny(m.Description, "\n"):
+		return bad("description", "description is one line")
+	case m.Layer != LayerTask && len(m.Triggers) > 0:
+		return bad("triggers", "only task modules have triggers")
+	case m.Layer != LayerTask && m.Priority != 0:
+		return bad("priority", "only task modules have a priority")
+	}
+	return nil
+}

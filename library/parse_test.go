@@ -1,0 +1,140 @@
+package library
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustParse(t *testing.T, file, text string) *Module {
+	t.Helper()
+	m, err := Parse(file, []byte(text))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", file, err)
+	}
+	return m
+}
+
+func parseErr(t *testing.T, text string) *FileError {
+	t.Helper()
+	_, err := Parse("x.md", []byte(text))
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("Parse: got %v, want a *FileError", err)
+	}
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a FileError must match ErrInvalid")
+	}
+	return fe
+}
+
+// E1: a Windows file parses exactly like its LF, no-BOM twin.
+func TestParseWindowsFile(t *testing.T) {
+	crlf := "\uFEFF---\r\nid: base.greet\r\nlayer: base\r\nversion: 1\r\ntitle: Greeting\r\ndescription: d\r\nvariables: [name]\r\n---\r\nHello {{name}}\r\n"
+	lf := strings.ReplaceAll(strings.TrimPrefix(crlf, "\uFEFF"), "\r\n", "\n")
+	a, b := mustParse(t, "base-greet.md", crlf), mustParse(t, "base-greet.md", lf)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("CRLF+BOM and LF parse differently:\n%+v\n%+v", a, b)
+	}
+	if a.Body != "Hello {{name}}\n" || a.Title != "Greeting" {
+		t.Fatalf("body %q title %q", a.Body, a.Title)
+	}
+	if strings.ContainsAny(a.Title+a.ID+a.Body, "\r\uFEFF") {
+		t.Fatal("a \\r or BOM survived")
+	}
+	if got := a.Placeholders; len(got) != 1 || got[0].Name != "name" {
+		t.Fatalf("placeholders %+v, want only name", got)
+	}
+}
+
+const head = "---\nid: base.a\nlayer: base\nversion: 1\ntitle: T\ndescription: D\n"
+
+// E2: fences.
+func TestParseFences(t *testing.T) {
+	m := mustParse(t, "base-a.md", head+"---\nintro\n---\nafter the break\n")
+	if m.Body != "intro\n---\nafter the break\n" {
+		t.Fatalf("body %q", m.Body)
+	}
+	if fe := parseErr(t, "---\nid: base.a\nbody\n"); fe.Line != 1 || !strings.Contains(fe.Msg, "frontmatter not closed") {
+		t.Fatalf("got %v", fe)
+	}
+	if fe := parseErr(t, "---\n---\nBody\n"); fe.Field != "id" || !strings.Contains(fe.Msg, "missing required field id") {
+		t.Fatalf("got %v", fe)
+	}
+	if fe := parseErr(t, head+"----\nBody\n"); !strings.Contains(fe.Msg, "frontmatter not closed") {
+		t.Fatalf("---- must not close: %v", fe)
+	}
+	if fe := parseErr(t, head+"---x\nBody\n"); !strings.Contains(fe.Msg, "frontmatter not closed") {
+		t.Fatalf("---x must not close: %v", fe)
+	}
+	m = mustParse(t, "base-a.md", strings.Replace(head, "---\n", "---  \n", 1)+"--- \r\nB\n")
+	if m.Body != "B\n" {
+		t.Fatalf("trailing blanks on fences: body %q", m.Body)
+	}
+}
+
+// E3: YAML typing.
+func TestParseTyping(t *testing.T) {
+	fe := parseErr(t, strings.Replace(head, "version: 1", "version: 1.10", 1)+"---\nB\n")
+	if fe.Field != "version" || fe.Line != 4 {
+		t.Fatalf("version 1.10: %v", fe)
+	}
+	m := mustParse(t, "base-a.md", strings.Replace(head, "title: T", "title: on", 1)+"---\nB\n")
+	if m.Title != "on" {
+		t.Fatalf("title %q, want on", m.Title)
+	}
+	task := "---\nid: task.a\nlayer: task\nversion: 1\ntitle: T\ndescription: D\ntriggers:\n- kind: intent\n  keywords: no, off, yes\n---\nB\n"
+	m = mustParse(t, "task-a.md", task)
+	if want := []string{"no", "off", "yes"}; !reflect.DeepEqual(m.Triggers[0].Keywords, want) {
+		t.Fatalf("keywords %q, want %q", m.Triggers[0].Keywords, want)
+	}
+	fe = parseErr(t, head+"requiresAttachments: no\n---\nB\n")
+	if fe.Field != "requiresAttachments" || fe.Line != 7 {
+		t.Fatalf("requiresAttachments: no: %v", fe)
+	}
+}
+
+func TestParseRules(t *testing.T) {
+	cases := []struct {
+		name, text, field string
+		line              int
+	}{
+		{"unknown key", head + "colour: red\n---\nB\n", "colour", 7},
+		{"bad layer", strings.Replace(head, "layer: base", "layer: core", 1) + "---\nB\n", "layer", 3},
+		{"layer mismatch", strings.Replace(head, "layer: base", "layer: env", 1) + "---\nB\n", "layer", 3},
+		{"uppercase id", strings.Replace(head, "base.a", "base.A", 1) + "---\nB\n", "id", 2},
+		{"triggers outside task", head + "triggers:\n- kind: manual\n---\nB\n", "triggers", 7},
+		{"bad trigger kind", strings.Replace(head, "base", "task", 2) + "triggers:\n- kind: regex\n---\nB\n", "triggers[0].kind", 8},
+		{"command without slash", strings.Replace(head, "base", "task", 2) + "triggers:\n- kind: command\n  command: minutes\n---\nB\n", "triggers[0].command", 8},
+		{"bad escape", head + "variables: [{name: x, escape: html}]\n---\n{{x}}\n", "variables[0].escape", 7},
+		{"env value as variable", head + "variables: [date]\n---\nB\n", "variables[0].name", 7},
+		{"duplicate field", head + "title: again\n---\nB\n", "title", 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fe := parseErr(t, c.text)
+			if fe.Field != c.field || fe.Line != c.line || fe.File != "x.md" {
+				t.Fatalf("got %v (field %q line %d), want field %q line %d", fe, fe.Field, fe.Line, c.field, c.line)
+			}
+		})
+	}
+}
+
+func TestParseEnvOnlyPlaceholders(t *testing.T) {
+	fe := parseErr(t, head+"---\nline one\ntoday is {{date}}\n")
+	if fe.Line != 9 || !strings.Contains(fe.Msg, "{{date}}") {
+		t.Fatalf("got %v, want line 9 naming {{date}}", fe)
+	}
+	env := strings.Replace(strings.Replace(head, "base", "env", 2), "base", "env", 1)
+	if _, err := Parse("env-a.md", []byte(env+"---\ntoday is {{date}}\n")); err != nil {
+		t.Fatalf("env module may use date: %v", err)
+	}
+}
+
+func TestParseTooLarge(t *testing.T) {
+	fe := parseErr(t, head+"---\n"+strings.Repeat("x", MaxModuleBytes))
+	if !strings.Contains(fe.Msg, "256 KiB") {
+		t.Fatalf("got %v", fe)
+	}
+}

@@ -1,0 +1,258 @@
+package library
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/text/language"
+)
+
+// Snapshot is an immutable, loaded library: every module in every locale
+// plus the label files (S1, S6). It is safe for concurrent use; nothing in
+// it may be modified after Load returns.
+type Snapshot struct {
+	modules map[string]map[string]*Module // id → lower-case locale → module
+	ids     []string
+	locales []string
+	labels  map[string]Labels // lower-case locale → labels
+	// Source describes where the snapshot came from ("embedded" or a folder).
+	Source string
+}
+
+// LocaleKey is the case-insensitive key of a BCP 47 tag (S2).
+func LocaleKey(locale string) string { return strings.ToLower(locale) }
+
+// Module returns the module id in exactly this locale (compared
+// case-insensitively), without fallback.
+func (s *Snapshot) Module(id, locale string) (*Module, bool) {
+	m, ok := s.modules[id][LocaleKey(locale)]
+	return m, ok
+}
+
+// Has reports whether the library has the id in any locale.
+func (s *Snapshot) Has(id string) bool { return len(s.modules[id]) > 0 }
+
+// IDs lists every module id, sorted.
+func (s *Snapshot) IDs() []string { return s.ids }
+
+// Locales lists the locale folders, sorted.
+func (s *Snapshot) Locales() []string { return s.locales }
+
+// ModuleLocales lists the locales the id exists in, sorted.
+func (s *Snapshot) ModuleLocales(id string) []string {
+	var out []string
+	for _, m := range s.modules[id] {
+		out = append(out, m.Locale)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Any returns the module id in some locale (the first in sorted order),
+// for fields shared by every locale: layer, version, variables.
+func (s *Snapshot) Any(id string) (*Module, bool) {
+	locs := s.ModuleLocales(id)
+	if len(locs) == 0 {
+		return nil, false
+	}
+	return s.Module(id, locs[0])
+}
+
+// Labels returns the label texts of exactly this locale.
+func (s *Snapshot) Labels(locale string) (Labels, bool) {
+	l, ok := s.labels[LocaleKey(locale)]
+	return l, ok
+}
+
+// Builtin loads the library embedded in the binary.
+func Builtin() (*Snapshot, error) {
+	snap, err := Load(builtinFS, "library")
+	if err != nil {
+		return nil, err
+	}
+	snap.Source = "embedded"
+	return snap, nil
+}
+
+// LoadDir loads a library folder in the embedded layout:
+// `modules/<locale>/<layer>-<name>.md` and `labels/<locale>.yaml`.
+func LoadDir(dir string) (*Snapshot, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("library folder: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("library folder %s is not a folder", dir)
+	}
+	snap, err := Load(os.DirFS(dir), dir)
+	if err != nil {
+		return nil, err
+	}
+	snap.Source = dir
+	return snap, nil
+}
+
+// Load reads a library from fsys (S1). prefix is prepended to paths in
+// messages. Every problem in every file is collected: the error is
+// FileErrors (matching ErrInvalid) listing each with file, line and field.
+func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
+	s := &Snapshot{modules: map[string]map[string]*Module{}, labels: map[string]Labels{}}
+	var errs FileErrors
+	report := func(err error) {
+		if fe, ok := err.(*FileError); ok {
+			errs = append(errs, fe)
+			return
+		}
+		errs = append(errs, &FileError{File: prefix, Msg: err.Error()})
+	}
+	display := func(p string) string { return filepath.ToSlash(filepath.Join(prefix, p)) }
+
+	localeDirs, err := fs.ReadDir(fsys, "modules")
+	if err != nil {
+		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
+	}
+	for _, ld := range localeDirs {
+		if !ld.IsDir() {
+			continue
+		}
+		locale := ld.Name()
+		if _, err := language.Parse(locale); err != nil {
+			report(&FileError{File: display(path.Join("modules", locale)), Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", locale)})
+			continue
+		}
+		s.locales = append(s.locales, locale)
+		files, err := fs.ReadDir(fsys, path.Join("modules", locale))
+		if err != nil {
+			report(err)
+			continue
+		}
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+				continue
+			}
+			p := path.Join("modules", locale, f.Name())
+			m, err := readModule(fsys, p, display(p))
+			if err != nil {
+				report(err)
+				continue
+			}
+			m.Locale = locale
+			if want, _ := IDFromFileName(f.Name()); m.ID != want {
+				report(&FileError{File: m.File, Line: m.FieldLine("id"), Field: "id", Msg: fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, f.Name(), want)})
+				continue
+			}
+			if s.modules[m.ID] == nil {
+				s.modules[m.ID] = map[string]*Module{}
+			}
+			if prev, dup := s.modules[m.ID][LocaleKey(locale)]; dup {
+				report(&FileError{File: m.File, Field: "id", Msg: "same module and locale as " + prev.File})
+				continue
+			}
+			s.modules[m.ID][LocaleKey(locale)] = m
+		}
+	}
+	sort.Strings(s.locales)
+	for id := range s.modules {
+		s.ids = append(s.ids, id)
+	}
+	sort.Strings(s.ids)
+
+	labelFiles, _ := fs.ReadDir(fsys, "labels")
+	for _, f := range labelFiles {
+		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
+		if f.IsDir() || !ok {
+			continue
+		}
+		p := path.Join("labels", f.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			report(err)
+			continue
+		}
+		labels, err := ParseLabels(display(p), data)
+		if err != nil {
+			report(err)
+			continue
+		}
+		s.labels[LocaleKey(locale)] = labels
+	}
+
+	for _, id := range s.ids {
+		for _, err := range s.checkLocales(id) {
+			report(err)
+		}
+	}
+	for _, id := range s.ids {
+		for _, m := range s.modules[id] {
+			if err := s.CheckPlaceholders(m); err != nil {
+				report(err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
+		return nil, errs
+	}
+	return s, nil
+}
+
+func readModule(fsys fs.FS, p, display string) (*Module, error) {
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil, &FileError{File: display, Msg: err.Error()}
+	}
+	return Parse(display, data)
+}
+
+// checkLocales enforces that all locales of one id share one version line
+// and one variable list (S1).
+func (s *Snapshot) checkLocales(id string) []error {
+	var errs []error
+	locs := s.ModuleLocales(id)
+	first, _ := s.Module(id, locs[0])
+	for _, loc := range locs[1:] {
+		m, _ := s.Module(id, loc)
+		if m.Version != first.Version {
+			errs = append(errs, &FileError{File: m.File, Line: m.FieldLine("version"), Field: "version", Msg: fmt.Sprintf("version %d differs from %d in %s (all locales share one version)", m.Version, first.Version, first.File)})
+		}
+		if !sameVariables(m.Variables, first.Variables) {
+			errs = append(errs, &FileError{File: m.File, Line: m.FieldLine("variables"), Field: "variables", Msg: "variables differ from " + first.File + " (all locales share one variable list)"})
+		}
+	}
+	return errs
+}
+
+func sameVariables(a, b []Variable) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Escape != b[i].Escape {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckPlaceholders enforces the load-time strictness of S3 on one module
+// (builtin or override): every placeholder is a declared variable, a known
+// environment value, or the id of a module in this snapshot. The error is a
+// *FileError naming the line and the placeholder.
+func (s *Snapshot) CheckPlaceholders(m *Module) error {
+	for _, p := range m.Placeholders {
+		if _, ok := m.Variable(p.Name); ok {
+			continue
+		}
+		if _, ok := LookupEnv(p.Name); ok {
+			continue
+		}
+		if s.Has(p.Name) {
+			continue
+		}
+		return &FileError{File: m.File, Line: m.BodyLine + p.Line - 1, Field: "body", Msg: fmt.Sprintf("unknown placeholder {{%s}}: not a declared variable, an environment value or a module id", p.Name)}
+	}
+	return nil
+}
