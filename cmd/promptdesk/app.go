@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/migrations"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/pgcluster"
+	"github.com/promptdesk/promptdesk/web"
+)
+
+// app wires the parts in the order config → logger → Postgres →
+// migrations → store → library → assembler → web.
+type app struct {
+	cli            *CLI
+	stdout, stderr io.Writer
+}
+
+func (a *app) logger() *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(a.cli.LogLevel))
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// database returns the URL to use: DATABASE_URL, or a private cluster
+// under the data folder that stop shuts down again (S12).
+func (a *app) database(ctx context.Context, log *slog.Logger) (dbURL string, stop func(), err error) {
+	if a.cli.DatabaseURL != "" {
+		log.Info("postgres: using DATABASE_URL", "url", redacted(a.cli.DatabaseURL))
+		return a.cli.DatabaseURL, func() {}, nil
+	}
+	cluster, err := pgcluster.Start(ctx, a.cli.DataDir, log)
+	if err != nil {
+		return "", nil, err
+	}
+	return cluster.URL("promptdesk"), func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := cluster.Stop(stopCtx); err != nil {
+			log.Error("postgres: stop", "err", err)
+		}
+	}, nil
+}
+
+func (a *app) library() (*library.Snapshot, error) {
+	if a.cli.Library != "" {
+		return library.LoadDir(a.cli.Library)
+	}
+	return library.Builtin()
+}
+
+func (a *app) assembler(countTokens bool) (*assembler.Assembler, error) {
+	loc, err := time.LoadLocation(a.cli.TimeZone)
+	if err != nil || a.cli.TimeZone == "Local" {
+		return nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
+	}
+	return assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
+}
+
+// openStore starts or reaches Postgres, migrates and opens the store.
+func (a *app) openStore(ctx context.Context, log *slog.Logger) (*store.Store, func(), error) {
+	dbURL, stopDB, err := a.database(ctx, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := migrations.Up(ctx, dbURL); err != nil {
+		stopDB()
+		return nil, nil, fmt.Errorf("migrate: %w", err)
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		stopDB()
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); stopDB() }, nil
+}
+
+func (a *app) serve(ctx context.Context) error {
+	log := a.logger()
+	snap, err := a.library()
+	if err != nil {
+		return fmt.Errorf("library:\n%w", err)
+	}
+	asm, err := a.assembler(true)
+	if err != nil {
+		return err
+	}
+	st, closeStore, err := a.openStore(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: snap, Assembler: asm, Now: time.Now})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %d modules)\n", srv.URL(), snap.Source, len(snap.IDs()))
+	<-ctx.Done()
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Close(shutdown)
+}
+
+func (a *app) migrate(ctx context.Context) error {
+	log := a.logger()
+	dbURL, stopDB, err := a.database(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopDB()
+	if err := migrations.Up(ctx, dbURL); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	fmt.Fprintln(a.stdout, "migrations applied")
+	return nil
+}
+
+func (a *app) assemble(ctx context.Context) error {
+	data, err := os.ReadFile(a.cli.Assemble.Request)
+	if err != nil {
+		return err
+	}
+	req, err := assembler.DecodeRequest(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.cli.Assemble.Request, err)
+	}
+	snap, err := a.library()
+	if err != nil {
+		return fmt.Errorf("library:\n%w", err)
+	}
+	asm, err := a.assembler(true)
+	if err != nil {
+		return err
+	}
+	var state *assembler.State
+	if !a.cli.Assemble.BuiltinOnly {
+		log := a.logger()
+		st, closeStore, err := a.openStore(ctx, log)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		if state, err = web.LoadState(ctx, st, snap, log); err != nil {
+			return err
+		}
+	}
+	res, err := asm.Assemble(snap, state, req, time.Now())
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false) // prompt text is not HTML (E6)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net/url"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is every flag and environment variable promptdesk reads (S12).
+type CLI struct {
+	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
+	DataDir        string `name:"data-dir" env:"PROMPTDESK_DATA_DIR" default:"./.promptdesk" help:"Folder of the private Postgres cluster."`
+	Library        string `name:"library" env:"PROMPTDESK_LIBRARY_DIR" help:"Load the library from this folder (modules/<locale>/*.md, labels/<locale>.yaml) instead of the embedded one."`
+	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale F of the override chain (S2)."`
+	TimeZone       string `name:"time-zone" env:"PROMPTDESK_TIME_ZONE" default:"UTC" help:"Server time zone used when neither request nor profile names one (S4)."`
+	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
+
+	Serve struct {
+		Addr string `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+	} `cmd:"" help:"Run the console and the runtime API."`
+	Migrate  struct{} `cmd:"" help:"Apply the database migrations and exit."`
+	Assemble struct {
+		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (S11)."`
+		BuiltinOnly bool   `name:"builtin-only" help:"Ignore overrides and profiles: no database needed."`
+	} `cmd:"" help:"Assemble a request and print the result as JSON."`
+}
+
+// errHelp means help was printed and there is nothing to run.
+var errHelp = errors.New("help printed")
+
+// parse reads flags and the environment into a CLI and returns the
+// command path ("serve", "migrate", "assemble"). Usage errors name the
+// flag.
+func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
+	var cli CLI
+	exited := false
+	parser, err := kong.New(&cli,
+		kong.Name("promptdesk"),
+		kong.Description("A layered prompt library with operator overrides, drift review and an assembler."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(int) { exited = true }),
+	)
+	if err != nil {
+		return nil, "", err
+	}
+	kctx, err := parser.Parse(args)
+	if exited {
+		return nil, "", errHelp
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return &cli, kctx.Command(), nil
+}
+
+// redacted returns the database URL with its password masked, for logs.
+func redacted(databaseURL string) string {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,43 @@
+// Command promptdesk runs the promptdesk console and runtime API (serve),
+// migrates its database (migrate) and assembles a request from the shell
+// (assemble). See README.md and SPEC S12.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // IANA zones for requests, also in distroless images (S4)
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, errHelp) {
+		fmt.Fprintln(os.Stderr, "promptdesk:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args and runs one subcommand until ctx is cancelled.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cli, command, err := parse(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	a := &app{cli: cli, stdout: stdout, stderr: stderr}
+	switch command {
+	case "serve":
+		return a.serve(ctx)
+	case "migrate":
+		return a.migrate(ctx)
+	case "assemble":
+		return a.assemble(ctx)
+	}
+	return fmt.Errorf("unknown command %q", command)
+}
