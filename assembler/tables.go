@@ -1,7 +1,6 @@
 package assembler
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -209,17 +208,16 @@ func oneLine(s string) string {
 	return strings.NewReplacer("<br>", " ", "\n", " ").Replace(s)
 }
 
-// answers joins several FAQ answers into one cell text, numbered when
-// there is more than one.
+// answers joins several FAQ answers into one cell text, a blank line
+// (<br><br> once escaped) between them, like paragraphs.
 func answers(as []string) string {
-	if len(as) == 1 {
-		return as[0]
-	}
 	parts := make([]string, 0, len(as))
-	for i, a := range as {
-		parts = append(parts, fmt.Sprintf("(%d) %s", i+1, strings.TrimSpace(a)))
+	for _, a := range as {
+		if a = strings.TrimSpace(a); a != "" {
+			parts = append(parts, a)
+		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n\n")
 }
 
 // Truncate cuts s to at most n runes, never inside a grapheme cluster
