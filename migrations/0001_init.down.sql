@@ -1,0 +1,3 @@
+DROP TABLE scenarios;
+DROP TABLE profiles;
+DROP TABLE overrides;

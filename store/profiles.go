@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Profile is a named assembly setup (S7).
+type Profile struct {
+	ID            string // slug
+	Name          string
+	Locale        string
+	Model         string
+	TimeZone      string   // IANA name, e.g. "Asia/Shanghai"
+	PromptModules []string // ordered module ids, style modules included; never nil when read
+	// SystemPrompt is free text appended last.
+	SystemPrompt    string
+	SkillDisclosure bool
+	TokenBudget     int // tokens; 0 means no budget
+	UpdatedAt       time.Time
+}
+
+const profileColumns = `id, name, locale, model, time_zone, prompt_modules,
+	system_prompt, skill_disclosure, token_budget, updated_at`
+
+func scanProfile(row pgx.Row) (Profile, error) {
+	var p Profile
+	err := row.Scan(&p.ID, &p.Name, &p.Locale, &p.Model, &p.TimeZone, &p.PromptModules,
+		&p.SystemPrompt, &p.SkillDisclosure, &p.TokenBudget, &p.UpdatedAt)
+	return p, err
+}
+
+// promptModules maps nil to an empty array: the column is NOT NULL.
+func promptModules(p Profile) []string {
+	if p.PromptModules == nil {
+		return []string{}
+	}
+	return p.PromptModules
+}
+
+// ListProfiles returns every profile ordered by id (byte order).
+func (s *Store) ListProfiles(ctx context.Context) ([]Profile, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY id COLLATE "C"`)
+	if err != nil {
+		return nil, dbError(err, "list profiles")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Profile, error) { return scanProfile(r) })
+	if err != nil {
+		return nil, dbError(err, "list profiles")
+	}
+	return list, nil
+}
+
+// GetProfile returns the profile id. Errors: library.ErrNotFound.
+func (s *Store) GetProfile(ctx context.Context, id string) (Profile, error) {
+	p, err := scanProfile(s.db.QueryRow(ctx, `SELECT `+profileColumns+` FROM profiles WHERE id = $1`, id))
+	if err != nil {
+		return Profile{}, dbError(err, "profile "+id)
+	}
+	return p, nil
+}
+
+// CreateProfile inserts p and returns the stored row (UpdatedAt set).
+// Errors: library.ErrConflict when the id is taken; library.ErrInvalid for
+// an empty id or a negative token budget.
+func (s *Store) CreateProfile(ctx context.Context, p Profile) (Profile, error) {
+	saved, err := scanProfile(s.db.QueryRow(ctx, `INSERT INTO profiles (id, name, locale, model, time_zone,
+		prompt_modules, system_prompt, skill_disclosure, token_budget)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		RETURNING `+profileColumns,
+		p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+	if err != nil {
+		return Profile{}, dbError(err, "profile "+p.ID)
+	}
+	return saved, nil
+}
+
+// UpdateProfile replaces every field of the profile p.ID and returns the
+// stored row. Last write wins. Errors: library.ErrNotFound when there is
+// no such profile; library.ErrInvalid for a negative token budget.
+func (s *Store) UpdateProfile(ctx context.Context, p Profile) (Profile, error) {
+	saved, err := scanProfile(s.db.QueryRow(ctx, `UPDATE profiles SET name = $2, locale = $3, model = $4,
+		time_zone = $5, prompt_modules = $6, system_prompt = $7, skill_disclosure = $8, token_budget = $9,
+		updated_at = now()
+		WHERE id = $1
+		RETURNING `+profileColumns,
+		p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+	if err != nil {
+		return Profile{}, dbError(err, "profile "+p.ID)
+	}
+	return saved, nil
+}
+
+// DeleteProfile deletes the profile id. Errors: library.ErrNotFound.
+func (s *Store) DeleteProfile(ctx context.Context, id string) error {
+	return deleteByID(ctx, s.db, "profiles", "profile", id)
+}
+
+// deleteByID deletes the row id from table (a constant, never input).
+func deleteByID(ctx context.Context, db executor, table, kind, id string) error {
+	tag, err := db.Exec(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
+	if err != nil {
+		return dbError(err, kind+" "+id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%s %s: %w", kind, id, library.ErrNotFound)
+	}
+	return nil
+}

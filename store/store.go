@@ -1,0 +1,92 @@
+// Package store keeps promptdesk's operator data in Postgres: overrides
+// (S2), profiles (S7) and saved scenarios. All SQL lives here. Errors match
+// library.ErrNotFound, library.ErrConflict or library.ErrInvalid with
+// errors.Is; anything else is a wrapped database error.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// executor is what queries need; *pgxpool.Pool and pgx.Tx both satisfy it.
+type executor interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// Store reads and writes promptdesk's tables. It is safe for concurrent
+// use; the Store handed to WithTx's function is bound to one transaction
+// and is not.
+type Store struct {
+	pool *pgxpool.Pool // nil inside WithTx
+	db   executor
+}
+
+// Open connects a pool to databaseURL (any pgx connection string) and
+// checks that the server answers. The schema must already be migrated
+// (migrations.Up). Close the Store when done.
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return &Store{pool: pool, db: pool}, nil
+}
+
+// Close closes the pool, waiting for connections in use. It is a no-op on
+// the Store handed to WithTx's function.
+func (s *Store) Close() {
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}
+
+// Ping checks that the database answers (for /readyz, S11).
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.db.Exec(ctx, "SELECT 1"); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
+
+// WithTx runs fn with a Store bound to one transaction, committed when fn
+// returns nil and rolled back otherwise (fn's error is returned as is).
+// Nested calls use a savepoint.
+func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
+	return pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		return fn(&Store{db: tx})
+	})
+}
+
+// dbError gives err, from a statement about what ("profile default"), its
+// domain meaning: no rows → not found, unique violation → conflict, a
+// broken constraint or malformed JSON → invalid; else it wraps err.
+func dbError(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, library.ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%s already exists: %w", what, library.ErrConflict)
+		case "23502", "23514", "22P02": // not_null_violation, check_violation, invalid_text_representation
+			return fmt.Errorf("%s: %s: %w", what, pgErr.Message, library.ErrInvalid)
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
