@@ -279,7 +279,7 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 }
 
 // TextForm is the one-line form operators read (S5.5):
-// `prompt(task.doc-minutes v1 · intent:纪要)`; a source other than the
+// `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
 // builtin and a served-by-fallback locale are appended.
 func (e ReportEntry) TextForm() string {
 	var b strings.Builder

@@ -60,7 +60,7 @@ const (
 )
 
 // ReportEntry is one decision of the composition report (S5.5). Line is
-// the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:纪要)`.
+// the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:minutes)`.
 type ReportEntry struct {
 	Kind     string `json:"kind"`
 	Module   string `json:"module,omitempty"`

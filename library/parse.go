@@ -387,7 +387,7 @@ func checkTrigger(file, field string, line int, t Trigger) error {
 	return nil
 }
 
-// keywordsField accepts a comma list ("纪要, 会议记录"; full-width commas
+// keywordsField accepts a comma list ("minutes, notes"; full-width commas
 // and 、 too) or a YAML list of strings.
 func keywordsField(file, field string, n ast.Node) ([]string, error) {
 	var raw []string
