@@ -94,10 +94,13 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	// 1. Base.
 	var base []entered
 	inBase := map[string]bool{}
+	fromProfile := profile != nil && len(profile.PromptModules) > 0
 	for _, id := range a.baseModules(snap, st, profile) {
 		reason := "default"
-		if profile != nil && len(profile.PromptModules) > 0 {
+		if fromProfile {
 			reason = "profile"
+		} else if _, ok := a.Resolve(snap, st, id, locale); !ok {
+			continue // exists only in other locales: not part of this locale's default
 		}
 		e, err := enter(id, reason)
 		if err != nil {
@@ -358,7 +361,13 @@ func (a *Assembler) environment(l labeler, req *Request, model string, now time.
 // promptModules, or every base module then every always-on env module.
 func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *Profile) []string {
 	if p != nil && len(p.PromptModules) > 0 {
-		return p.PromptModules
+		ids := make([]string, 0, len(p.PromptModules))
+		for _, id := range p.PromptModules {
+			if !assemblerEntered[id] { // entered in their own step (S5 2–4)
+				ids = append(ids, id)
+			}
+		}
+		return ids
 	}
 	var ids []string
 	for _, layer := range []library.Layer{library.LayerBase, library.LayerEnv} {

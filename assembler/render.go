@@ -91,9 +91,12 @@ func (r *renderer) write(b *strings.Builder, s Served, stack []string) error {
 			}
 			r.included = append(r.included, inc)
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "include"})
-			if err := r.write(b, inc, append(stack, p.Name)); err != nil {
+			var sub strings.Builder
+			if err := r.write(&sub, inc, append(stack, p.Name)); err != nil {
 				return err
 			}
+			b.WriteString(strings.TrimRight(sub.String(), "\n")) // the file's last newline is not part of the text
+
 			continue
 		}
 		return &Error{Code: CodeUnknownPlaceholder, Module: m.ID, Placeholder: p.Name, Msg: "not a declared variable, an environment value or a module id"}

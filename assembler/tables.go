@@ -1,6 +1,8 @@
 package assembler
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +71,7 @@ func knowledgeTables(l labeler, kbs []KnowledgeBase, loc *time.Location) (string
 		}
 		total := max(kb.DocCount, rows)
 		b.WriteString(oneLine(l.get("kb.heading",
-			"name", kb.Name, "type", typ, "count", strconv.Itoa(total), "description", cellText(kb.Description))))
+			"name", cellText(kb.Name), "type", typ, "count", strconv.Itoa(total), "description", cellText(kb.Description))))
 		b.WriteString("\n\n")
 		shown := min(rows, MaxRowsPerBase)
 		switch {
@@ -84,7 +86,7 @@ func knowledgeTables(l labeler, kbs []KnowledgeBase, loc *time.Location) (string
 		default:
 			writeRow(&b, l.get("kb.col.title"), l.get("kb.col.type"), l.get("kb.col.created"), l.get("kb.col.size"), l.get("kb.col.summary"))
 			writeRule(&b, 5)
-			for _, d := range kb.RecentDocs[:shown] {
+			for _, d := range mostRecent(kb.RecentDocs)[:shown] {
 				writeRow(&b, cellText(firstNonEmpty(d.Title, d.FileName)), cellText(d.FileType),
 					formatTime(d.CreatedAt, loc), humanSize(d.FileSize), cellText(Truncate(d.Summary, SummaryRunes)))
 			}
@@ -140,7 +142,11 @@ func triggerText(l labeler, m *library.Module) string {
 		case library.TriggerIntent:
 			parts = append(parts, l.get("skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator"))))
 		case library.TriggerAttachment:
-			parts = append(parts, l.get("skill.trigger.attachment"))
+			part := l.get("skill.trigger.attachment")
+			if len(t.Keywords) > 0 {
+				part += " + " + l.get("skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator")))
+			}
+			parts = append(parts, part)
 		case library.TriggerManual:
 			parts = append(parts, l.get("skill.trigger.manual"))
 		}
@@ -148,7 +154,7 @@ func triggerText(l labeler, m *library.Module) string {
 	if len(parts) == 0 {
 		return l.get("skill.trigger.manual")
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.get("skill.trigger.separator"))
 }
 
 func writeRow(b *strings.Builder, cells ...string) {
@@ -191,6 +197,8 @@ func cellText(s string) string {
 			b.WriteString("<br>")
 		case r == '\n' || r == '\u2028' || r == '\u2029' || r == '\u0085':
 			b.WriteString("<br>")
+		case r == '\\' && i+1 < len(s) && strings.ContainsRune("|\r\n\u2028\u2029\u0085", runeAt(s, i+1)):
+			b.WriteString(`\\`) // keep the backslash literal before an escape we add
 		case r == '|':
 			b.WriteString(`\|`)
 		case r == '\t' || r < 0x20 || r == 0x7f:
@@ -264,7 +272,7 @@ func humanSize(n int64) string {
 	units := []string{"KB", "MB", "GB"}
 	v := float64(n) / 1024
 	u := 0
-	for v >= 1024 && u < len(units)-1 {
+	for math.Round(v*10)/10 >= 1024 && u < len(units)-1 {
 		v /= 1024
 		u++
 	}
@@ -286,4 +294,36 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// mostRecent returns the documents newest first (undated last, otherwise
+// in the order given), so the rows shown are the most recent (S5.1).
+func mostRecent(docs []Document) []Document {
+	out := slices.Clone(docs)
+	slices.SortStableFunc(out, func(a, b Document) int {
+		switch {
+		case a.CreatedAt.IsZero() || b.CreatedAt.IsZero():
+			return cmpBool(a.CreatedAt.IsZero(), b.CreatedAt.IsZero())
+		default:
+			return b.CreatedAt.Compare(a.CreatedAt)
+		}
+	})
+	return out
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// runeAt is the rune starting at s[i].
+func runeAt(s string, i int) rune {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r
 }

@@ -49,6 +49,7 @@ var LabelKeys = map[string][]string{
 	"skill.trigger.attachment": nil,
 	"skill.trigger.manual":     nil,
 	"skill.trigger.runtime":    nil,
+	"skill.trigger.separator":  nil,
 	"output_contract.heading":  nil,
 }
 

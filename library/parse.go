@@ -417,7 +417,9 @@ func keywordsField(file, field string, n ast.Node) ([]string, error) {
 
 // checkModule applies the rules that join several fields (S1).
 func checkModule(file string, m *Module) error {
-	bad := func(field, msg string) error { return &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg} }
+	bad := func(field, msg string) error {
+		return &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg}
+	}
 	layer, name, ok := strings.Cut(m.ID, ".")
 	switch {
 	case !ok || !ValidName(name) || !ValidName(layer):

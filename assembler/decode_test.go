@@ -1,0 +1,213 @@
+package assembler_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// decodeErr decodes data and requires an *assembler.Error and no request.
+func decodeErr(t *testing.T, data []byte) *assembler.Error {
+	t.Helper()
+	req, err := assembler.DecodeRequest(data)
+	if req != nil {
+		t.Errorf("DecodeRequest returned a request with the error")
+	}
+	var e *assembler.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("DecodeRequest: got %v, want an *assembler.Error", err)
+	}
+	if !errors.Is(err, library.ErrInvalid) {
+		t.Errorf("a request error must match library.ErrInvalid")
+	}
+	return e
+}
+
+// S11: the request is decoded strictly; every error has a stable code and
+// names the field when there is one.
+func TestDecodeRequestErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		body  string
+		code  string
+		field string
+		msg   string // a part of the message
+	}{
+		{"unknown field", `{"locale": "en-US", "mesage": "hi"}`, assembler.CodeInvalidRequest, "mesage", "unknown field"},
+		{"wrong type", `{"webSearch": "yes"}`, assembler.CodeInvalidRequest, "webSearch", "bool"},
+		{"wrong type nested", `{"knowledgeBases": [{"id": "k", "name": "n", "type": "faq", "docCount": "many"}]}`, assembler.CodeInvalidRequest, "knowledgeBases.docCount", "int"},
+		{"wrong type of variable", `{"variables": {"name": 3}}`, assembler.CodeInvalidRequest, "variables", "string"},
+		{"trailing object", `{"locale": "en-US"} {"locale": "zh-CN"}`, assembler.CodeInvalidRequest, "", "after the request"},
+		{"trailing garbage", `{"locale": "en-US"}x`, assembler.CodeInvalidRequest, "", "after the request"},
+		{"empty body", ``, assembler.CodeInvalidRequest, "", "empty"},
+		{"cut short", `{"locale": "en`, assembler.CodeInvalidRequest, "", ""},
+		{"syntax error", "{\n  \"locale\": en-US\n}", assembler.CodeInvalidRequest, "", "line 2"},
+		{"not an object", `[1, 2]`, assembler.CodeInvalidRequest, "", ""},
+		{"invalid locale", `{"locale": "not a locale"}`, assembler.CodeInvalidRequest, "locale", "BCP 47"},
+		{"unknown knowledge-base type", `{"knowledgeBases": [{"id": "k", "name": "n", "type": "wiki"}]}`, assembler.CodeInvalidRequest, "knowledgeBases[0].type", "wiki"},
+		{"missing knowledge-base type", `{"knowledgeBases": [{"id": "k", "name": "n", "type": "faq"}, {"id": "k2", "name": "n"}]}`, assembler.CodeInvalidRequest, "knowledgeBases[1].type", ""},
+		{"negative doc count", `{"knowledgeBases": [{"id": "k", "name": "n", "type": "faq", "docCount": -1}]}`, assembler.CodeInvalidRequest, "knowledgeBases[0].docCount", ""},
+		{"skill without name", `{"skills": [{"name": " ", "description": "d"}]}`, assembler.CodeInvalidRequest, "skills[0].name", ""},
+		{"bad variable name", `{"variables": {"Name": "x"}}`, assembler.CodeInvalidRequest, "variables.Name", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := decodeErr(t, []byte(tt.body))
+			if e.Code != tt.code || e.Field != tt.field {
+				t.Errorf("error = %+v, want code %s on field %q", e, tt.code, tt.field)
+			}
+			if tt.field != "" && !strings.Contains(e.Error(), tt.field) {
+				t.Errorf("message %q does not name %s", e.Error(), tt.field)
+			}
+			if !strings.Contains(e.Error(), tt.msg) {
+				t.Errorf("message %q does not say %q", e.Error(), tt.msg)
+			}
+		})
+	}
+}
+
+// S11: a valid request decodes with every field in place.
+func TestDecodeRequestFields(t *testing.T) {
+	t.Parallel()
+	body := `{"profile": "default", "locale": "zh-CN", "message": "hi", "command": "/minutes",
+	 "attachments": [{"name": "a.m4a", "type": "audio/mp4"}], "model": "gpt-4o", "webSearch": true,
+	 "timeZone": "Asia/Shanghai", "now": "2026-11-29T15:45:00Z",
+	 "knowledgeBases": [{"id": "kb", "name": "Docs", "type": "document", "description": "d", "docCount": 42,
+	   "recentDocs": [{"knowledgeId": "d1", "title": "T", "fileName": "t.md", "fileType": "md", "fileSize": 8282,
+	     "createdAt": "2026-08-11T20:14:19+08:00", "summary": "s"}]},
+	   {"id": "faq", "name": "FAQ", "type": "faq", "docCount": 45,
+	   "faqEntries": [{"chunkId": "c1", "knowledgeId": "q", "question": "Q?", "answers": ["a1", "a2"], "createdAt": "2025-08-06T10:00:00+08:00"}]}],
+	 "selectedDocuments": [{"knowledgeId": "d1", "knowledgeBaseId": "kb", "title": "T", "fileName": "t.md", "fileType": "md"}],
+	 "skills": [{"name": "pdf", "description": "PDF"}], "variables": {"bot_name": "Lumi"}}`
+	req, err := assembler.DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC)
+	switch {
+	case req.Profile != "default" || req.Locale != "zh-CN" || req.Message != "hi" || req.Command != "/minutes":
+		t.Errorf("scalars: %+v", req)
+	case len(req.Attachments) != 1 || req.Attachments[0] != (assembler.Attachment{Name: "a.m4a", Type: "audio/mp4"}):
+		t.Errorf("attachments: %+v", req.Attachments)
+	case req.Model != "gpt-4o" || !req.WebSearch || req.TimeZone != "Asia/Shanghai" || req.Now == nil || !req.Now.Equal(now):
+		t.Errorf("model, web search, zone, now: %+v", req)
+	case len(req.KnowledgeBases) != 2 || req.KnowledgeBases[0].DocCount != 42 || req.KnowledgeBases[0].RecentDocs[0].FileSize != 8282:
+		t.Errorf("knowledge bases: %+v", req.KnowledgeBases)
+	case !req.KnowledgeBases[0].RecentDocs[0].CreatedAt.Equal(time.Date(2026, 8, 11, 12, 14, 19, 0, time.UTC)):
+		t.Errorf("createdAt: %v", req.KnowledgeBases[0].RecentDocs[0].CreatedAt)
+	case len(req.KnowledgeBases[1].FAQEntries) != 1 || len(req.KnowledgeBases[1].FAQEntries[0].Answers) != 2:
+		t.Errorf("faq entries: %+v", req.KnowledgeBases[1].FAQEntries)
+	case len(req.SelectedDocuments) != 1 || req.SelectedDocuments[0].KnowledgeBaseID != "kb":
+		t.Errorf("selected: %+v", req.SelectedDocuments)
+	case len(req.Skills) != 1 || req.Skills[0].Name != "pdf" || req.Variables["bot_name"] != "Lumi":
+		t.Errorf("skills, variables: %+v %+v", req.Skills, req.Variables)
+	}
+}
+
+// S11 limits: 50 knowledge bases, 200 skills, 8 MiB of body, each refused
+// with limit_exceeded naming the limit.
+func TestDecodeRequestLimits(t *testing.T) {
+	t.Parallel()
+	kbs := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`{"id": "kb%d", "name": "KB %d", "type": "faq"}`, i, i)
+		}
+		return `{"knowledgeBases": [` + strings.Join(parts, ",") + `]}`
+	}
+	skills := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`{"name": "skill-%d", "description": "d"}`, i)
+		}
+		return `{"skills": [` + strings.Join(parts, ",") + `]}`
+	}
+	for _, tt := range []struct {
+		name, body string
+		ok         bool
+		field, msg string
+	}{
+		{"50 knowledge bases", kbs(50), true, "", ""},
+		{"51 knowledge bases", kbs(51), false, "knowledgeBases", "limit is 50"},
+		{"200 skills", skills(200), true, "", ""},
+		{"201 skills", skills(201), false, "skills", "limit is 200"},
+		{"body over 8 MiB", `{"message": "` + strings.Repeat("x", assembler.MaxRequestBytes) + `"}`, false, "", "8 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.ok {
+				if _, err := assembler.DecodeRequest([]byte(tt.body)); err != nil {
+					t.Errorf("DecodeRequest: %v", err)
+				}
+				return
+			}
+			e := decodeErr(t, []byte(tt.body))
+			if e.Code != assembler.CodeLimitExceeded || e.Field != tt.field || !strings.Contains(e.Error(), tt.msg) {
+				t.Errorf("error = %v (field %q), want limit_exceeded on %q saying %q", e, e.Field, tt.field, tt.msg)
+			}
+		})
+	}
+}
+
+// E14: 10,000 documents in one base, one 5 MB summary and 200 selected
+// documents decode within the limits and assemble to bounded output: rows
+// cut to 10 with "+N more", the summary cut.
+func TestE14LargeInput(t *testing.T) {
+	t.Parallel()
+	docs := make([]assembler.Document, 10000)
+	for i := range docs {
+		docs[i] = assembler.Document{KnowledgeID: fmt.Sprintf("d%05d", i), Title: fmt.Sprintf("Doc %d", i), FileType: "md", FileSize: int64(i)}
+	}
+	docs[3].Summary = strings.Repeat("大", 5<<20/3) // 5 MB of UTF-8
+	sel := make([]assembler.SelectedDocument, 200)
+	for i := range sel {
+		sel[i] = assembler.SelectedDocument{KnowledgeID: fmt.Sprintf("d%05d", i), KnowledgeBaseID: "big", Title: fmt.Sprintf("Doc %d", i)}
+	}
+	data, err := json.Marshal(&assembler.Request{
+		Locale:            "en-US",
+		KnowledgeBases:    []assembler.KnowledgeBase{{ID: "big", Name: "Big", Type: assembler.KnowledgeDocument, DocCount: 10000, RecentDocs: docs}},
+		SelectedDocuments: sel,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > assembler.MaxRequestBytes {
+		t.Fatalf("the E14 request is %d bytes, over the 8 MiB limit", len(data))
+	}
+	req, err := assembler.DecodeRequest(data)
+	if err != nil {
+		t.Fatalf("DecodeRequest: %v", err)
+	}
+	res, err := assembler.New(assembler.Config{CountTokens: true}).Assemble(newLib(t, coreEnv()...), nil, req, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := parseTables(t, res.Tables.Knowledge)
+	if len(kb) != 1 || len(kb[0].rows) != assembler.MaxRowsPerBase {
+		t.Fatalf("want one knowledge table of 10 rows:\n%s", res.Tables.Knowledge)
+	}
+	if !strings.HasSuffix(res.Tables.Knowledge, "\n+9990 more") {
+		t.Errorf("no +9990 more line at the end of the knowledge tables")
+	}
+	if got, want := kb[0].rows[3][4], strings.Repeat("大", 120)+"…"; got != want {
+		t.Errorf("5 MB summary shows %d bytes, want 120 characters and …", len(got))
+	}
+	selected := parseTables(t, res.Tables.Selected)
+	if len(selected) != 1 || len(selected[0].rows) != 200 {
+		t.Errorf("selected table: want 200 rows")
+	}
+	if len(res.Text) > 64<<10 {
+		t.Errorf("assembled text is %d bytes; the tables must bound it", len(res.Text))
+	}
+	if e := entryFor(t, res, assembler.KindKnowledge, "big"); e.Reason != "shown:10 cut:9990" {
+		t.Errorf("knowledge entry %q", e.Reason)
+	}
+}
