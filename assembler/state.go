@@ -19,20 +19,29 @@ type Override struct {
 }
 
 // Drifted reports whether the builtin has moved on since the override was
-// made (S2): its version is higher than BasedOnVersion, or its text differs
-// from BaseSnapshot at the same version. User modules never drift.
+// made (S2): its version is higher than BasedOnVersion, or at the same
+// version the builtin text it was copied from changed. An override in a
+// locale with no builtin (copied from the fallback) compares against every
+// locale's builtin text, so the fallback setting does not matter here.
+// User modules never drift.
 func (o *Override) Drifted(snap *library.Snapshot) bool {
 	if o.BasedOnVersion == 0 {
 		return false
 	}
-	b, ok := snap.Module(o.Module.ID, o.Locale)
-	if !ok {
-		b, ok = snap.Any(o.Module.ID)
+	if b, ok := snap.Module(o.Module.ID, o.Locale); ok {
+		return b.Version > o.BasedOnVersion || (b.Version == o.BasedOnVersion && b.Text != o.BaseSnapshot)
 	}
-	if !ok {
-		return false
+	locales := snap.ModuleLocales(o.Module.ID)
+	for _, loc := range locales {
+		b, _ := snap.Module(o.Module.ID, loc)
+		if b.Version > o.BasedOnVersion {
+			return true
+		}
+		if b.Text == o.BaseSnapshot {
+			return false
+		}
 	}
-	return b.Version > o.BasedOnVersion || (b.Version == o.BasedOnVersion && b.Text != o.BaseSnapshot)
+	return len(locales) > 0
 }
 
 // Profile is an assembly profile (S7).

@@ -131,7 +131,7 @@ func (a *app) assemble(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := assembler.DecodeRequest(data)
+	req, err := assembler.DecodeRequest(unwrapScenario(data))
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.cli.Assemble.Request, err)
 	}
@@ -163,4 +163,17 @@ func (a *app) assemble(ctx context.Context) error {
 	enc.SetEscapeHTML(false) // prompt text is not HTML (E6)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
+}
+
+// unwrapScenario returns the "request" of a saved-scenario file
+// ({"name", "description", "request"}, as in assembler/examples), or data
+// itself when it is a bare request.
+func unwrapScenario(data []byte) []byte {
+	var sc struct {
+		Request json.RawMessage `json:"request"`
+	}
+	if json.Unmarshal(data, &sc) == nil && len(sc.Request) > 0 && sc.Request[0] == '{' {
+		return sc.Request
+	}
+	return data
 }

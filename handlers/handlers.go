@@ -1,0 +1,69 @@
+// Package handlers holds the console's HTTP handlers (S10), one file per
+// resource. Each handler type declares the narrow store interface it
+// needs, and every action goes bind → validate → call → view model →
+// render. Assembly reads the in-memory Overlay, never the database.
+package handlers
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/text/language"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Render writes component as an HTML response with status. It renders to
+// a buffer first, so that a failing render becomes an error (and a 500
+// page) instead of a half-written 200.
+func Render(c echo.Context, status int, component templ.Component) error {
+	var buf bytes.Buffer
+	if err := component.Render(c.Request().Context(), &buf); err != nil {
+		return fmt.Errorf("render %s: %w", c.Path(), err)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// isPartial reports whether the request came from htmx and wants only the
+// fragment it swaps in (not a history restore, which needs the page).
+func isPartial(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-History-Restore-Request") != "true"
+}
+
+// canonicalLocale parses a BCP 47 tag and returns its canonical form
+// ("en-us" → "en-US"). Errors match library.ErrInvalid.
+func canonicalLocale(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("locale is empty: %w", library.ErrInvalid)
+	}
+	tag, err := language.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("locale %q is not a BCP 47 tag: %w", s, library.ErrInvalid)
+	}
+	return tag.String(), nil
+}
+
+// formInt reads an integer form field; empty is 0.
+func formInt(c echo.Context, name string) (int, error) {
+	v := strings.TrimSpace(c.FormValue(name))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s must be a whole number, got %q: %w", name, v, library.ErrInvalid)
+	}
+	return n, nil
+}
+
+// seeOther redirects after a successful POST (post/redirect/get).
+func seeOther(c echo.Context, url string) error {
+	return c.Redirect(http.StatusSeeOther, url)
+}

@@ -1,0 +1,123 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/librarypage"
+)
+
+// Library serves the library page (S10). It reads only the Overlay.
+type Library struct {
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+}
+
+var statuses = []string{components.StatusBuiltin, components.StatusOverridden, components.StatusDrifted, components.StatusUser}
+
+// List renders GET /: every module grouped by layer, filtered by the query
+// parameters layer, locale, status and q. htmx requests get only the list.
+// Errors: ErrInvalid for an unknown layer, locale or status.
+func (h *Library) List(c echo.Context) error {
+	v := h.Overlay.Current()
+	f := librarypage.Filter{
+		Layer:  c.QueryParam("layer"),
+		Locale: c.QueryParam("locale"),
+		Status: c.QueryParam("status"),
+		Q:      strings.TrimSpace(c.QueryParam("q")),
+	}
+	m := librarypage.Model{Filter: f, Statuses: statuses}
+	for _, l := range library.Layers {
+		m.Layers = append(m.Layers, string(l))
+	}
+	ids := v.ids()
+	for _, id := range ids {
+		for _, loc := range v.locales(id) {
+			if !slices.Contains(m.Locales, loc) {
+				m.Locales = append(m.Locales, loc)
+			}
+		}
+	}
+	slices.Sort(m.Locales)
+	switch {
+	case f.Layer != "" && !library.ValidLayer(library.Layer(f.Layer)):
+		return fmt.Errorf("unknown layer %q: %w", f.Layer, library.ErrInvalid)
+	case f.Locale != "" && !slices.ContainsFunc(m.Locales, func(l string) bool { return strings.EqualFold(l, f.Locale) }):
+		return fmt.Errorf("no module exists in locale %q: %w", f.Locale, library.ErrInvalid)
+	case f.Status != "" && !slices.Contains(statuses, f.Status):
+		return fmt.Errorf("unknown status %q (allowed: %s): %w", f.Status, strings.Join(statuses, ", "), library.ErrInvalid)
+	}
+
+	rows := map[library.Layer][]librarypage.Row{}
+	for _, id := range ids {
+		pm, _, ok := v.primary(h.Assembler, id)
+		if !ok {
+			continue // a user module whose only rows are broken
+		}
+		m.Total++
+		row := librarypage.Row{ID: id, Title: pm.Title, Description: pm.Description, Version: pm.Version, Status: v.moduleStatus(id)}
+		if b, ok := v.Library.Any(id); ok {
+			row.Version = b.Version
+		}
+		for _, loc := range v.locales(id) {
+			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: v.localeStatus(id, loc)})
+		}
+		if !h.matches(v, f, pm.Layer, id, row) {
+			continue
+		}
+		m.Shown++
+		rows[pm.Layer] = append(rows[pm.Layer], row)
+	}
+	for _, l := range library.Layers {
+		if f.Layer == "" || string(l) == f.Layer {
+			m.Groups = append(m.Groups, librarypage.Group{Layer: string(l), Modules: rows[l]})
+		}
+	}
+	for key, err := range v.Broken {
+		m.Broken = append(m.Broken, librarypage.Broken{ModuleID: key.ID, Locale: v.Rows[key].Locale, Message: err.Error()})
+	}
+	slices.SortFunc(m.Broken, func(a, b librarypage.Broken) int {
+		return strings.Compare(a.ModuleID+" "+a.Locale, b.ModuleID+" "+b.Locale)
+	})
+	m.Flash = flashFor(c)
+
+	c.Response().Header().Add("Vary", "HX-Request")
+	if isPartial(c) {
+		return Render(c, http.StatusOK, librarypage.List(m))
+	}
+	return Render(c, http.StatusOK, librarypage.Page(m))
+}
+
+// matches applies the filter to one module. The search looks at the id and
+// at the title and description of every locale, builtin and override.
+func (h *Library) matches(v *View, f librarypage.Filter, layer library.Layer, id string, row librarypage.Row) bool {
+	if f.Layer != "" && string(layer) != f.Layer {
+		return false
+	}
+	if f.Status != "" && row.Status != f.Status {
+		return false
+	}
+	if f.Locale != "" && !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool { return strings.EqualFold(l.Locale, f.Locale) }) {
+		return false
+	}
+	if f.Q == "" {
+		return true
+	}
+	q := strings.ToLower(f.Q)
+	if strings.Contains(strings.ToLower(id), q) {
+		return true
+	}
+	for _, m := range v.modules(id) {
+		if strings.Contains(strings.ToLower(m.Title), q) || strings.Contains(strings.ToLower(m.Description), q) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/modulepage"
+)
+
+// Module serves the module detail page (S10). It reads only the Overlay.
+type Module struct {
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+}
+
+// timeLayout is how the console shows stored times.
+const timeLayout = "2006-01-02 15:04 MST"
+
+// Show renders GET /modules/:id. Errors: ErrNotFound for an id that is
+// neither a builtin nor a user module.
+func (h *Module) Show(c echo.Context) error {
+	id := c.Param("id")
+	v := h.Overlay.Current()
+	if !v.exists(id) {
+		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+	}
+	m := modulepage.Model{ID: id, Status: v.moduleStatus(id), Fallback: h.Assembler.FallbackLocale(), Flash: flashFor(c)}
+	if pm, from, ok := v.primary(h.Assembler, id); ok {
+		m.Fields, m.Triggers = moduleFields(pm)
+		m.FieldsFrom = from
+	}
+	builtinVersion := 0
+	if b, ok := v.Library.Any(id); ok {
+		builtinVersion = b.Version
+	}
+	for _, loc := range v.locales(id) {
+		l := modulepage.Locale{
+			Locale:         loc,
+			Source:         components.StatusBroken,
+			BuiltinVersion: builtinVersion,
+			EditURL:        overrideURL(id, loc),
+			DeleteURL:      overrideURL(id, loc) + "/delete",
+		}
+		if s, ok := h.Assembler.Resolve(v.Library, v.State, id, loc); ok {
+			l.Source, l.ServedLocale, l.Fallback = s.Source, s.Locale, s.Fallback
+			l.Version, l.Title, l.Body = s.Module.Version, s.Module.Title, s.Module.Body
+		}
+		key := assembler.Key(id, loc)
+		if r, ok := v.Rows[key]; ok {
+			l.Override = &modulepage.Override{
+				Revision:       r.Revision,
+				Author:         r.Author,
+				Updated:        r.UpdatedAt.UTC().Format(timeLayout),
+				BasedOnVersion: r.BasedOnVersion,
+			}
+			if err, broken := v.Broken[key]; broken {
+				l.Override.Broken = err.Error()
+			}
+		}
+		m.Locales = append(m.Locales, l)
+	}
+	return Render(c, http.StatusOK, modulepage.Page(m))
+}
+
+// moduleFields copies a module's frontmatter into the view model.
+func moduleFields(pm *library.Module) (modulepage.Fields, []modulepage.Trigger) {
+	f := modulepage.Fields{
+		Layer:               string(pm.Layer),
+		Version:             pm.Version,
+		Title:               pm.Title,
+		Description:         pm.Description,
+		Priority:            pm.Priority,
+		RequiresAttachments: pm.RequiresAttachments,
+		OutputContract:      pm.OutputContract,
+	}
+	for _, vr := range pm.Variables {
+		f.Variables = append(f.Variables, modulepage.Variable{Name: vr.Name, Escape: vr.Escape, Description: vr.Description})
+	}
+	var ts []modulepage.Trigger
+	for _, t := range pm.Triggers {
+		ts = append(ts, modulepage.Trigger{Kind: string(t.Kind), Keywords: strings.Join(t.Keywords, ", "), Command: t.Command})
+	}
+	return f, ts
+}
+
+// overrideURL is the editor of id's override in locale.
+func overrideURL(id, locale string) string {
+	return "/modules/" + id + "/override/" + locale
+}

@@ -1,0 +1,118 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// OverlaySource is what the Overlay reads from the store.
+type OverlaySource interface {
+	ListOverrides(ctx context.Context) ([]store.Override, error)
+	ListProfiles(ctx context.Context) ([]store.Profile, error)
+}
+
+// Overlay is the in-memory copy of the operator state (overrides and
+// profiles) on top of the library, rebuilt after every write through this
+// server, so that pages and assembly never query the database per request
+// (S6). It is safe for concurrent use.
+type Overlay struct {
+	src OverlaySource
+	lib *library.Snapshot
+	log *slog.Logger
+
+	mu  sync.Mutex // serialises rebuilds, so the last one stored read last
+	cur atomic.Pointer[View]
+}
+
+// View is one immutable state of the Overlay: the library, the assembler
+// State built from the store, and every override row, including rows whose
+// text no longer parses (Broken, keyed like Rows). Nothing in it may be
+// modified.
+type View struct {
+	Library *library.Snapshot
+	State   *assembler.State
+	Rows    map[assembler.OverrideKey]store.Override
+	Broken  map[assembler.OverrideKey]error
+}
+
+// NewOverlay returns an Overlay over lib; call Rebuild before Current.
+func NewOverlay(lib *library.Snapshot, src OverlaySource, log *slog.Logger) *Overlay {
+	return &Overlay{src: src, lib: lib, log: log}
+}
+
+// Current returns the latest View; nil before the first Rebuild.
+func (o *Overlay) Current() *View { return o.cur.Load() }
+
+// Rebuild reads every override and profile and swaps in a new View. An
+// override whose text no longer parses is logged and kept in Broken, not
+// served; it does not fail the rebuild. Errors are the store's.
+func (o *Overlay) Rebuild(ctx context.Context) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	rows, err := o.src.ListOverrides(ctx)
+	if err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	profiles, err := o.src.ListProfiles(ctx)
+	if err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	v := &View{
+		Library: o.lib,
+		State: &assembler.State{
+			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
+			Profiles:  make(map[string]*assembler.Profile, len(profiles)),
+		},
+		Rows:   make(map[assembler.OverrideKey]store.Override, len(rows)),
+		Broken: map[assembler.OverrideKey]error{},
+	}
+	for _, r := range rows {
+		key := assembler.Key(r.ModuleID, r.Locale)
+		v.Rows[key] = r
+		m, err := library.Parse(overrideFile(r.ModuleID, r.Locale), []byte(r.Text))
+		if err == nil && m.ID != r.ModuleID {
+			err = fmt.Errorf("its id is %q, not %q: %w", m.ID, r.ModuleID, library.ErrInvalid)
+		}
+		if err != nil {
+			o.log.Warn("override no longer parses; not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
+			v.Broken[key] = err
+			continue
+		}
+		m.Locale = r.Locale
+		v.State.Overrides[key] = &assembler.Override{
+			Module:         m,
+			Locale:         r.Locale,
+			Revision:       r.Revision,
+			BasedOnVersion: r.BasedOnVersion,
+			BaseSnapshot:   r.BaseSnapshot,
+		}
+	}
+	for _, p := range profiles {
+		v.State.Profiles[p.ID] = &assembler.Profile{
+			ID:              p.ID,
+			Name:            p.Name,
+			Locale:          p.Locale,
+			Model:           p.Model,
+			TimeZone:        p.TimeZone,
+			PromptModules:   slices.Clone(p.PromptModules),
+			SystemPrompt:    p.SystemPrompt,
+			SkillDisclosure: p.SkillDisclosure,
+			TokenBudget:     p.TokenBudget,
+		}
+	}
+	o.cur.Store(v)
+	return nil
+}
+
+// overrideFile names an override in parse errors, like the store does.
+func overrideFile(id, locale string) string {
+	return fmt.Sprintf("override %s (%s)", id, locale)
+}

@@ -1,0 +1,390 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/overridepage"
+)
+
+// OverrideStore is what the override editor needs from the store.
+type OverrideStore interface {
+	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
+	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
+	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
+}
+
+// Overrides serves the override editor, delete and user-module pages (S2,
+// S10). Every write rebuilds the Overlay.
+type Overrides struct {
+	Store     OverrideStore
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	Log       *slog.Logger
+}
+
+// consoleAuthor is recorded as the author until users exist (S12).
+const consoleAuthor = "console"
+
+// Pick handles GET /modules/:id/override?locale=L, the new-locale form of
+// the module page, by redirecting to the editor of that locale.
+func (h *Overrides) Pick(c echo.Context) error {
+	id := c.Param("id")
+	if !h.Overlay.Current().exists(id) {
+		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+	}
+	locale, err := canonicalLocale(c.QueryParam("locale"))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, overrideURL(id, locale))
+}
+
+// target reads and checks the :id and :locale of an editor route. A
+// non-canonical locale spelling is answered with a redirect (redirect is
+// true and the response is written).
+func (h *Overrides) target(c echo.Context) (v *View, id, locale string, redirect bool, err error) {
+	v = h.Overlay.Current()
+	id = c.Param("id")
+	if !v.exists(id) {
+		return nil, "", "", false, fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+	}
+	locale, err = canonicalLocale(c.Param("locale"))
+	if err != nil {
+		return nil, "", "", false, err
+	}
+	if locale != c.Param("locale") && c.Request().Method == http.MethodGet {
+		suffix := strings.TrimPrefix(c.Request().URL.Path, overrideURL(id, c.Param("locale")))
+		return nil, "", "", true, c.Redirect(http.StatusMovedPermanently, overrideURL(id, locale)+suffix)
+	}
+	return v, id, locale, false, nil
+}
+
+// Edit renders GET /modules/:id/override/:locale: the existing override
+// text with its revision, or else the builtin text of the locale, of the
+// fallback locale, or of any locale. Errors: ErrNotFound for an unknown
+// id, ErrInvalid for a malformed locale.
+func (h *Overrides) Edit(c echo.Context) error {
+	v, id, locale, redirected, err := h.target(c)
+	if err != nil || redirected {
+		return err
+	}
+	e := h.editor(v, id, locale)
+	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	switch {
+	case err == nil:
+		e.Text, e.Revision = row.Text, row.Revision
+		e.Prefill = fmt.Sprintf("Editing the override: revision %d by %s, %s.", row.Revision, row.Author, row.UpdatedAt.UTC().Format(timeLayout))
+	case errors.Is(err, library.ErrNotFound):
+		e.Text, e.Prefill = h.prefill(v, id, locale)
+	default:
+		return err
+	}
+	return Render(c, http.StatusOK, overridepage.EditorPage(e))
+}
+
+// editor returns the editor model of id in locale without text.
+func (h *Overrides) editor(v *View, id, locale string) overridepage.Editor {
+	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id}
+	if b, ok := v.builtinBase(h.Assembler, id, locale); ok {
+		e.Builtin = b.Text
+		e.BuiltinSource = fmt.Sprintf("Builtin text (%s, version %d)", b.Locale, b.Version)
+	}
+	return e
+}
+
+// prefill returns the text a new override starts from and says where it
+// came from.
+func (h *Overrides) prefill(v *View, id, locale string) (text, note string) {
+	if b, ok := v.builtinBase(h.Assembler, id, locale); ok {
+		if library.LocaleKey(b.Locale) == library.LocaleKey(locale) {
+			return b.Text, fmt.Sprintf("New override, prefilled from the builtin %s text (version %d).", b.Locale, b.Version)
+		}
+		return b.Text, fmt.Sprintf("There is no builtin %s text: prefilled from the builtin %s text (version %d). Translate it before saving.", locale, b.Locale, b.Version)
+	}
+	// A user module in a new locale starts from one of its other locales.
+	if s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale); ok {
+		return s.Module.Text, fmt.Sprintf("New locale of a user module, prefilled from its %s text.", s.Locale)
+	}
+	if ms := v.modules(id); len(ms) > 0 {
+		return ms[0].Text, fmt.Sprintf("New locale of a user module, prefilled from its %s text.", ms[0].Locale)
+	}
+	return "", ""
+}
+
+// Save handles POST /modules/:id/override/:locale (S2): the text must
+// parse, keep the id and layer, and use only known placeholders; a text
+// equal to the builtin stores nothing; a stale revision is a conflict
+// that shows both texts. Responds 422 with the errors under their lines,
+// 409 on conflict, else redirects to the module page.
+func (h *Overrides) Save(c echo.Context) error {
+	v, id, locale, _, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	e := h.editor(v, id, locale)
+	e.Text = c.FormValue("text")
+	e.Revision, err = formInt(c, "revision")
+	if err != nil || e.Revision < 0 {
+		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
+		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+	}
+	return h.save(c, v, e)
+}
+
+// save is the part of Save and Create after binding: check, compare with
+// the builtin, store, rebuild, redirect.
+func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
+	m, lineErrs := checkOverride(v, e.ID, e.Locale, e.Text)
+	if len(lineErrs) > 0 {
+		e.Lines, e.Errors = components.NumberLines(e.Text, lineErrs)
+		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+	}
+	base, hasBuiltin := v.builtinBase(h.Assembler, e.ID, e.Locale)
+	if hasBuiltin && m.Text == base.Text {
+		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", base.Locale, base.Version)
+		if e.Revision > 0 {
+			e.Notice += " The existing override still serves; delete it to return to the builtin."
+		}
+		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+	}
+	o := store.Override{
+		ModuleID: e.ID,
+		Locale:   e.Locale,
+		Text:     m.Text,
+		Title:    m.Title,
+		Version:  m.Version,
+		Author:   consoleAuthor,
+	}
+	if o.Fields, _ = json.Marshal(fieldsOf(m)); hasBuiltin {
+		o.BasedOnVersion, o.BaseSnapshot = base.Version, base.Text
+	}
+	ctx := c.Request().Context()
+	saved, err := h.Store.SaveOverride(ctx, o, e.Revision)
+	if errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) && e.Revision > 0 {
+		return h.conflict(c, e)
+	}
+	if err != nil {
+		return err
+	}
+	// The write is committed: finish the rebuild even if the client hung up.
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	setFlash(c, fmt.Sprintf("Override of %s (%s) saved: revision %d.", saved.ModuleID, saved.Locale, saved.Revision))
+	return seeOther(c, "/modules/"+saved.ModuleID)
+}
+
+// conflict renders the 409 page of a stale save: the user's text stays in
+// the editor, now based on the current revision, beside the current text.
+func (h *Overrides) conflict(c echo.Context, e overridepage.Editor) error {
+	row, err := h.Store.GetOverride(c.Request().Context(), e.ID, e.Locale)
+	switch {
+	case errors.Is(err, library.ErrNotFound):
+		e.Conflict = &overridepage.Conflict{Deleted: true}
+		e.Revision = 0
+	case err != nil:
+		return err
+	default:
+		e.Conflict = &overridepage.Conflict{Revision: row.Revision, Author: row.Author, Updated: row.UpdatedAt.UTC().Format(timeLayout), Text: row.Text}
+		e.Revision = row.Revision
+	}
+	return Render(c, http.StatusConflict, overridepage.EditorPage(e))
+}
+
+// checkOverride parses an override text and applies the rules of S2 and
+// S3: it parses, keeps the route's id and the builtin's layer, and every
+// placeholder is known. The errors name the lines they concern.
+func checkOverride(v *View, id, locale, text string) (*library.Module, []components.LineError) {
+	m, err := library.Parse(overrideFile(id, locale), []byte(text))
+	if err != nil {
+		return nil, lineErrors(err)
+	}
+	if m.ID != id {
+		return nil, []components.LineError{{Line: m.FieldLine("id"), Msg: fmt.Sprintf("id: an override may not change the id; it must stay %q (S2)", id)}}
+	}
+	if b, ok := v.Library.Any(id); ok && m.Layer != b.Layer {
+		return nil, []components.LineError{{Line: m.FieldLine("layer"), Msg: fmt.Sprintf("layer: an override may not change the layer; it must stay %q (S2)", b.Layer)}}
+	}
+	if err := v.Library.CheckPlaceholders(m); err != nil {
+		return nil, lineErrors(err)
+	}
+	m.Locale = locale
+	return m, nil
+}
+
+// lineErrors turns a parse or check error into messages per line.
+func lineErrors(err error) []components.LineError {
+	var fe *library.FileError
+	if errors.As(err, &fe) {
+		msg := fe.Msg
+		if fe.Field != "" {
+			msg = fe.Field + ": " + msg
+		}
+		return []components.LineError{{Line: fe.Line, Msg: msg}}
+	}
+	return []components.LineError{{Msg: err.Error()}}
+}
+
+// overrideFields is the parsed frontmatter stored with an override.
+type overrideFields struct {
+	ID                  string             `json:"id"`
+	Layer               library.Layer      `json:"layer"`
+	Version             int                `json:"version"`
+	Title               string             `json:"title"`
+	Description         string             `json:"description"`
+	Priority            int                `json:"priority"`
+	RequiresAttachments bool               `json:"requiresAttachments"`
+	Variables           []library.Variable `json:"variables,omitempty"`
+	OutputContract      string             `json:"outputContract,omitempty"`
+	Triggers            []library.Trigger  `json:"triggers,omitempty"`
+}
+
+func fieldsOf(m *library.Module) overrideFields {
+	return overrideFields{m.ID, m.Layer, m.Version, m.Title, m.Description, m.Priority,
+		m.RequiresAttachments, m.Variables, m.OutputContract, m.Triggers}
+}
+
+// ConfirmDelete renders GET /modules/:id/override/:locale/delete, the
+// confirmation step. Errors: ErrNotFound when there is no override.
+func (h *Overrides) ConfirmDelete(c echo.Context) error {
+	_, id, locale, redirected, err := h.target(c)
+	if err != nil || redirected {
+		return err
+	}
+	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, overridepage.DeletePage(deleteModel(row)))
+}
+
+// Delete handles POST /modules/:id/override/:locale/delete with the
+// confirmed revision. A newer revision is a conflict (409) showing the
+// current text for a new confirmation. Errors: ErrNotFound when there is
+// no override.
+func (h *Overrides) Delete(c echo.Context) error {
+	_, id, locale, _, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	rev, err := formInt(c, "revision")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	err = h.Store.DeleteOverride(ctx, id, locale, rev)
+	if errors.Is(err, library.ErrConflict) {
+		row, err := h.Store.GetOverride(ctx, id, locale)
+		if err != nil {
+			return err
+		}
+		d := deleteModel(row)
+		d.Changed = true
+		return Render(c, http.StatusConflict, overridepage.DeletePage(d))
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override deleted, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", rev)
+	if !h.Overlay.Current().exists(id) {
+		setFlash(c, fmt.Sprintf("User module %s (%s) deleted.", id, locale))
+		return seeOther(c, "/")
+	}
+	setFlash(c, fmt.Sprintf("Override of %s (%s) deleted: the builtin serves again.", id, locale))
+	return seeOther(c, "/modules/"+id)
+}
+
+func deleteModel(row store.Override) overridepage.Delete {
+	return overridepage.Delete{
+		ID:       row.ModuleID,
+		Locale:   row.Locale,
+		Action:   overrideURL(row.ModuleID, row.Locale) + "/delete",
+		Revision: row.Revision,
+		Author:   row.Author,
+		Updated:  row.UpdatedAt.UTC().Format(timeLayout),
+		Text:     row.Text,
+		BackURL:  "/modules/" + row.ModuleID,
+	}
+}
+
+// userModuleTemplate prefills the new user-module form.
+const userModuleTemplate = `---
+id: task.example
+layer: task
+version: 1
+title: Example skill
+description: One line - what this module is for
+priority: 10
+triggers:
+- kind: command
+  command: /example
+---
+You are ... State who the model is, what it does, what it must not do, and
+what to answer when information is missing.
+`
+
+// New renders GET /overrides/new, the form for a user module: an override
+// whose id has no builtin (S2).
+func (h *Overrides) New(c echo.Context) error {
+	e := overridepage.Editor{
+		New:     true,
+		Locale:  h.Assembler.FallbackLocale(),
+		Action:  "/overrides/new",
+		Text:    userModuleTemplate,
+		Prefill: "The id in the text must equal the module id above; its layer is the part before the first dot.",
+		BackURL: "/",
+	}
+	return Render(c, http.StatusOK, overridepage.EditorPage(e))
+}
+
+// Create handles POST /overrides/new: a user module id must be well formed
+// and not a builtin's; the text is checked like any override. Responds 422
+// with field or line errors, 409 when that id and locale exist.
+func (h *Overrides) Create(c echo.Context) error {
+	v := h.Overlay.Current()
+	e := overridepage.Editor{
+		New:         true,
+		ID:          strings.TrimSpace(c.FormValue("id")),
+		Locale:      strings.TrimSpace(c.FormValue("locale")),
+		Action:      "/overrides/new",
+		Text:        c.FormValue("text"),
+		BackURL:     "/",
+		FieldErrors: map[string]string{},
+	}
+	layer, name, _ := strings.Cut(e.ID, ".")
+	switch {
+	case !library.ValidLayer(library.Layer(layer)) || !library.ValidName(name):
+		e.FieldErrors["id"] = "an id is <layer>.<name>: a layer (base, env, task, agent, tool, aux, style), a dot, and lowercase [a-z0-9._-]"
+	case v.Library.Has(e.ID):
+		e.FieldErrors["id"] = fmt.Sprintf("%s is a builtin module: override it from its page instead", e.ID)
+	}
+	if loc, err := canonicalLocale(e.Locale); err != nil {
+		e.FieldErrors["locale"] = "a locale is a BCP 47 tag such as en-US or zh-CN"
+	} else {
+		e.Locale = loc
+	}
+	if len(e.FieldErrors) > 0 {
+		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+	}
+	if _, exists := v.Rows[assembler.Key(e.ID, e.Locale)]; exists {
+		e.FieldErrors["id"] = fmt.Sprintf("a user module %s (%s) exists already: edit it from its page", e.ID, e.Locale)
+		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
+	}
+	return h.save(c, v, e)
+}

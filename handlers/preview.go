@@ -1,0 +1,237 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/previewpage"
+)
+
+// ScenarioStore is what the preview page needs from the store.
+type ScenarioStore interface {
+	ListScenarios(ctx context.Context) ([]store.Scenario, error)
+	GetScenario(ctx context.Context, id string) (store.Scenario, error)
+}
+
+// Preview serves the preview page (S5, S10): the same assembly the runtime
+// API runs, on the Overlay's state.
+type Preview struct {
+	Store     ScenarioStore
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	// Now is the clock of assemblies whose request sets no "now".
+	Now func() time.Time
+}
+
+// Show renders GET /preview. With ?scenario=ID (and optionally locale and
+// builtinOnly=on) it also runs that scenario. Errors: ErrNotFound for an
+// unknown scenario.
+func (h *Preview) Show(c echo.Context) error {
+	m := previewpage.Model{
+		Scenario:    c.QueryParam("scenario"),
+		Locale:      strings.TrimSpace(c.QueryParam("locale")),
+		BuiltinOnly: c.QueryParam("builtinOnly") == "on",
+	}
+	if m.Scenario == "" {
+		return h.render(c, http.StatusOK, m)
+	}
+	return h.run(c, m)
+}
+
+// Run handles POST /preview: the selected scenario's request, or else the
+// pasted JSON, assembled. Bad JSON and assembly errors are shown above the
+// form, which keeps what was typed (422).
+func (h *Preview) Run(c echo.Context) error {
+	m := previewpage.Model{
+		Scenario:    c.FormValue("scenario"),
+		Request:     c.FormValue("request"),
+		Locale:      strings.TrimSpace(c.FormValue("locale")),
+		BuiltinOnly: c.FormValue("builtinOnly") == "on",
+	}
+	return h.run(c, m)
+}
+
+// run loads the scenario if one is selected, then decodes and assembles.
+func (h *Preview) run(c echo.Context, m previewpage.Model) error {
+	ctx := c.Request().Context()
+	source := "pasted request"
+	if m.Scenario != "" {
+		sc, err := h.Store.GetScenario(ctx, m.Scenario)
+		if err != nil {
+			return err
+		}
+		m.Request = indentJSON(sc.Request)
+		// The loaded JSON is now the form's text: running again uses it, edits included.
+		m.Scenario = ""
+		source = fmt.Sprintf("scenario %q", sc.ID)
+	}
+	if strings.TrimSpace(m.Request) == "" {
+		m.Errors = []string{"choose a scenario or paste a request JSON object"}
+		return h.render(c, http.StatusUnprocessableEntity, m)
+	}
+	req, err := assembler.DecodeRequest([]byte(m.Request))
+	if err != nil {
+		if !isRequestError(err) {
+			return err
+		}
+		m.Errors = []string{"request: " + err.Error()}
+		return h.render(c, http.StatusUnprocessableEntity, m)
+	}
+	if m.Locale != "" {
+		loc, err := canonicalLocale(m.Locale)
+		if err != nil {
+			m.Errors = []string{err.Error()}
+			return h.render(c, http.StatusUnprocessableEntity, m)
+		}
+		req.Locale = loc
+	}
+	v := h.Overlay.Current()
+	st := v.State
+	if m.BuiltinOnly {
+		// Builtin only drops the overrides; profiles are request settings, not module text, and still apply.
+		st = &assembler.State{Profiles: v.State.Profiles}
+	}
+	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
+	if err != nil {
+		if !isRequestError(err) {
+			return err
+		}
+		m.Errors = []string{err.Error()}
+		return h.render(c, http.StatusUnprocessableEntity, m)
+	}
+	m.Result = resultModel(v, res)
+	m.Result.Source = source
+	m.Result.BuiltinOnly = m.BuiltinOnly
+	return h.render(c, http.StatusOK, m)
+}
+
+// isRequestError reports whether an assembly error is the request's
+// fault, shown above the form: a bad field, or a profile or module it
+// names that does not exist. Anything else is a server error.
+func isRequestError(err error) bool {
+	return errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrNotFound)
+}
+
+// render lists the scenarios and writes the page, or only its body for htmx.
+func (h *Preview) render(c echo.Context, status int, m previewpage.Model) error {
+	scs, err := h.Store.ListScenarios(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, sc := range scs {
+		m.Scenarios = append(m.Scenarios, previewpage.Scenario{ID: sc.ID, Name: sc.Name, Description: sc.Description, Builtin: sc.Builtin})
+	}
+	c.Response().Header().Add("Vary", "HX-Request")
+	if isPartial(c) {
+		return Render(c, status, previewpage.Body(m))
+	}
+	return Render(c, status, previewpage.Page(m))
+}
+
+// indentJSON pretty-prints a stored request for the textarea.
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// resultModel copies an assembly result into the view model.
+func resultModel(v *View, res *assembler.Result) *previewpage.Result {
+	r := &previewpage.Result{Locale: res.Locale, Profile: res.Profile, Encoding: res.Encoding, Tokens: res.Tokens, Text: res.Text}
+	for _, e := range res.Report {
+		pe := previewpage.Entry{Kind: e.Kind, Module: e.Module, Version: e.Version, Source: e.Source,
+			Locale: e.Locale, Fallback: e.Fallback, Reason: e.Reason, Tokens: e.Tokens, Line: e.Line}
+		if e.Module != "" && v.exists(e.Module) {
+			pe.ModuleURL = "/modules/" + e.Module
+		}
+		r.Report = append(r.Report, pe)
+	}
+	for _, s := range res.Segments {
+		r.Segments = append(r.Segments, previewpage.Segment{Name: s.Layer, Modules: s.Modules, Tokens: s.Tokens, Text: s.Text})
+	}
+	for _, t := range []struct{ name, text string }{
+		{"Knowledge bases", res.Tables.Knowledge},
+		{"Selected documents", res.Tables.Selected},
+		{"Skills", res.Tables.Skills},
+	} {
+		if t.text != "" {
+			r.Tables = append(r.Tables, previewpage.Table{Name: t.name, Markdown: t.text, Blocks: markdownBlocks(t.text)})
+		}
+	}
+	return r
+}
+
+// markdownBlocks splits the markdown the assembler renders for tables
+// (S5.1–S5.3) into text lines and tables, so the page can also show them as
+// HTML tables. Cells are one line with `\|` for a pipe and <br> for a line
+// break; both are turned back into text (never HTML).
+func markdownBlocks(md string) []previewpage.Block {
+	var blocks []previewpage.Block
+	var cur *previewpage.Block
+	for _, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if !strings.HasPrefix(trimmed, "|") {
+			cur = nil
+			if trimmed != "" {
+				blocks = append(blocks, previewpage.Block{Text: strings.TrimLeft(trimmed, "# ")})
+			}
+			continue
+		}
+		cells := tableCells(trimmed)
+		switch {
+		case cur == nil:
+			blocks = append(blocks, previewpage.Block{Header: cells})
+			cur = &blocks[len(blocks)-1]
+		case isRule(cells):
+		default:
+			cur.Rows = append(cur.Rows, cells)
+		}
+	}
+	return blocks
+}
+
+// tableCells splits one `| a | b |` row on the pipes that are not escaped.
+func tableCells(row string) []string {
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	var cells []string
+	var b strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
+			b.WriteByte('|')
+			i++
+		case row[i] == '|':
+			cells = append(cells, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(row[i])
+		}
+	}
+	cells = append(cells, b.String())
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(strings.TrimSpace(c), "<br>", "\n")
+	}
+	return cells
+}
+
+func isRule(cells []string) bool {
+	for _, c := range cells {
+		if strings.Trim(c, "-: ") != "" {
+			return false
+		}
+	}
+	return true
+}

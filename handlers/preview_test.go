@@ -1,0 +1,187 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+func TestPreviewSeedsAndRunsTheExampleScenarios(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	examples, err := assembler.Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := a.get("/preview").want(t, http.StatusOK)
+	options := page.doc.Find(`[data-testid="scenario-select"] option`)
+	if options.Length() != len(examples)+1 {
+		t.Fatalf("%d scenario options, want %d examples + pasted JSON", options.Length(), len(examples))
+	}
+	asm := assembler.New(assembler.Config{CountTokens: true})
+	for i, ex := range examples {
+		if got := options.Eq(i+1).AttrOr("value", ""); got != ex.ID {
+			t.Errorf("option %d is %q, want %q", i+1, got, ex.ID)
+		}
+		t.Run(ex.ID, func(t *testing.T) {
+			r := a.post("/preview", url.Values{"scenario": {ex.ID}}).want(t, http.StatusOK)
+			req, err := assembler.DecodeRequest(ex.Request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := asm.Assemble(a.lib, nil, req, clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.find("full-text").Text(); got != strings.TrimPrefix(want.Text, "\n") {
+				t.Errorf("full text differs from the assembler's:\n%s", got)
+			}
+			if got := r.find("total-tokens").Text(); got != itoa(want.Tokens) {
+				t.Errorf("total tokens %s, want %d", got, want.Tokens)
+			}
+			entries := r.find("report-entry")
+			if entries.Length() != len(want.Report) {
+				t.Fatalf("%d report rows, want %d", entries.Length(), len(want.Report))
+			}
+			for i, e := range want.Report {
+				row := entries.Eq(i)
+				if row.AttrOr("data-kind", "") != e.Kind || row.AttrOr("data-module", "") != e.Module || row.AttrOr("data-source", "") != e.Source {
+					t.Errorf("report row %d is %s/%s/%s, want %s", i, row.AttrOr("data-kind", ""), row.AttrOr("data-module", ""), row.AttrOr("data-source", ""), e.Line)
+				}
+				if e.Fallback != (row.Find(`[data-testid="fallback"]`).Length() == 1) {
+					t.Errorf("report row %d (%s): fallback marker wrong", i, e.Line)
+				}
+			}
+			if got := r.find("report-lines").Text(); !strings.Contains(got, want.Report[0].Line) {
+				t.Errorf("text form lacks %q", want.Report[0].Line)
+			}
+			segs := r.find("segment")
+			if segs.Length() != len(want.Segments) {
+				t.Fatalf("%d segments, want %d", segs.Length(), len(want.Segments))
+			}
+			for i, s := range want.Segments {
+				seg := segs.Eq(i)
+				if seg.AttrOr("data-segment", "") != s.Layer || seg.Find(`[data-testid="segment-text"]`).Text() != strings.TrimPrefix(s.Text, "\n") {
+					t.Errorf("segment %d (%s) differs", i, s.Layer)
+				}
+			}
+			for name, md := range map[string]string{"Knowledge bases": want.Tables.Knowledge, "Selected documents": want.Tables.Selected, "Skills": want.Tables.Skills} {
+				table := r.doc.Find(`[data-testid="table"][data-table="` + name + `"]`)
+				if (md != "") != (table.Length() == 1) {
+					t.Errorf("table %s shown %d times for %d bytes of markdown", name, table.Length(), len(md))
+				}
+				if md != "" && table.Find(`[data-testid="table-markdown"]`).Text() != strings.TrimPrefix(md, "\n") {
+					t.Errorf("table %s markdown differs", name)
+				}
+			}
+			// The form now holds the scenario's JSON, to edit and run again.
+			var got, wantReq map[string]any
+			if err := json.Unmarshal([]byte(r.textarea("request")), &got); err != nil {
+				t.Fatalf("textarea is not the request JSON: %v", err)
+			}
+			json.Unmarshal(ex.Request, &wantReq)
+			if g, w := mustJSON(got), mustJSON(wantReq); g != w {
+				t.Errorf("textarea request %s, want %s", g, w)
+			}
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestPreviewShowsTablesAsHTML(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	req := `{"locale": "en-US", "message": "what is in the docs?",
+		"knowledgeBases": [{"id": "kb1", "name": "Handbook", "type": "document", "docCount": 1,
+			"recentDocs": [{"knowledgeId": "d1", "title": "Pipes | and <b>tags</b>", "fileType": "pdf", "fileSize": 2048, "summary": "line one\nline two"}]}]}`
+	r := a.post("/preview", url.Values{"request": {req}}).want(t, http.StatusOK)
+	table := r.doc.Find(`[data-testid="table"][data-table="Knowledge bases"]`)
+	cell := table.Find("td").First()
+	if got := cell.Text(); got != "Pipes | and <b>tags</b>" {
+		t.Errorf("first cell %q, want the title as text", got)
+	}
+	if strings.Contains(r.Body.String(), "<b>tags</b>") {
+		t.Error("a knowledge-base title reached the page as HTML")
+	}
+	if table.Find("th").Length() == 0 {
+		t.Error("no table header")
+	}
+}
+
+func TestPreviewErrorsKeepTheForm(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	cases := []struct {
+		name, request, locale, msg string
+	}{
+		{"empty", "", "", "choose a scenario"},
+		{"bad json", `{"locale": "en-US",`, "", "request"},
+		{"unknown field", `{"locale": "en-US", "colour": "red"}`, "", "colour"},
+		{"unknown profile", `{"profile": "ghost"}`, "", "ghost"},
+		{"bad locale field", `{"message": "hi"}`, "not a locale!", "BCP 47"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := a.post("/preview", url.Values{"request": {c.request}, "locale": {c.locale}}).want(t, http.StatusUnprocessableEntity)
+			if got := r.find("alert").Text(); !strings.Contains(got, c.msg) {
+				t.Errorf("alert %q does not mention %q", got, c.msg)
+			}
+			if r.find("alert").Length() != 1 || r.find("preview-result").Length() != 0 {
+				t.Error("want the error above the form and no result")
+			}
+			if got := r.textarea("request"); got != c.request {
+				t.Errorf("textarea %q, want the typed %q", got, c.request)
+			}
+			if got := r.find("locale-input").AttrOr("value", ""); got != c.locale {
+				t.Errorf("locale field %q, want %q", got, c.locale)
+			}
+		})
+	}
+	a.post("/preview", url.Values{"scenario": {"no-such-scenario"}}).want(t, http.StatusNotFound)
+}
+
+func TestPreviewHTMXGetsTheBody(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	r := a.do(http.MethodPost, "/preview", url.Values{"request": {`{"locale": "en-US"}`}}, "HX-Request", "true").want(t, http.StatusOK)
+	if strings.Contains(r.Body.String(), "<html") || r.find("preview-result").Length() != 1 || r.find("preview-form").Length() != 1 {
+		t.Errorf("htmx response is not the form and result fragment:\n%.300s", r.Body.String())
+	}
+}
+
+func TestScenariosAreSeededOnce(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	a := setupOn(t, dbURL)
+	ctx := context.Background()
+	examples, err := assembler.Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.DeleteScenario(ctx, examples[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	// A second start finds scenarios and seeds nothing: the operator's deletion stays.
+	setupOn(t, dbURL)
+	n, err := a.store.CountScenarios(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(examples)-1 {
+		t.Errorf("%d scenarios after the second start, want %d", n, len(examples)-1)
+	}
+	sc, err := a.store.GetScenario(ctx, examples[1].ID)
+	if err != nil || !sc.Builtin || sc.Name != examples[1].Name {
+		t.Errorf("seeded scenario %+v, %v", sc, err)
+	}
+}

@@ -1,0 +1,221 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/profilepage"
+)
+
+// ProfileStore is what the profile pages need from the store.
+type ProfileStore interface {
+	ListProfiles(ctx context.Context) ([]store.Profile, error)
+	GetProfile(ctx context.Context, id string) (store.Profile, error)
+	CreateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
+	UpdateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
+	DeleteProfile(ctx context.Context, id string) error
+}
+
+// Profiles serves the profile pages (S7, S10). Every write rebuilds the
+// Overlay, which is what assembly reads.
+type Profiles struct {
+	Store   ProfileStore
+	Overlay *Overlay
+}
+
+// List renders GET /profiles.
+func (h *Profiles) List(c echo.Context) error {
+	ps, err := h.Store.ListProfiles(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	m := profilepage.List{Flash: flashFor(c)}
+	for _, p := range ps {
+		m.Rows = append(m.Rows, profilepage.Row{
+			ID: p.ID, Name: p.Name, Locale: p.Locale, Model: p.Model, TimeZone: p.TimeZone,
+			Modules: len(p.PromptModules), SkillDisclosure: p.SkillDisclosure, TokenBudget: p.TokenBudget,
+			Updated: p.UpdatedAt.UTC().Format(timeLayout),
+		})
+	}
+	return Render(c, http.StatusOK, profilepage.ListPage(m))
+}
+
+// New renders GET /profiles/new.
+func (h *Profiles) New(c echo.Context) error {
+	f := profilepage.Form{New: true, Action: "/profiles", SkillDisclosure: true, TokenBudget: "0"}
+	return Render(c, http.StatusOK, profilepage.FormPage(f))
+}
+
+// Create handles POST /profiles. Responds 422 with errors next to the
+// fields, 409 when the id is taken, else redirects to the list.
+func (h *Profiles) Create(c echo.Context) error {
+	f := bindProfile(c, true)
+	f.Action = "/profiles"
+	p, ok := h.validate(&f)
+	if !ok {
+		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
+	}
+	ctx := c.Request().Context()
+	if _, err := h.Store.CreateProfile(ctx, p); errors.Is(err, library.ErrConflict) {
+		f.Errors = map[string]string{"id": fmt.Sprintf("a profile %q exists already", p.ID)}
+		return Render(c, http.StatusConflict, profilepage.FormPage(f))
+	} else if err != nil {
+		return err
+	}
+	return h.written(c, fmt.Sprintf("Profile %s created.", p.ID))
+}
+
+// Edit renders GET /profiles/:id. Errors: ErrNotFound.
+func (h *Profiles) Edit(c echo.Context) error {
+	p, err := h.Store.GetProfile(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	f := profilepage.Form{
+		Action:          "/profiles/" + p.ID,
+		DeleteURL:       "/profiles/" + p.ID + "/delete",
+		ID:              p.ID,
+		Name:            p.Name,
+		Locale:          p.Locale,
+		Model:           p.Model,
+		TimeZone:        p.TimeZone,
+		PromptModules:   strings.Join(p.PromptModules, "\n"),
+		SystemPrompt:    p.SystemPrompt,
+		SkillDisclosure: p.SkillDisclosure,
+		TokenBudget:     strconv.Itoa(p.TokenBudget),
+	}
+	return Render(c, http.StatusOK, profilepage.FormPage(f))
+}
+
+// Update handles POST /profiles/:id. Responds 422 with errors next to the
+// fields, else redirects to the list. Errors: ErrNotFound.
+func (h *Profiles) Update(c echo.Context) error {
+	f := bindProfile(c, false)
+	f.ID = c.Param("id")
+	f.Action = "/profiles/" + f.ID
+	f.DeleteURL = f.Action + "/delete"
+	p, ok := h.validate(&f)
+	if !ok {
+		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
+	}
+	if _, err := h.Store.UpdateProfile(c.Request().Context(), p); err != nil {
+		return err
+	}
+	return h.written(c, fmt.Sprintf("Profile %s saved.", p.ID))
+}
+
+// ConfirmDelete renders GET /profiles/:id/delete. Errors: ErrNotFound.
+func (h *Profiles) ConfirmDelete(c echo.Context) error {
+	p, err := h.Store.GetProfile(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, profilepage.DeletePage(profilepage.Delete{ID: p.ID, Name: p.Name, Action: "/profiles/" + p.ID + "/delete"}))
+}
+
+// Delete handles POST /profiles/:id/delete. Errors: ErrNotFound.
+func (h *Profiles) Delete(c echo.Context) error {
+	id := c.Param("id")
+	if err := h.Store.DeleteProfile(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return h.written(c, fmt.Sprintf("Profile %s deleted.", id))
+}
+
+// written rebuilds the Overlay after a write and goes back to the list.
+func (h *Profiles) written(c echo.Context, msg string) error {
+	// The write is committed: finish the rebuild even if the client hung up.
+	if err := h.Overlay.Rebuild(context.WithoutCancel(c.Request().Context())); err != nil {
+		return fmt.Errorf("profile written, but reloading the state failed: %w", err)
+	}
+	setFlash(c, msg)
+	return seeOther(c, "/profiles")
+}
+
+// bindProfile reads the form exactly as typed.
+func bindProfile(c echo.Context, isNew bool) profilepage.Form {
+	return profilepage.Form{
+		New:             isNew,
+		ID:              strings.TrimSpace(c.FormValue("id")),
+		Name:            c.FormValue("name"),
+		Locale:          c.FormValue("locale"),
+		Model:           c.FormValue("model"),
+		TimeZone:        c.FormValue("timeZone"),
+		PromptModules:   c.FormValue("promptModules"),
+		SystemPrompt:    c.FormValue("systemPrompt"),
+		SkillDisclosure: c.FormValue("skillDisclosure") == "on",
+		TokenBudget:     c.FormValue("tokenBudget"),
+	}
+}
+
+// validate checks the form (S7) and returns the profile to store; on
+// failure f.Errors names each bad field.
+func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
+	errs := map[string]string{}
+	p := store.Profile{
+		ID:              f.ID,
+		Name:            strings.TrimSpace(f.Name),
+		Model:           strings.TrimSpace(f.Model),
+		TimeZone:        strings.TrimSpace(f.TimeZone),
+		SystemPrompt:    f.SystemPrompt,
+		SkillDisclosure: f.SkillDisclosure,
+		PromptModules:   []string{},
+	}
+	if !library.ValidName(p.ID) {
+		errs["id"] = "required: lowercase letters, digits, dot, dash or underscore"
+	}
+	if loc := strings.TrimSpace(f.Locale); loc != "" {
+		if canon, err := canonicalLocale(loc); err != nil {
+			errs["locale"] = fmt.Sprintf("%q is not a BCP 47 locale tag such as en-US", loc)
+		} else {
+			p.Locale = canon
+		}
+	}
+	if p.TimeZone != "" {
+		if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "Local" {
+			errs["timeZone"] = fmt.Sprintf("%q is not an IANA time zone such as Asia/Shanghai", p.TimeZone)
+		}
+	}
+	v := h.Overlay.Current()
+	var unknown, twice []string
+	for _, line := range strings.Split(f.PromptModules, "\n") {
+		id := strings.TrimSpace(line)
+		switch {
+		case id == "":
+		case slices.Contains(p.PromptModules, id):
+			twice = append(twice, id)
+		case !v.exists(id):
+			unknown = append(unknown, id)
+		default:
+			p.PromptModules = append(p.PromptModules, id)
+		}
+	}
+	switch {
+	case len(unknown) > 0:
+		errs["promptModules"] = "no such module: " + strings.Join(unknown, ", ")
+	case len(twice) > 0:
+		errs["promptModules"] = "listed twice: " + strings.Join(twice, ", ")
+	}
+	if b := strings.TrimSpace(f.TokenBudget); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil || n < 0 {
+			errs["tokenBudget"] = "a whole number of tokens, 0 or more"
+		}
+		p.TokenBudget = n
+	}
+	if len(errs) > 0 {
+		f.Errors = errs
+		return store.Profile{}, false
+	}
+	return p, true
+}

@@ -1,0 +1,169 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+	"github.com/promptdesk/promptdesk/web"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// clock is the fixed time of every test server.
+var clock = time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC)
+
+// app is a server on a fresh database, driven through its http.Handler.
+type app struct {
+	t     *testing.T
+	h     http.Handler
+	store *store.Store
+	lib   *library.Snapshot
+}
+
+// setup starts a server with the builtin library, or lib when given, on a
+// fresh migrated database.
+func setup(t *testing.T, lib ...*library.Snapshot) *app {
+	t.Helper()
+	return setupOn(t, storetest.NewDatabase(t), lib...)
+}
+
+// setupOn is setup on an existing database, for two servers sharing one.
+func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	snap := builtin(t)
+	if len(lib) > 0 {
+		snap = lib[0]
+	}
+	srv, err := web.New(ctx, web.Config{
+		Addr:      "127.0.0.1:0",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store:     st,
+		Library:   snap,
+		Assembler: assembler.New(assembler.Config{CountTokens: true}),
+		Now:       func() time.Time { return clock },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &app{t: t, h: srv.Handler(), store: st, lib: snap}
+}
+
+func builtin(t *testing.T) *library.Snapshot {
+	t.Helper()
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatalf("builtin library: %v", err)
+	}
+	return snap
+}
+
+// response is a finished request with its parsed HTML.
+type response struct {
+	*httptest.ResponseRecorder
+	doc *goquery.Document
+}
+
+func (a *app) do(method, target string, form url.Values, header ...string) response {
+	a.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, target, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	a.h.ServeHTTP(rec, req)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(rec.Body.String()))
+	if err != nil {
+		a.t.Fatalf("%s %s: parse HTML: %v", method, target, err)
+	}
+	return response{rec, doc}
+}
+
+func (a *app) get(target string, header ...string) response {
+	a.t.Helper()
+	return a.do(http.MethodGet, target, nil, header...)
+}
+
+func (a *app) post(target string, form url.Values) response {
+	a.t.Helper()
+	return a.do(http.MethodPost, target, form)
+}
+
+// want fails the test unless the response has status code.
+func (r response) want(t *testing.T, code int) response {
+	t.Helper()
+	if r.Code != code {
+		t.Fatalf("status %d, want %d; body:\n%s", r.Code, code, r.Body.String())
+	}
+	return r
+}
+
+// find returns the elements with data-testid id under sel (or the page).
+func (r response) find(id string) *goquery.Selection {
+	return r.doc.Find(`[data-testid="` + id + `"]`)
+}
+
+// textarea returns a textarea's content as the browser shows it.
+func (r response) textarea(name string) string {
+	return r.doc.Find(`textarea[name="` + name + `"]`).Text()
+}
+
+// builtinText returns the builtin file text of id in locale.
+func builtinText(t *testing.T, snap *library.Snapshot, id, locale string) *library.Module {
+	t.Helper()
+	m, ok := snap.Module(id, locale)
+	if !ok {
+		t.Fatalf("no builtin %s (%s)", id, locale)
+	}
+	return m
+}
+
+// overrides returns every stored override.
+func (a *app) overrides() []store.Override {
+	a.t.Helper()
+	list, err := a.store.ListOverrides(context.Background())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return list
+}
+
+// saveOverride posts text to the editor of id in locale and expects the
+// redirect to the module page.
+func (a *app) saveOverride(id, locale, text string, revision int) {
+	a.t.Helper()
+	r := a.post("/modules/"+id+"/override/"+locale, url.Values{"text": {text}, "revision": {itoa(revision)}})
+	r.want(a.t, http.StatusSeeOther)
+	if loc := r.Header().Get("Location"); loc != "/modules/"+id {
+		a.t.Fatalf("redirect to %q, want /modules/%s", loc, id)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,67 @@
+// Package components holds the pieces several console pages share:
+// status badges, messages, field errors and line-numbered text with errors
+// shown under the offending line.
+package components
+
+import "strings"
+
+// Module statuses shown in the library and on module pages (S2).
+const (
+	StatusBuiltin    = "builtin"
+	StatusOverridden = "overridden"
+	StatusDrifted    = "drifted"
+	StatusUser       = "user"
+	StatusBroken     = "broken"
+)
+
+// badgeLabels gives the words of statuses and report sources (S5.5)
+// whose display differs from their code.
+var badgeLabels = map[string]string{
+	StatusUser:         "user module",
+	"override-drifted": "override (drifted)",
+	"user-module":      "user module",
+}
+
+func badgeLabel(status string) string {
+	if l, ok := badgeLabels[status]; ok {
+		return l
+	}
+	return status
+}
+
+// NumberedLine is one line of a text shown with line numbers; Errors are
+// the messages shown under it.
+type NumberedLine struct {
+	N      int
+	Text   string
+	Errors []string
+}
+
+// LineError is a message about one line of a text; Line 0 concerns the
+// whole text.
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+// NumberLines splits text (LF or CRLF) into numbered lines and attaches
+// each error to its line; an error past the end goes to the last line.
+// Errors with Line 0 are returned apart, to show above the text.
+func NumberLines(text string, errs []LineError) (lines []NumberedLine, general []string) {
+	parts := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	lines = make([]NumberedLine, len(parts))
+	for i, p := range parts {
+		lines[i] = NumberedLine{N: i + 1, Text: p}
+	}
+	for _, e := range errs {
+		switch {
+		case e.Line <= 0:
+			general = append(general, e.Msg)
+		case e.Line > len(lines):
+			lines[len(lines)-1].Errors = append(lines[len(lines)-1].Errors, e.Msg)
+		default:
+			lines[e.Line-1].Errors = append(lines[e.Line-1].Errors, e.Msg)
+		}
+	}
+	return lines, general
+}

@@ -1,0 +1,23 @@
+// Package driftpage lists drifted overrides (S2, S10): overrides whose
+// builtin has moved on since they were made.
+package driftpage
+
+// Model is the drift page.
+type Model struct {
+	Rows []Row
+}
+
+// Row is one drifted override.
+type Row struct {
+	ModuleID, Locale string
+	BasedOnVersion   int
+	BuiltinVersion   int
+	// Reason says how the builtin moved: a version bump, or a changed text
+	// at the same version (a missing version bump upstream).
+	Reason    string
+	Revision  int
+	Author    string
+	Updated   string
+	ModuleURL string
+	EditorURL string
+}

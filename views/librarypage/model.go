@@ -1,0 +1,47 @@
+// Package librarypage is the library page (S10): every module grouped by
+// layer, with filters by layer, locale, status and a text search.
+package librarypage
+
+// Model is the library page.
+type Model struct {
+	Filter Filter
+	// Options of the filter selects.
+	Layers, Locales, Statuses []string
+	// Groups has one entry per layer in assembly order; a layer filter
+	// leaves only that layer.
+	Groups []Group
+	Total  int // modules in the library, before filtering
+	Shown  int // modules that pass the filter
+	Broken []Broken
+	Flash  string
+}
+
+// Filter is the query of the page; empty fields do not filter.
+type Filter struct {
+	Layer, Locale, Status, Q string
+}
+
+// Group is the modules of one layer.
+type Group struct {
+	Layer   string
+	Modules []Row
+}
+
+// Row is one module.
+type Row struct {
+	ID, Title, Description string
+	Version                int
+	Status                 string
+	Locales                []Locale
+}
+
+// Locale is one locale a module exists in, with its status there.
+type Locale struct {
+	Locale, Status string
+}
+
+// Broken is an override whose stored text no longer parses; it is not
+// served.
+type Broken struct {
+	ModuleID, Locale, Message string
+}

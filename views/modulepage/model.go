@@ -1,0 +1,72 @@
+// Package modulepage is the module detail page (S10): shared fields,
+// triggers, and per locale which source serves it, with its body and the
+// override actions.
+package modulepage
+
+// Model is the module detail page.
+type Model struct {
+	ID     string
+	Status string
+	Fields Fields
+	// FieldsFrom says which text the fields were read from, e.g.
+	// "builtin en-US" or "override ja-JP".
+	FieldsFrom string
+	Triggers   []Trigger
+	Locales    []Locale
+	// Fallback is the fallback locale, the default of the new-locale form.
+	Fallback string
+	Flash    string
+}
+
+// Fields are a module's frontmatter fields.
+type Fields struct {
+	Layer               string
+	Version             int
+	Title               string
+	Description         string
+	Priority            int
+	RequiresAttachments bool
+	Variables           []Variable
+	OutputContract      string
+}
+
+// Variable is one declared variable; Escape is "" or "xml".
+type Variable struct {
+	Name, Escape, Description string
+}
+
+// Trigger is one trigger row; Keywords are joined with ", ".
+type Trigger struct {
+	Kind, Keywords, Command string
+}
+
+// Locale is how the module is served for one locale (S2).
+type Locale struct {
+	Locale string
+	// Source is the served source: builtin, override, override-drifted,
+	// file or user-module (S5.5).
+	Source string
+	// ServedLocale is the locale the served text comes from; Fallback is
+	// true when that is the fallback locale, not this one.
+	ServedLocale string
+	Fallback     bool
+	Version      int
+	Title        string
+	Body         string
+	// Override is set when an override row exists for this locale.
+	Override *Override
+	// BuiltinVersion is the builtin's version now, 0 for a user module.
+	BuiltinVersion int
+	EditURL        string
+	DeleteURL      string
+}
+
+// Override is the stored override of one locale.
+type Override struct {
+	Revision       int
+	Author         string
+	Updated        string
+	BasedOnVersion int
+	// Broken is the parse error of an override that no longer parses.
+	Broken string
+}

@@ -1,0 +1,71 @@
+// Package previewpage is the preview page (S5, S10): a request form (a
+// saved scenario or pasted JSON) and the assembled result with its
+// composition panel, segments and tables.
+package previewpage
+
+// Model is the preview page.
+type Model struct {
+	Scenarios []Scenario
+	// Scenario is the selected scenario id; "" means the pasted JSON.
+	Scenario string
+	// Request is the textarea content, exactly as typed or loaded.
+	Request string
+	// Locale, when set, replaces the request's locale.
+	Locale      string
+	BuiltinOnly bool
+	// Errors are shown above the form (bad JSON, assembly errors).
+	Errors []string
+	Result *Result
+}
+
+// Scenario is one saved scenario in the select.
+type Scenario struct {
+	ID, Name, Description string
+	Builtin               bool
+}
+
+// Result is an assembled prompt as the page shows it.
+type Result struct {
+	Locale, Profile, Encoding string
+	Tokens                    int
+	Report                    []Entry
+	Segments                  []Segment
+	Tables                    []Table
+	Text                      string
+	// Source says what was assembled, e.g. `scenario "minutes-zh"`.
+	Source      string
+	BuiltinOnly bool
+}
+
+// Entry is one row of the composition panel (S5.5).
+type Entry struct {
+	Kind, Module, ModuleURL string
+	Version                 int
+	Source, Locale          string
+	Fallback                bool
+	Reason                  string
+	Tokens                  int
+	Line                    string
+}
+
+// Segment is one system segment.
+type Segment struct {
+	Name    string
+	Modules []string
+	Tokens  int
+	Text    string
+}
+
+// Table is one rendered table text of S5.1–S5.3 with its parsed blocks.
+type Table struct {
+	Name     string
+	Markdown string
+	Blocks   []Block
+}
+
+// Block is a paragraph of text (a heading line) or a table.
+type Block struct {
+	Text   string
+	Header []string
+	Rows   [][]string
+}

@@ -1,0 +1,54 @@
+package web
+
+import (
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/static"
+)
+
+// newEcho builds the middleware stack and the route table: every route of
+// the server is listed here, and only here.
+func (s *Server) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.requestLogger(), s.recoverer(), middleware.BodyLimit("8M"))
+
+	health := &handlers.Health{DB: s.cfg.Store}
+	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}
+	mod := &handlers.Module{Overlay: s.overlay, Assembler: s.cfg.Assembler}
+	ovr := &handlers.Overrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
+	drift := &handlers.Drift{Overlay: s.overlay}
+	prof := &handlers.Profiles{Store: s.cfg.Store, Overlay: s.overlay}
+	prev := &handlers.Preview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+
+	e.GET("/healthz", health.Live)
+	e.GET("/readyz", health.Ready)
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+
+	e.GET("/", lib.List)
+	e.GET("/modules/:id", mod.Show)
+	e.GET("/modules/:id/override", ovr.Pick)
+	e.GET("/modules/:id/override/:locale", ovr.Edit)
+	e.POST("/modules/:id/override/:locale", ovr.Save)
+	e.GET("/modules/:id/override/:locale/delete", ovr.ConfirmDelete)
+	e.POST("/modules/:id/override/:locale/delete", ovr.Delete)
+	e.GET("/overrides/new", ovr.New)
+	e.POST("/overrides/new", ovr.Create)
+	e.GET("/drift", drift.List)
+
+	e.GET("/profiles", prof.List)
+	e.POST("/profiles", prof.Create)
+	e.GET("/profiles/new", prof.New)
+	e.GET("/profiles/:id", prof.Edit)
+	e.POST("/profiles/:id", prof.Update)
+	e.GET("/profiles/:id/delete", prof.ConfirmDelete)
+	e.POST("/profiles/:id/delete", prof.Delete)
+
+	e.GET("/preview", prev.Show)
+	e.POST("/preview", prev.Run)
+	return e
+}

@@ -1,0 +1,173 @@
+// Package web is promptdesk's HTTP server (S10, S11): configuration, the
+// middleware stack, the single route table and the one error handler that
+// maps domain errors to statuses and renders a page or JSON.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// Config is what the server is built from. Every field is required except
+// Logger (default slog.Default()) and Now (default time.Now).
+type Config struct {
+	// Addr is the listen address, e.g. "127.0.0.1:8080"; port 0 picks a
+	// free port (tests).
+	Addr      string
+	Logger    *slog.Logger
+	Store     *store.Store
+	Library   *library.Snapshot
+	Assembler *assembler.Assembler
+	// Now is the clock of previews whose request sets no "now".
+	Now func() time.Time
+}
+
+// Server is the console and API server. Create it with New, then Start;
+// Close shuts it down.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	echo    *echo.Echo
+	overlay *handlers.Overlay
+	http    *http.Server
+
+	mu       sync.Mutex
+	listener net.Listener
+}
+
+// New builds the server: it loads the operator state into the in-memory
+// overlay and seeds the example scenarios (assembler.Examples) as builtin
+// scenarios when the scenarios table is empty. Errors: a missing Config
+// field, or the store's.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("web: Config.Store is required")
+	case cfg.Library == nil:
+		return nil, errors.New("web: Config.Library is required")
+	case cfg.Assembler == nil:
+		return nil, errors.New("web: Config.Assembler is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.overlay = handlers.NewOverlay(cfg.Library, cfg.Store, cfg.Logger)
+	if err := s.overlay.Rebuild(ctx); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if err := seedScenarios(ctx, cfg.Store); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	s.echo = s.newEcho()
+	return s, nil
+}
+
+// seedScenarios stores the app's example scenarios on first start.
+func seedScenarios(ctx context.Context, st *store.Store) error {
+	n, err := st.CountScenarios(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	examples, err := assembler.Examples()
+	if err != nil {
+		return fmt.Errorf("example scenarios: %w", err)
+	}
+	for _, ex := range examples {
+		sc := store.Scenario{ID: ex.ID, Name: ex.Name, Description: ex.Description, Request: ex.Request, Builtin: true}
+		if _, err := st.SaveScenario(ctx, sc); err != nil {
+			return fmt.Errorf("seed scenario %s: %w", ex.ID, err)
+		}
+	}
+	return nil
+}
+
+// Handler returns the server's http.Handler, for httptest.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Start listens on Config.Addr and serves in the background until Close.
+// Errors: the address cannot be listened on, or Start was called twice.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listener != nil {
+		return errors.New("web: server already started")
+	}
+	if s.cfg.Addr == "" {
+		return errors.New("web: Config.Addr is empty")
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("web: listen: %w", err)
+	}
+	s.listener = ln
+	s.http = &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("http server stopped", "err", err)
+		}
+	}()
+	s.log.Info("listening", "url", s.url())
+	return nil
+}
+
+// Addr is the address the server listens on ("127.0.0.1:43127"), or ""
+// before Start.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr().String()
+}
+
+// URL is the server's base URL ("http://127.0.0.1:43127"), or "" before
+// Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url()
+}
+
+func (s *Server) url() string {
+	if s.listener == nil {
+		return ""
+	}
+	return "http://" + s.listener.Addr().String()
+}
+
+// Close stops accepting requests and waits for the ones in flight until
+// ctx ends (graceful shutdown). It does not close the Store.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	srv := s.http
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("web: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/static"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// newServer builds a Server with the builtin library on a fresh database;
+// seed, when given, writes to the store before the server loads it.
+func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib *library.Snapshot)) (*Server, *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	lib, err := library.Builtin()
+	if err != nil {
+		t.Fatalf("builtin library: %v", err)
+	}
+	if seed != nil {
+		seed(ctx, st, lib)
+	}
+	srv, err := New(ctx, Config{
+		Addr:      "127.0.0.1:0",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store:     st,
+		Library:   lib,
+		Assembler: assembler.New(assembler.Config{CountTokens: true}),
+		Now:       func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, st
+}
+
+func serve(h http.Handler, method, target string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	return rec
+}
+
+func TestNewRequiresItsDependencies(t *testing.T) {
+	t.Parallel()
+	if _, err := New(context.Background(), Config{}); err == nil || !strings.Contains(err.Error(), "Store") {
+		t.Errorf("New without a store: %v", err)
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready"} {
+		rec := serve(srv.Handler(), http.MethodGet, path)
+		if rec.Code != http.StatusOK || rec.Body.String() != want {
+			t.Errorf("%s: %d %q", path, rec.Code, rec.Body.String())
+		}
+	}
+	st.Close()
+	if rec := serve(srv.Handler(), http.MethodGet, "/readyz"); rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with the database closed: %d, want 503", rec.Code)
+	}
+}
+
+func TestStaticAssetsAreHashedAndCached(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	page := serve(srv.Handler(), http.MethodGet, "/").Body.String()
+	for _, name := range []string{"app.css", "htmx.min.js"} {
+		u := static.URL(name)
+		if !regexp.MustCompile(`^/static/` + regexp.QuoteMeta(name) + `\?v=[0-9a-f]{12}$`).MatchString(u) {
+			t.Errorf("URL(%s) = %q, want a content hash", name, u)
+		}
+		if !strings.Contains(page, strings.ReplaceAll(u, "&", "&amp;")) {
+			t.Errorf("the page does not reference %s", u)
+		}
+		rec := serve(srv.Handler(), http.MethodGet, u)
+		if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
+			t.Fatalf("%s: %d", u, rec.Code)
+		}
+		if cc := rec.Header().Get("Cache-Control"); !strings.Contains(cc, "max-age=31536000") || !strings.Contains(cc, "immutable") {
+			t.Errorf("%s Cache-Control %q", u, cc)
+		}
+		stale := serve(srv.Handler(), http.MethodGet, "/static/"+name+"?v=old")
+		if cc := stale.Header().Get("Cache-Control"); cc != "no-cache" {
+			t.Errorf("old hash Cache-Control %q, want no-cache", cc)
+		}
+	}
+	if rec := serve(srv.Handler(), http.MethodGet, "/static/../go.mod"); rec.Code != http.StatusNotFound {
+		t.Errorf("path outside the assets: %d", rec.Code)
+	}
+	// No inline script: scripts come from /static only (a strict CSP follows).
+	if regexp.MustCompile(`<script(?:\s[^>]*)?>[^<]`).MatchString(page) || strings.Contains(page, " style=") {
+		t.Error("the page has an inline script or style")
+	}
+}
+
+func TestErrorHandler(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	srv.echo.GET("/test/panic", func(echo.Context) error { panic(fmt.Errorf("boom: %w", library.ErrNotFound)) })
+	srv.echo.GET("/test/fail", func(echo.Context) error { return errors.New("secret database detail") })
+	srv.echo.GET("/api/test/conflict", func(echo.Context) error {
+		return fmt.Errorf("override x at revision 3: %w", library.ErrConflict)
+	})
+
+	for _, c := range []struct {
+		path   string
+		status int
+		text   string
+	}{
+		{"/no/such/page", http.StatusNotFound, "Not Found"},
+		{"/test/panic", http.StatusInternalServerError, "Something went wrong"},
+		{"/test/fail", http.StatusInternalServerError, "Something went wrong"},
+	} {
+		rec := serve(srv.Handler(), http.MethodGet, c.path)
+		if rec.Code != c.status || !strings.Contains(rec.Body.String(), c.text) || !strings.Contains(rec.Header().Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d %s\n%.200s", c.path, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+		}
+		if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "boom") {
+			t.Errorf("%s: the page shows the internal error", c.path)
+		}
+	}
+
+	rec := serve(srv.Handler(), http.MethodGet, "/api/test/conflict")
+	var body apiError
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusConflict ||
+		body.Code != "conflict" || !strings.Contains(body.Message, "revision 3") {
+		t.Errorf("API error: %d %s", rec.Code, rec.Body.String())
+	}
+	rec = serve(srv.Handler(), http.MethodGet, "/api/v1/nothing")
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusNotFound || body.Code != "not_found" {
+		t.Errorf("API 404: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		err    error
+		status int
+		code   string
+	}{
+		{fmt.Errorf("module x: %w", library.ErrNotFound), 404, "not_found"},
+		{&library.FileError{File: "f", Line: 3, Msg: "bad"}, 422, "invalid"},
+		{&assembler.Error{Code: assembler.CodeMissingVariable, Module: "m"}, 422, "invalid"},
+		{fmt.Errorf("stale: %w", library.ErrConflict), 409, "conflict"},
+		{echo.NewHTTPError(http.StatusMethodNotAllowed), 405, "method_not_allowed"},
+		{errors.New("disk on fire"), 500, "internal"},
+	} {
+		status, code, msg := classify(c.err)
+		if status != c.status || code != c.code || msg == "" {
+			t.Errorf("classify(%v) = %d %s %q, want %d %s", c.err, status, code, msg, c.status, c.code)
+		}
+	}
+}
+
+func TestStartServesUntilClose(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	if srv.URL() != "" || srv.Addr() != "" {
+		t.Error("URL before Start")
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err == nil {
+		t.Error("a second Start succeeded")
+	}
+	if !strings.HasPrefix(srv.URL(), "http://127.0.0.1:") || strings.HasSuffix(srv.URL(), ":0") {
+		t.Fatalf("URL %q", srv.URL())
+	}
+	resp, err := http.Get(srv.URL() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("healthz %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(srv.URL() + "/healthz"); err == nil {
+		t.Error("the server still answers after Close")
+	}
+}
+
+func TestLoadStateMatchesTheOverlay(t *testing.T) {
+	t.Parallel()
+	var text string
+	_, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
+		m, _ := lib.Module("base.identity", "en-US")
+		text = strings.Replace(m.Text, "You are", "You really are", 1)
+		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, BasedOnVersion: m.Version, BaseSnapshot: m.Text}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.caution", Locale: "en-US", Text: "not a module"}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.CreateProfile(ctx, store.Profile{ID: "desk", Locale: "zh-CN", PromptModules: []string{"base.identity"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	lib, _ := library.Builtin()
+	state, err := LoadState(context.Background(), st, lib, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.Overrides) != 1 || state.Overrides[assembler.Key("base.identity", "en-us")].Module.Text != text {
+		t.Errorf("overrides %v: want only the parsed base.identity", state.Overrides)
+	}
+	if p := state.Profiles["desk"]; p == nil || p.Locale != "zh-CN" || p.PromptModules[0] != "base.identity" {
+		t.Errorf("profile %+v", p)
+	}
+}
