@@ -35,7 +35,7 @@ CREATE TABLE scenarios (
     id          text        PRIMARY KEY CHECK (id <> ''),
     name        text        NOT NULL DEFAULT '',
     description text        NOT NULL DEFAULT '',
-    request     jsonb       NOT NULL CHECK (jsonb_typeof(request) = 'object'),
+    request     json        NOT NULL CHECK (json_typeof(request) = 'object'), -- json, not jsonb: keeps the operator's key order
     builtin     boolean     NOT NULL DEFAULT false,
     updated_at  timestamptz NOT NULL DEFAULT now()
 );

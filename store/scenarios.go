@@ -14,7 +14,7 @@ type Scenario struct {
 	ID          string // slug
 	Name        string
 	Description string
-	Request     json.RawMessage // a JSON object, stored as jsonb (key order and spacing not kept)
+	Request     json.RawMessage // a JSON object, stored as json: key order and spacing kept as given
 	Builtin     bool            // a shipped example rather than an operator's own
 	UpdatedAt   time.Time
 }
