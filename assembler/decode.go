@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"golang.org/x/text/language"
 
@@ -27,6 +28,9 @@ const (
 func DecodeRequest(data []byte) (*Request, error) {
 	if len(data) > MaxRequestBytes {
 		return nil, &Error{Code: CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (8 MiB)", len(data), MaxRequestBytes)}
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] != '{' {
+		return nil, &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -84,14 +88,20 @@ func (r *Request) Validate() error {
 func jsonError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var pe *time.ParseError
 	switch {
 	case errors.As(err, &te):
 		return &Error{Code: CodeInvalidRequest, Field: te.Field, Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
 	case errors.As(err, &se):
 		line, col := position(data, se.Offset)
 		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("JSON syntax error at line %d, column %d: %s", line, col, se.Error())}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Code: CodeInvalidRequest, Msg: "the request body is empty or cut short"}
+	case errors.Is(err, io.EOF):
+		return &Error{Code: CodeInvalidRequest, Msg: "the request body is empty"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := position(data, int64(len(data)))
+		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("the JSON ends too early, at line %d, column %d (unclosed object, array or string)", line, col)}
+	case errors.As(err, &pe):
+		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
 	}
 	msg := err.Error()
 	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {

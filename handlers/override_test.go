@@ -74,6 +74,7 @@ func TestOverrideSaveErrorsNextToTheLine(t *testing.T) {
 		{"changed layer", strings.Replace(good, "layer: base", "layer: task", 1), 3, "layer"},
 		{"unknown placeholder", identityText(t, a, "You are {{nobody_knows}}."), 8, "{{nobody_knows}}"},
 		{"leading blank line", "\n" + good, 1, "first line must be ---"},
+		{"empty body", good[:strings.Index(good, "\n---\n")+5] + "\n", 8, "body is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,6 +101,12 @@ func TestOverrideSaveErrorsNextToTheLine(t *testing.T) {
 				t.Errorf("textarea does not keep the typed text:\n%q\nwant\n%q", got, c.text)
 			}
 		})
+	}
+	// Bytes that are not UTF-8 are a 422 naming the line, never a 500.
+	r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {identityText(t, a, "bad \xff\xfe bytes")}, "revision": {"0"}}).
+		want(t, http.StatusUnprocessableEntity)
+	if errs := r.find("line-error"); errs.AttrOr("data-line", "") != "8" || !strings.Contains(errs.Text(), "UTF-8") {
+		t.Errorf("invalid UTF-8: error %q under line %q, want line 8 naming UTF-8", errs.Text(), errs.AttrOr("data-line", ""))
 	}
 	if n := len(a.overrides()); n != 0 {
 		t.Errorf("%d overrides stored by failed saves", n)

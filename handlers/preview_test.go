@@ -45,11 +45,23 @@ func TestPreviewSeedsAndRunsTheExampleScenarios(t *testing.T) {
 			if got := r.find("total-tokens").Text(); got != itoa(want.Tokens) {
 				t.Errorf("total tokens %s, want %d", got, want.Tokens)
 			}
-			entries := r.find("report-entry")
-			if entries.Length() != len(want.Report) {
-				t.Fatalf("%d report rows, want %d", entries.Length(), len(want.Report))
+			// Placeholder entries sit in their own folded table, the rest in order.
+			var decisions, placeholders []assembler.ReportEntry
+			for _, e := range want.Report {
+				if e.Kind == assembler.KindPlaceholder {
+					placeholders = append(placeholders, e)
+				} else {
+					decisions = append(decisions, e)
+				}
 			}
-			for i, e := range want.Report {
+			if got := r.find("placeholder-entry"); got.Length() != len(placeholders) || got.First().Find("td").Last().Text() != placeholders[0].Reason {
+				t.Errorf("%d placeholder rows (first %q), want %d (first %q)", got.Length(), got.First().Text(), len(placeholders), placeholders[0].Reason)
+			}
+			entries := r.find("report-entry")
+			if entries.Length() != len(decisions) {
+				t.Fatalf("%d report rows, want %d", entries.Length(), len(decisions))
+			}
+			for i, e := range decisions {
 				row := entries.Eq(i)
 				if row.AttrOr("data-kind", "") != e.Kind || row.AttrOr("data-module", "") != e.Module || row.AttrOr("data-source", "") != e.Source {
 					t.Errorf("report row %d is %s/%s/%s, want %s", i, row.AttrOr("data-kind", ""), row.AttrOr("data-module", ""), row.AttrOr("data-source", ""), e.Line)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -158,6 +159,9 @@ func bindProfile(c echo.Context, isNew bool) profilepage.Form {
 	}
 }
 
+// maxProfileID keeps profile ids readable in lists and URLs.
+const maxProfileID = 64
+
 // validate checks the form (S7) and returns the profile to store; on
 // failure f.Errors names each bad field.
 func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
@@ -171,8 +175,13 @@ func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
 		SkillDisclosure: f.SkillDisclosure,
 		PromptModules:   []string{},
 	}
-	if !library.ValidName(p.ID) {
-		errs["id"] = "required: lowercase letters, digits, dot, dash or underscore"
+	if !library.ValidName(p.ID) || len(p.ID) > maxProfileID {
+		errs["id"] = fmt.Sprintf("required: up to %d lowercase letters, digits, dots, dashes or underscores", maxProfileID)
+	}
+	for field, val := range map[string]string{"name": f.Name, "locale": f.Locale, "model": f.Model, "timeZone": f.TimeZone, "promptModules": f.PromptModules, "systemPrompt": f.SystemPrompt} {
+		if !utf8.ValidString(val) {
+			errs[field] = "the text is not valid UTF-8"
+		}
 	}
 	if loc := strings.TrimSpace(f.Locale); loc != "" {
 		if canon, err := canonicalLocale(loc); err != nil {

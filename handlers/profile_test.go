@@ -93,6 +93,7 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 		{"word budget", "tokenBudget", "lots", "whole number"},
 		{"bad locale", "locale", "english please", "BCP 47"},
 		{"bad zone", "timeZone", "Mars/Olympus", "IANA"},
+		{"id too long", "id", strings.Repeat("a", 65), "up to 64"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,6 +119,12 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 				t.Error("the other fields were not kept")
 			}
 		})
+	}
+	form := profileForm("desk", "base.identity")
+	form.Set("systemPrompt", "ok \xc3\x28")
+	r := a.post("/profiles", form).want(t, http.StatusUnprocessableEntity)
+	if errs := r.find("field-error"); errs.AttrOr("data-field", "") != "systemPrompt" || !strings.Contains(errs.Text(), "UTF-8") {
+		t.Errorf("invalid UTF-8: error %q on %q, want systemPrompt naming UTF-8", errs.Text(), errs.AttrOr("data-field", ""))
 	}
 	if ps, _ := a.store.ListProfiles(context.Background()); len(ps) != 0 {
 		t.Errorf("%d profiles stored by failed saves", len(ps))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -34,10 +35,16 @@ func Parse(file string, data []byte) (*Module, error) {
 	if len(data) > MaxModuleBytes {
 		return nil, &FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)}
 	}
+	if !utf8.Valid(data) {
+		return nil, &FileError{File: file, Line: invalidUTF8Line(data), Msg: "the text is not valid UTF-8"}
+	}
 	text := Normalize(data)
 	front, body, bodyLine, err := splitFrontmatter(file, text)
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"}
 	}
 	m := &Module{File: file, Text: text, Body: body, BodyLine: bodyLine, fieldLines: map[string]int{}}
 	if err := decodeFrontmatter(file, front, m); err != nil {
@@ -440,4 +447,20 @@ func checkModule(file string, m *Module) error {
 		return bad("priority", "only task modules have a priority")
 	}
 	return nil
+}
+
+// invalidUTF8Line is the 1-based line of the first byte that is not UTF-8.
+func invalidUTF8Line(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		i += size
+	}
+	return line
 }

@@ -138,3 +138,12 @@ func TestParseTooLarge(t *testing.T) {
 		t.Fatalf("got %v", fe)
 	}
 }
+
+func TestParseEmptyBodyAndInvalidUTF8(t *testing.T) {
+	if fe := parseErr(t, head+"---\n  \n"); fe.Field != "body" || fe.Line != 8 {
+		t.Fatalf("empty body: got %v, want field body line 8", fe)
+	}
+	if fe := parseErr(t, head+"---\nfine\nbad \xff\xfe here\n"); fe.Line != 9 || !strings.Contains(fe.Msg, "UTF-8") {
+		t.Fatalf("invalid UTF-8: got %v, want line 9 naming UTF-8", fe)
+	}
+}

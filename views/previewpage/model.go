@@ -69,3 +69,14 @@ type Block struct {
 	Header []string
 	Rows   [][]string
 }
+
+// countKind counts the report entries of one kind.
+func countKind(report []Entry, kind string) int {
+	n := 0
+	for _, e := range report {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
