@@ -1,0 +1,78 @@
+package assembler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// RenderRequest asks for one module rendered with caller variables, the
+// "named scenario" use of S3 (title generation, polishing, injection,
+// context notes, sub-agent prompts). Locale "" means the fallback locale;
+// Model, TimeZone and Now feed the environment values as in Request.
+type RenderRequest struct {
+	Module    string            `json:"module"`
+	Locale    string            `json:"locale,omitempty"`
+	Variables map[string]string `json:"variables,omitempty"`
+	Model     string            `json:"model,omitempty"`
+	TimeZone  string            `json:"timeZone,omitempty"`
+	Now       *time.Time        `json:"now,omitempty"`
+}
+
+// Rendered is one rendered module: its text, token count (0 when counting
+// is off) and where the text came from (S2).
+type Rendered struct {
+	Text     string `json:"text"`
+	Tokens   int    `json:"tokens"`
+	Module   string `json:"module"`
+	Version  int    `json:"version"`
+	Source   string `json:"source"`
+	Locale   string `json:"locale"`
+	Fallback bool   `json:"fallback"`
+}
+
+// Render renders one module by id through the override chain (S2, S3).
+// Errors are *Error values: not found, missing or extra variable, unknown
+// placeholder, include cycle or depth, invalid time zone.
+func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest, now time.Time) (*Rendered, error) {
+	if req.Module == "" {
+		return nil, &Error{Code: CodeInvalidRequest, Field: "module", Msg: "the module id is required"}
+	}
+	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)
+	s, ok := a.Resolve(snap, st, req.Module, locale)
+	if !ok {
+		return nil, &Error{Code: CodeNotFound, Module: req.Module, Field: "module", Msg: fmt.Sprintf("no module %q in %s or %s", req.Module, locale, a.cfg.FallbackLocale)}
+	}
+	loc, err := a.zone(&Request{TimeZone: req.TimeZone}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if req.Now != nil {
+		now = *req.Now
+	}
+	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{}}
+	lab := r.labels()
+	if lab.labels == nil {
+		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: fmt.Sprintf("no labels for %s or the fallback %s", locale, a.cfg.FallbackLocale)}
+	}
+	r.env = a.environment(lab, &Request{Model: req.Model}, req.Model, now.In(loc))
+	text, err := r.render(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	for name := range req.Variables {
+		if !r.declared[name] {
+			return nil, &Error{Code: CodeExtraVariable, Module: req.Module, Placeholder: name, Field: "variables." + name, Msg: "the module does not declare this variable"}
+		}
+	}
+	out := &Rendered{Text: text, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source, Locale: s.Locale, Fallback: s.Fallback}
+	counter, err := a.counter(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if counter != nil {
+		out.Tokens = counter.Count(text)
+	}
+	return out, nil
+}
