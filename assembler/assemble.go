@@ -3,6 +3,7 @@ package assembler
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,11 +22,27 @@ const (
 
 var assemblerEntered = map[string]bool{ModuleKnowledge: true, ModulePureAgent: true, ModuleSelectedDocs: true, ModuleSkills: true}
 
-// entered is one module that went into a segment.
+// entered is one module that went into a segment: where it came from,
+// why, and its text as a span of the output.
 type entered struct {
-	served Served
-	reason string
-	text   string
+	served  Served
+	reason  string
+	segment int
+	text    span
+	tokens  int
+}
+
+// plan is what a request enters, decided before anything is rendered.
+type plan struct {
+	base          []Served
+	knowledge     Served
+	knowledgeWhy  string
+	selected      *Served
+	hit           *Served
+	hitReason     string
+	yields        []ReportEntry
+	skills        *Served
+	profilePrompt string
 }
 
 // Assemble builds the system prompt for req (S5) from the library
@@ -46,7 +63,6 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		profile = p
 	}
 	locale := firstNonEmpty(req.Locale, profileField(profile, func(p *Profile) string { return p.Locale }), a.cfg.FallbackLocale)
-	model := firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model }))
 	loc, err := a.zone(req, profile)
 	if err != nil {
 		return nil, err
@@ -54,142 +70,71 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if req.Now != nil {
 		now = *req.Now
 	}
-	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{}}
-	lab := r.labels()
-	if lab.labels == nil {
+	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
+		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
+		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
+	if r.lab.labels == nil {
 		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: fmt.Sprintf("no labels for %s or the fallback %s", locale, a.cfg.FallbackLocale)}
 	}
-	res := &Result{Locale: locale}
-	if profile != nil {
-		res.Profile = profile.ID
-	}
-	r.env = a.environment(lab, req, model, now.In(loc))
-	kbText, kbStats := knowledgeTables(lab, req.KnowledgeBases, loc)
-	if len(req.KnowledgeBases) > 0 {
-		res.Tables.Knowledge = kbText
-		r.env[library.EnvKnowledgeBases] = kbText
-	}
-	if len(req.SelectedDocuments) > 0 {
-		res.Tables.Selected = selectedTable(lab, req.SelectedDocuments, req.KnowledgeBases)
-		r.env[library.EnvSelectedDocuments] = res.Tables.Selected
-	}
-
-	var segs [][]entered
-	names := []string{}
-	addSegment := func(name string, es []entered) {
-		if len(es) > 0 {
-			segs = append(segs, es)
-			names = append(names, name)
-		}
-	}
-	enter := func(id, reason string) (entered, error) {
-		s, ok := a.Resolve(snap, st, id, locale)
-		if !ok {
-			return entered{}, &Error{Code: CodeNotFound, Module: id, Msg: "module not found in " + locale + " or " + a.cfg.FallbackLocale}
-		}
-		text, err := r.render(s, nil)
-		return entered{served: s, reason: reason, text: text}, err
-	}
-
-	// 1. Base.
-	var base []entered
-	inBase := map[string]bool{}
-	fromProfile := profile != nil && len(profile.PromptModules) > 0
-	for _, id := range a.baseModules(snap, st, profile) {
-		reason := "default"
-		if fromProfile {
-			reason = "profile"
-		} else if _, ok := a.Resolve(snap, st, id, locale); !ok {
-			continue // exists only in other locales: not part of this locale's default
-		}
-		e, err := enter(id, reason)
-		if err != nil {
-			return nil, err
-		}
-		base = append(base, e)
-		inBase[id] = true
-	}
-	addSegment(SegmentBase, base)
-
-	// 2. Knowledge.
-	var knowledge []entered
-	kbModule, kbReason := ModulePureAgent, "no-knowledge-base"
-	if len(req.KnowledgeBases) > 0 {
-		kbModule, kbReason = ModuleKnowledge, fmt.Sprintf("knowledge-bases:%d", len(req.KnowledgeBases))
-	}
-	e, err := enter(kbModule, kbReason)
+	pl, err := a.plan(snap, st, req, profile, locale, r)
 	if err != nil {
 		return nil, err
 	}
-	knowledge = append(knowledge, e)
-	if len(req.SelectedDocuments) > 0 {
-		e, err := enter(ModuleSelectedDocs, fmt.Sprintf("selected-documents:%d", len(req.SelectedDocuments)))
-		if err != nil {
+	r.out.Grow(estimate(pl, req))
+	r.uses = make([]placeholderUse, 0, 16)
+
+	// Render in segment order into the one buffer.
+	var ents []entered
+	segNames := make([]string, 0, 5)
+	segment := -1
+	render := func(name string, s Served, reason string) error {
+		if segment < 0 || segNames[segment] != name {
+			segNames = append(segNames, name)
+			segment++
+		}
+		if r.out.Len() > 0 {
+			r.out.WriteString("\n\n")
+		}
+		sp, err := r.module(s)
+		ents = append(ents, entered{served: s, reason: reason, segment: segment, text: sp})
+		return err
+	}
+	ents = make([]entered, 0, len(pl.base)+4)
+	baseReason := "default"
+	if profile != nil && len(profile.PromptModules) > 0 {
+		baseReason = "profile"
+	}
+	for _, s := range pl.base {
+		if err := render(SegmentBase, s, baseReason); err != nil {
 			return nil, err
 		}
-		knowledge = append(knowledge, e)
 	}
-	addSegment(SegmentKnowledge, knowledge)
-
-	// 3. Skills hit.
-	tasks := a.taskModules(snap, st, locale, inBase)
-	folded, command := fold(req.Message), leadingCommand(req)
-	type hit struct {
-		s      Served
-		reason string
+	if err := render(SegmentKnowledge, pl.knowledge, pl.knowledgeWhy); err != nil {
+		return nil, err
 	}
-	var hits []hit
-	for _, s := range tasks {
-		if reason, ok := fire(s.Module, req, folded, command); ok {
-			hits = append(hits, hit{s, reason})
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].s.Module.Priority != hits[j].s.Module.Priority {
-			return hits[i].s.Module.Priority > hits[j].s.Module.Priority
-		}
-		return hits[i].s.Module.ID < hits[j].s.Module.ID
-	})
-	var yields []ReportEntry
-	winner := ""
-	if len(hits) > 0 {
-		winner = hits[0].s.Module.ID
-		text, err := r.render(hits[0].s, nil)
-		if err != nil {
+	if pl.selected != nil {
+		if err := render(SegmentKnowledge, *pl.selected, fmt.Sprintf("selected-documents:%d", len(req.SelectedDocuments))); err != nil {
 			return nil, err
 		}
-		addSegment(SegmentSkillsHit, []entered{{served: hits[0].s, reason: hits[0].reason, text: text}})
-		for _, h := range hits[1:] {
-			yields = append(yields, ReportEntry{Kind: KindSkillYield, Module: h.s.Module.ID, Version: h.s.Module.Version,
-				Source: h.s.Source, Locale: h.s.Locale, Fallback: h.s.Fallback, Reason: "superseded-by:" + winner})
+	}
+	if pl.hit != nil {
+		if err := render(SegmentSkillsHit, *pl.hit, pl.hitReason); err != nil {
+			return nil, err
 		}
 	}
-
-	// 4. Skills available.
-	var listed []ReportEntry
-	if profile == nil || profile.SkillDisclosure {
-		var rows []skillRow
-		for _, s := range tasks {
-			if s.Module.ID == winner {
-				continue
-			}
-			rows = append(rows, skillRow{s.Module.ID, s.Module.Description, triggerText(lab, s.Module)})
-			listed = append(listed, ReportEntry{Kind: KindSkillListed, Module: s.Module.ID, Version: s.Module.Version,
-				Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "task-module"})
+	if pl.skills != nil {
+		if err := render(SegmentSkillsAvailable, *pl.skills, fmt.Sprintf("skills:%d", len(r.skillRows))); err != nil {
+			return nil, err
 		}
-		for _, sk := range req.Skills {
-			rows = append(rows, skillRow{sk.Name, sk.Description, lab.get("skill.trigger.runtime")})
-			listed = append(listed, ReportEntry{Kind: KindSkillListed, Module: sk.Name, Source: "runtime", Reason: "runtime-skill"})
+	}
+	var profileText span
+	if pl.profilePrompt != "" {
+		if r.out.Len() > 0 {
+			r.out.WriteString("\n\n")
 		}
-		if len(rows) > 0 {
-			res.Tables.Skills = skillTable(lab, rows)
-			r.env[library.EnvSkills] = res.Tables.Skills
-			e, err := enter(ModuleSkills, fmt.Sprintf("skills:%d", len(rows)))
-			if err != nil {
-				return nil, err
-			}
-			addSegment(SegmentSkillsAvailable, []entered{e})
-		}
+		start := r.out.Len()
+		r.out.WriteString(pl.profilePrompt)
+		profileText = span{start, r.out.Len(), true}
 	}
 
 	// Extra variables: supplied but declared by no module that entered.
@@ -199,81 +144,267 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		}
 	}
 
-	counter, err := a.counter(model)
+	text := r.out.String()
+	res := &Result{Locale: locale, Text: text}
+	if profile != nil {
+		res.Profile = profile.ID
+	}
+	if r.kb.set {
+		res.Tables.Knowledge = text[r.kb.start:r.kb.end]
+	}
+	if r.selected.set {
+		res.Tables.Selected = text[r.selected.start:r.selected.end]
+	}
+	if r.skills.set {
+		res.Tables.Skills = text[r.skills.start:r.skills.end]
+	}
+	counter, err := a.counter(r.model)
 	if err != nil {
 		return nil, err
 	}
-	count := func(s string) int {
-		if counter == nil {
-			return 0
-		}
-		return counter.Count(s)
-	}
 	if counter != nil {
 		res.Encoding = counter.Name
+		for i := range ents {
+			ents[i].tokens = a.moduleTokens(counter, &ents[i], text, r.lab)
+		}
 	}
 
-	// Segments and report, in order.
-	var texts []string
-	for i, es := range segs {
-		seg := Segment{Layer: names[i]}
-		parts := make([]string, 0, len(es))
-		for _, e := range es {
-			parts = append(parts, e.text)
-			seg.Modules = append(seg.Modules, e.served.Module.ID)
-			res.Report = append(res.Report, entry(KindPrompt, e.served, e.reason, count(e.text)))
-			if e.served.Module.ID == ModuleKnowledge {
-				for _, k := range kbStats {
-					res.Report = append(res.Report, ReportEntry{Kind: KindKnowledge, Module: k.id, Reason: fmt.Sprintf("shown:%d cut:%d", k.shown, k.more)})
+	// Segments and the report, in order.
+	res.Segments = make([]Segment, 0, len(segNames)+1)
+	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+4)
+	stats := knowledgeCounts(req.KnowledgeBases)
+	sep := countSeparator(counter)
+	segFrom := 0
+	for i, e := range ents {
+		if i == 0 || ents[i-1].segment != e.segment {
+			res.Segments = append(res.Segments, Segment{Layer: segNames[e.segment], Modules: make([]string, 0, 8)})
+			segFrom = e.text.start
+		} else {
+			res.Segments[len(res.Segments)-1].Tokens += sep
+		}
+		seg := &res.Segments[len(res.Segments)-1]
+		seg.Modules = append(seg.Modules, e.served.Module.ID)
+		seg.Tokens += e.tokens
+		seg.Text = text[segFrom:e.text.end]
+		res.Report = append(res.Report, entry(KindPrompt, e.served, e.reason, e.tokens))
+		switch e.served.Module.ID {
+		case ModuleKnowledge:
+			for _, k := range stats {
+				res.Report = append(res.Report, ReportEntry{Kind: KindKnowledge, Module: k.id, Reason: fmt.Sprintf("shown:%d cut:%d", k.shown, k.more)})
+			}
+		case ModuleSelectedDocs:
+			sel := ReportEntry{Kind: KindSelectedDocs, Module: ModuleSelectedDocs, Reason: fmt.Sprintf("docs:%d", len(req.SelectedDocuments))}
+			if counter != nil {
+				sel.Tokens = counter.Count(res.Tables.Selected)
+			}
+			res.Report = append(res.Report, sel)
+		}
+		if pl.hit != nil && e.served.Module == pl.hit.Module {
+			res.Report = append(res.Report, pl.yields...)
+		}
+		if pl.skills != nil && e.served.Module == pl.skills.Module {
+			for _, row := range r.skillRows {
+				if s := row.served; s != nil {
+					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: s.Module.ID, Version: s.Module.Version,
+						Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "task-module"})
+				} else {
+					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: row.name, Source: "runtime", Reason: "runtime-skill"})
 				}
 			}
-			if e.served.Module.ID == ModuleSelectedDocs {
-				res.Report = append(res.Report, ReportEntry{Kind: KindSelectedDocs, Module: ModuleSelectedDocs, Reason: fmt.Sprintf("docs:%d", len(req.SelectedDocuments)), Tokens: count(res.Tables.Selected)})
-			}
 		}
-		if names[i] == SegmentSkillsHit {
-			res.Report = append(res.Report, yields...)
+	}
+	if profileText.set {
+		t := text[profileText.start:profileText.end]
+		tokens := 0
+		if counter != nil {
+			tokens = counter.Count(t)
 		}
-		if names[i] == SegmentSkillsAvailable {
-			res.Report = append(res.Report, listed...)
+		res.Segments = append(res.Segments, Segment{Layer: SegmentProfile, Text: t, Modules: []string{}, Tokens: tokens})
+		res.Report = append(res.Report, ReportEntry{Kind: KindProfilePrompt, Module: profile.ID, Reason: "profile:" + profile.ID, Tokens: tokens})
+	}
+	for i, seg := range res.Segments {
+		if i > 0 {
+			res.Tokens += sep
 		}
-		seg.Text = strings.Join(parts, "\n\n")
-		seg.Tokens = count(seg.Text)
-		res.Segments = append(res.Segments, seg)
-		texts = append(texts, seg.Text)
+		res.Tokens += seg.Tokens
 	}
-	if len(hits) > 0 && !contains(names, SegmentSkillsHit) {
-		res.Report = append(res.Report, yields...)
-	}
-
-	// 5. Profile system prompt, last.
-	if profile != nil && strings.TrimSpace(profile.SystemPrompt) != "" {
-		text := strings.TrimSpace(profile.SystemPrompt)
-		res.Segments = append(res.Segments, Segment{Layer: SegmentProfile, Text: text, Modules: []string{}, Tokens: count(text)})
-		res.Report = append(res.Report, ReportEntry{Kind: KindProfilePrompt, Module: profile.ID, Reason: "profile:" + profile.ID, Tokens: count(text)})
-		texts = append(texts, text)
-	}
-
 	for _, u := range r.uses {
 		res.Report = append(res.Report, ReportEntry{Kind: KindPlaceholder, Module: u.module, Reason: u.name + "→" + u.source})
 	}
-	for _, es := range segs {
-		for _, e := range es {
-			if e.served.Source == SourceOverrideDrifted {
-				res.Report = append(res.Report, ReportEntry{Kind: KindWarning, Module: e.served.Module.ID, Locale: e.served.Locale,
-					Reason: fmt.Sprintf("drifted-override-served:based-on-v%d", e.served.Override.BasedOnVersion)})
-			}
-		}
-	}
-	res.Text = strings.Join(texts, "\n\n")
-	res.Tokens = count(res.Text)
-	if profile != nil && profile.TokenBudget > 0 && counter != nil && res.Tokens > profile.TokenBudget {
-		res.Report = append(res.Report, ReportEntry{Kind: KindWarning, Module: profile.ID, Reason: fmt.Sprintf("token-budget-exceeded:%d>%d", res.Tokens, profile.TokenBudget)})
-	}
+	res.Report = append(res.Report, warnings(ents, profile, res)...)
 	for i := range res.Report {
 		res.Report[i].Line = res.Report[i].TextForm()
 	}
 	return res, nil
+}
+
+// plan decides which modules enter (S5 steps 1–5) without rendering.
+func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
+	pl := &plan{}
+	resolve := func(id string) (Served, error) {
+		s, ok := a.Resolve(snap, st, id, locale)
+		if !ok {
+			return Served{}, &Error{Code: CodeNotFound, Module: id, Msg: "module not found in " + locale + " or " + a.cfg.FallbackLocale}
+		}
+		return s, nil
+	}
+	// 1. Base.
+	fromProfile := profile != nil && len(profile.PromptModules) > 0
+	ids := a.baseModules(snap, st, profile)
+	inBase := make(map[string]bool, len(ids))
+	pl.base = make([]Served, 0, len(ids))
+	for _, id := range ids {
+		s, err := resolve(id)
+		if err != nil {
+			if fromProfile {
+				return nil, err
+			}
+			continue // exists only in other locales: not part of this locale's default
+		}
+		pl.base = append(pl.base, s)
+		inBase[id] = true
+	}
+	// 2. Knowledge.
+	var err error
+	if len(req.KnowledgeBases) > 0 {
+		pl.knowledge, err = resolve(ModuleKnowledge)
+		pl.knowledgeWhy = fmt.Sprintf("knowledge-bases:%d", len(req.KnowledgeBases))
+	} else {
+		pl.knowledge, err = resolve(ModulePureAgent)
+		pl.knowledgeWhy = "no-knowledge-base"
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(req.SelectedDocuments) > 0 {
+		s, err := resolve(ModuleSelectedDocs)
+		if err != nil {
+			return nil, err
+		}
+		pl.selected = &s
+	}
+	// 3. Skills hit.
+	tasks := a.taskModules(snap, st, locale, inBase)
+	folded, command := fold(req.Message), leadingCommand(req)
+	var hits []int
+	reasons := make([]string, len(tasks))
+	for i, s := range tasks {
+		if reason, ok := fire(s.Module, req, folded, command); ok {
+			hits = append(hits, i)
+			reasons[i] = reason
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := tasks[hits[i]].Module, tasks[hits[j]].Module
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		return a.ID < b.ID
+	})
+	winner := ""
+	if len(hits) > 0 {
+		w := tasks[hits[0]]
+		pl.hit, pl.hitReason, winner = &w, reasons[hits[0]], w.Module.ID
+		for _, h := range hits[1:] {
+			s := tasks[h]
+			pl.yields = append(pl.yields, ReportEntry{Kind: KindSkillYield, Module: s.Module.ID, Version: s.Module.Version,
+				Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "superseded-by:" + winner})
+		}
+	}
+	// 4. Skills available.
+	if profile == nil || profile.SkillDisclosure {
+		r.skillRows = make([]skillRow, 0, len(tasks)+len(req.Skills))
+		for i := range tasks {
+			s := &tasks[i]
+			if s.Module.ID == winner {
+				continue
+			}
+			r.skillRows = append(r.skillRows, skillRow{served: s, name: s.Module.ID, description: s.Module.Description, trigger: a.triggerCell(r.lab, s.Module)})
+		}
+		var runtime string
+		if len(req.Skills) > 0 {
+			var cell strings.Builder
+			writeCell(&cell, r.lab.get("skill.trigger.runtime"))
+			runtime = cell.String()
+		}
+		for _, sk := range req.Skills {
+			r.skillRows = append(r.skillRows, skillRow{name: sk.Name, description: sk.Description, trigger: runtime})
+		}
+		if len(r.skillRows) > 0 {
+			s, err := resolve(ModuleSkills)
+			if err != nil {
+				return nil, err
+			}
+			pl.skills = &s
+		}
+	}
+	// 5. Profile system prompt.
+	if profile != nil {
+		pl.profilePrompt = strings.TrimSpace(profile.SystemPrompt)
+	}
+	return pl, nil
+}
+
+// estimate guesses the output size in bytes so the buffer grows once.
+func estimate(pl *plan, req *Request) int {
+	n := len(pl.profilePrompt)
+	add := func(s *Served) {
+		if s != nil {
+			n += len(s.Module.Body) + len(s.Module.OutputContract) + 64
+		}
+	}
+	for i := range pl.base {
+		add(&pl.base[i])
+	}
+	add(&pl.knowledge)
+	add(pl.selected)
+	add(pl.hit)
+	add(pl.skills)
+	for i := range req.KnowledgeBases {
+		kb := &req.KnowledgeBases[i]
+		n += 200 + len(kb.Name) + len(kb.Description)
+		for j := 0; j < len(kb.RecentDocs) && j < MaxRowsPerBase; j++ {
+			d := &kb.RecentDocs[j]
+			n += 48 + len(d.Title) + len(d.FileName) + len(d.FileType) + min(len(d.Summary), 4*SummaryRunes)
+		}
+		for j := 0; j < len(kb.FAQEntries) && j < MaxRowsPerBase; j++ {
+			e := &kb.FAQEntries[j]
+			n += 16 + len(e.Question) + len(e.ChunkID)
+			for _, ans := range e.Answers {
+				n += len(ans) + len(ans)/8 + 8
+			}
+		}
+	}
+	for _, d := range req.SelectedDocuments {
+		n += 16 + len(d.Title) + len(d.FileName) + len(d.FileType) + len(d.KnowledgeBaseID) + len(d.KnowledgeID)
+	}
+	for _, s := range req.Skills {
+		n += 32 + len(s.Name) + len(s.Description)
+	}
+	return n + n/16
+}
+
+// warnings are the report's warning entries (S5.5): drifted overrides
+// served, more than one output contract, the profile's token budget.
+func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
+	var out []ReportEntry
+	var contracts []string
+	for _, e := range ents {
+		if e.served.Source == SourceOverrideDrifted {
+			out = append(out, ReportEntry{Kind: KindWarning, Module: e.served.Module.ID, Locale: e.served.Locale,
+				Reason: fmt.Sprintf("drifted-override-served:based-on-v%d", e.served.Override.BasedOnVersion)})
+		}
+		if strings.TrimSpace(e.served.Module.OutputContract) != "" {
+			contracts = append(contracts, e.served.Module.ID)
+		}
+	}
+	if len(contracts) > 1 {
+		out = append(out, ReportEntry{Kind: KindWarning, Module: contracts[0], Reason: "several-output-contracts:" + strings.Join(contracts, ",")})
+	}
+	if profile != nil && profile.TokenBudget > 0 && res.Encoding != "" && res.Tokens > profile.TokenBudget {
+		out = append(out, ReportEntry{Kind: KindWarning, Module: profile.ID, Reason: fmt.Sprintf("token-budget-exceeded:%d>%d", res.Tokens, profile.TokenBudget)})
+	}
+	return out
 }
 
 func entry(kind string, s Served, reason string, tokens int) ReportEntry {
@@ -285,27 +416,84 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 // `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
 // builtin and a served-by-fallback locale are appended.
 func (e ReportEntry) TextForm() string {
+	var num [20]byte
+	version := ""
+	if e.Kind == KindPrompt && e.Version > 0 {
+		version = string(strconv.AppendInt(append(num[:0], " v"...), int64(e.Version), 10))
+	}
+	source := ""
+	if e.Kind == KindPrompt && e.Source != SourceBuiltin && e.Source != "" {
+		source = e.Source
+	}
 	var b strings.Builder
+	b.Grow(len(e.Kind) + len(e.Module) + len(version) + len(e.Reason) + len(source) + len(e.Locale) + 32)
 	b.WriteString(e.Kind)
 	b.WriteString("(")
 	b.WriteString(e.Module)
-	if e.Kind == KindPrompt && e.Version > 0 {
-		fmt.Fprintf(&b, " v%d", e.Version)
-	}
+	b.WriteString(version)
 	if e.Reason != "" {
 		b.WriteString(" · ")
 		b.WriteString(e.Reason)
 	}
-	if e.Kind == KindPrompt && e.Source != SourceBuiltin && e.Source != "" {
+	if source != "" {
 		b.WriteString(" · ")
-		b.WriteString(e.Source)
+		b.WriteString(source)
 	}
 	if e.Fallback {
-		fmt.Fprintf(&b, " · fallback:%s", e.Locale)
+		b.WriteString(" · fallback:")
+		b.WriteString(e.Locale)
 	}
 	b.WriteString(")")
 	return b.String()
 }
+
+// triggerCell returns the skill-table trigger cell of a task module in the
+// labels' locale; it depends on nothing else, so it is made once.
+func (a *Assembler) triggerCell(l labeler, m *library.Module) string {
+	key := triggerKey{m, l.locale}
+	if c, ok := a.triggers.Load(key); ok {
+		return c.(string)
+	}
+	c := triggerCell(l, m)
+	a.triggers.Store(key, c)
+	return c
+}
+
+type triggerKey struct {
+	module *library.Module
+	locale string
+}
+
+// moduleTokens counts one entered module's text. A module without
+// placeholders renders the same text every time, so its count is kept per
+// module, encoding and contract heading: static text is counted once.
+func (a *Assembler) moduleTokens(c *tokens.Counter, e *entered, text string, lab labeler) int {
+	m := e.served.Module
+	t := text[e.text.start:e.text.end]
+	if len(m.Placeholders) > 0 {
+		return c.Count(t)
+	}
+	key := staticKey{m, c.Name, lab.get("output_contract.heading")}
+	if n, ok := a.static.Load(key); ok {
+		return n.(int)
+	}
+	n := c.Count(t)
+	a.static.Store(key, n)
+	return n
+}
+
+// staticKey identifies the rendered text of a module without placeholders.
+type staticKey struct {
+	module   *library.Module
+	encoding string
+	heading  string
+}
+
+// countSeparator is what the blank line between modules and segments adds
+// to a count. In BPE encodings it merges into the tokens around it, so
+// Segment.Tokens and Result.Tokens are sums of the module counts. The
+// goldens in testdata/ were made by counting whole texts and still match.
+func countSeparator(*tokens.Counter) int { return 0 }
 
 func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 	if !a.cfg.CountTokens {
@@ -323,38 +511,15 @@ func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 	if name == "" {
 		return a.cfg.TimeZone, nil
 	}
+	if loc, ok := a.zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil || name == "Local" {
 		return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an IANA time zone", name)}
 	}
+	a.zones.Store(name, loc) // LoadLocation reads the zone file on every call
 	return loc, nil
-}
-
-// environment computes the S4 values that do not depend on tables.
-func (a *Assembler) environment(l labeler, req *Request, model string, now time.Time) map[string]string {
-	names := make([]string, 0, len(req.Attachments))
-	for _, at := range req.Attachments {
-		names = append(names, at.Name)
-	}
-	attachments := l.get("attachments.none")
-	if len(names) > 0 {
-		attachments = strings.Join(names, l.get("list.separator"))
-	}
-	web := l.get("web_search.disabled")
-	if req.WebSearch {
-		web = l.get("web_search.enabled")
-	}
-	return map[string]string{
-		library.EnvDate:              now.Format("2006-01-02"),
-		library.EnvWeekday:           l.get("weekday." + strings.ToLower(now.Weekday().String())),
-		library.EnvCurrentTime:       now.Format(time.RFC3339),
-		library.EnvModel:             model,
-		library.EnvAttachments:       attachments,
-		library.EnvWebSearchStatus:   web,
-		library.EnvKnowledgeBases:    "",
-		library.EnvSelectedDocuments: "",
-		library.EnvSkills:            "",
-	}
 }
 
 // baseModules lists the ids of segment 1 (S5): the profile's

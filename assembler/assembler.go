@@ -7,6 +7,7 @@
 package assembler
 
 import (
+	"sync"
 	"time"
 
 	"github.com/promptdesk/promptdesk/library"
@@ -16,6 +17,14 @@ import (
 // concurrent use.
 type Assembler struct {
 	cfg Config
+	// static caches token counts of modules without placeholders
+	// (staticKey → int).
+	static sync.Map
+	// zones caches time zones by IANA name (string → *time.Location).
+	zones sync.Map
+	// triggers caches the skill-table trigger text of a task module
+	// (triggerKey → string).
+	triggers sync.Map
 }
 
 // New returns an Assembler; zero fields of cfg take their defaults

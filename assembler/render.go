@@ -3,6 +3,7 @@ package assembler
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -12,53 +13,75 @@ type placeholderUse struct {
 	module, name, source string
 }
 
-// renderer renders modules of one request in one pass (S3): a substituted
-// value is written out and never scanned again.
+// span is a part of the renderer's output, [start, end) in bytes.
+type span struct {
+	start, end int
+	set        bool
+}
+
+// renderer renders the modules of one request, in one pass (S3), straight
+// into one output buffer: a substituted value is written out and never
+// scanned again, and segment, module and table texts are spans of that one
+// buffer rather than copies.
 type renderer struct {
 	a      *Assembler
 	snap   *library.Snapshot
 	st     *State
 	locale string
+	lab    labeler
 	vars   map[string]string
-	env    map[string]string
+	out    strings.Builder
+
+	// Environment (S4).
+	req   *Request
+	model string
+	now   time.Time // in the request's zone
+	loc   *time.Location
+	// Tables are rendered at their first use and copied after that.
+	kb, selected, skills span
+	skillRows            []skillRow
+
 	// declared collects every variable declared by a rendered module, to
 	// find extra variables after assembly.
 	declared map[string]bool
 	uses     []placeholderUse
-	// served collects the modules used through includes.
-	included []Served
 }
 
-// render renders a served module's body (plus its output contract) and
-// the modules it includes.
-func (r *renderer) render(s Served, stack []string) (string, error) {
-	var b strings.Builder
-	if err := r.write(&b, s, append(stack, s.Module.ID)); err != nil {
-		return "", err
+func (r *renderer) slice(s span) string { return r.out.String()[s.start:s.end] }
+
+// labelsFor returns the labels of the locale, else of the fallback locale.
+func (a *Assembler) labelsFor(snap *library.Snapshot, locale string) labeler {
+	if l, ok := snap.Labels(locale); ok {
+		return labeler{l, library.LocaleKey(locale)}
 	}
-	text := strings.TrimSpace(b.String())
+	l, _ := snap.Labels(a.cfg.FallbackLocale)
+	return labeler{l, library.LocaleKey(a.cfg.FallbackLocale)}
+}
+
+// module renders a served module (its body, then its output contract) at
+// the end of the output and returns its span.
+func (r *renderer) module(s Served) (span, error) {
+	start := r.out.Len()
+	if err := r.write(s, []string{s.Module.ID}); err != nil {
+		return span{}, err
+	}
 	if c := strings.TrimSpace(s.Module.OutputContract); c != "" {
-		text += "\n\n" + r.labels().get("output_contract.heading") + "\n" + c
+		r.out.WriteString("\n\n")
+		r.out.WriteString(r.lab.get("output_contract.heading"))
+		r.out.WriteString("\n")
+		r.out.WriteString(c)
 	}
-	return text, nil
+	return span{start, r.out.Len(), true}, nil
 }
 
-func (r *renderer) labels() labeler {
-	if l, ok := r.snap.Labels(r.locale); ok {
-		return labeler{l}
-	}
-	l, _ := r.snap.Labels(r.a.cfg.FallbackLocale)
-	return labeler{l}
-}
-
-func (r *renderer) write(b *strings.Builder, s Served, stack []string) error {
+func (r *renderer) write(s Served, stack []string) error {
 	m := s.Module
 	for _, v := range m.Variables {
 		r.declared[v.Name] = true
 	}
-	for _, p := range library.Scan(m.Body) {
+	for _, p := range m.Pieces {
 		if p.Name == "" {
-			b.WriteString(p.Literal)
+			r.out.WriteString(p.Literal)
 			continue
 		}
 		if v, ok := m.Variable(p.Name); ok {
@@ -67,14 +90,14 @@ func (r *renderer) write(b *strings.Builder, s Served, stack []string) error {
 				return &Error{Code: CodeMissingVariable, Module: m.ID, Placeholder: p.Name, Msg: "the module declares this variable and the request does not supply it"}
 			}
 			if v.Escape == library.EscapeXML {
-				val = escapeXML(val)
+				xmlEscaper.WriteString(&r.out, val)
+			} else {
+				r.out.WriteString(val)
 			}
-			b.WriteString(val)
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "variable"})
 			continue
 		}
-		if val, ok := r.env[p.Name]; ok {
-			b.WriteString(val)
+		if r.writeEnv(p.Name) {
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "env"})
 			continue
 		}
@@ -89,19 +112,73 @@ func (r *renderer) write(b *strings.Builder, s Served, stack []string) error {
 			if !ok {
 				return &Error{Code: CodeNotFound, Module: m.ID, Placeholder: p.Name, Msg: "included module not found"}
 			}
-			r.included = append(r.included, inc)
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "include"})
-			var sub strings.Builder
-			if err := r.write(&sub, inc, append(stack, p.Name)); err != nil {
+			if err := r.write(inc, append(stack, p.Name)); err != nil {
 				return err
 			}
-			b.WriteString(strings.TrimRight(sub.String(), "\n")) // the file's last newline is not part of the text
-
 			continue
 		}
 		return &Error{Code: CodeUnknownPlaceholder, Module: m.ID, Placeholder: p.Name, Msg: "not a declared variable, an environment value or a module id"}
 	}
 	return nil
+}
+
+var weekdayLabels = [...]string{"weekday.sunday", "weekday.monday", "weekday.tuesday", "weekday.wednesday", "weekday.thursday", "weekday.friday", "weekday.saturday"}
+
+// writeEnv writes the environment value called name (S4); false when
+// name is not one.
+func (r *renderer) writeEnv(name string) bool {
+	var buf [64]byte
+	switch name {
+	case library.EnvDate:
+		r.out.Write(r.now.AppendFormat(buf[:0], "2006-01-02"))
+	case library.EnvWeekday:
+		r.out.WriteString(r.lab.get(weekdayLabels[r.now.Weekday()]))
+	case library.EnvCurrentTime:
+		r.out.Write(r.now.AppendFormat(buf[:0], time.RFC3339))
+	case library.EnvModel:
+		r.out.WriteString(r.model)
+	case library.EnvAttachments:
+		if len(r.req.Attachments) == 0 {
+			r.out.WriteString(r.lab.get("attachments.none"))
+		}
+		for i, at := range r.req.Attachments {
+			if i > 0 {
+				r.out.WriteString(r.lab.get("list.separator"))
+			}
+			r.out.WriteString(at.Name)
+		}
+	case library.EnvWebSearchStatus:
+		if r.req.WebSearch {
+			r.out.WriteString(r.lab.get("web_search.enabled"))
+		} else {
+			r.out.WriteString(r.lab.get("web_search.disabled"))
+		}
+	case library.EnvKnowledgeBases:
+		r.table(&r.kb, func() { writeKnowledgeTables(&r.out, r.lab, r.req.KnowledgeBases, r.loc) }, len(r.req.KnowledgeBases) > 0)
+	case library.EnvSelectedDocuments:
+		r.table(&r.selected, func() { writeSelectedTable(&r.out, r.lab, r.req.SelectedDocuments, r.req.KnowledgeBases) }, len(r.req.SelectedDocuments) > 0)
+	case library.EnvSkills:
+		r.table(&r.skills, func() { writeSkillTable(&r.out, r.lab, r.skillRows) }, len(r.skillRows) > 0)
+	default:
+		return false
+	}
+	return true
+}
+
+// table writes a table at its first use and copies it after that; an
+// empty table (nothing to list) writes nothing.
+func (r *renderer) table(s *span, render func(), present bool) {
+	if !present {
+		return
+	}
+	if s.set {
+		r.out.WriteString(r.slice(*s))
+		return
+	}
+	start := r.out.Len()
+	render()
+	*s = span{start, r.out.Len(), true}
 }
 
 func (r *renderer) hasOverride(id string) bool {
@@ -116,7 +193,5 @@ func (r *renderer) hasOverride(id string) bool {
 	return false
 }
 
+// xmlEscaper escapes & < > " ' for variables declared `escape: xml` (S3).
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
-
-// escapeXML escapes & < > " ' for variables declared `escape: xml` (S3).
-func escapeXML(s string) string { return xmlEscaper.Replace(s) }

@@ -51,16 +51,16 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	if req.Now != nil {
 		now = *req.Now
 	}
-	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{}}
-	lab := r.labels()
-	if lab.labels == nil {
+	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
+		req: &Request{Model: req.Model}, model: req.Model, now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
+	if r.lab.labels == nil {
 		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: fmt.Sprintf("no labels for %s or the fallback %s", locale, a.cfg.FallbackLocale)}
 	}
-	r.env = a.environment(lab, &Request{Model: req.Model}, req.Model, now.In(loc))
-	text, err := r.render(s, nil)
+	sp, err := r.module(s)
 	if err != nil {
 		return nil, err
 	}
+	text := r.slice(sp)
 	for name := range req.Variables {
 		if !r.declared[name] {
 			return nil, &Error{Code: CodeExtraVariable, Module: req.Module, Placeholder: name, Field: "variables." + name, Msg: "the module does not declare this variable"}

@@ -1,7 +1,6 @@
 package assembler
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,171 +21,265 @@ const (
 	SummaryRunes = 120
 	ellipsis     = "…"
 	emptyCell    = "-"
+	cellBreak    = "<br>"
 )
 
 // labeler renders label texts of one locale.
 type labeler struct {
 	labels library.Labels
+	locale string
 }
 
-// get returns a label with its placeholders filled in one pass.
-func (l labeler) get(key string, vals ...string) string {
+// get returns a label without placeholders.
+func (l labeler) get(key string) string { return l.labels[key] }
+
+// write writes a label with its placeholders filled in one pass from
+// name/value pairs; values are written as given.
+func (l labeler) write(b *strings.Builder, key string, vals ...string) {
 	text := l.labels[key]
-	if len(vals) == 0 {
-		return text
-	}
-	var b strings.Builder
-	for _, p := range library.Scan(text) {
-		if p.Name == "" {
-			b.WriteString(p.Literal)
+	for len(text) > 0 {
+		i := strings.Index(text, "{{")
+		if i < 0 {
+			break
+		}
+		name, end, ok := placeholderAt(text, i)
+		if !ok {
+			b.WriteString(text[:i+2])
+			text = text[i+2:]
 			continue
 		}
-		for i := 0; i+1 < len(vals); i += 2 {
-			if vals[i] == p.Name {
-				b.WriteString(vals[i+1])
+		b.WriteString(text[:i])
+		for k := 0; k+1 < len(vals); k += 2 {
+			if vals[k] == name {
+				b.WriteString(vals[k+1])
 				break
 			}
 		}
+		text = text[end:]
 	}
-	return b.String()
+	b.WriteString(text)
+}
+
+// placeholderAt reads `{{name}}` at text[i:]; label texts were checked
+// at load, so only the allowed names occur.
+func placeholderAt(text string, i int) (name string, end int, ok bool) {
+	j := strings.Index(text[i:], "}}")
+	if j < 0 {
+		return "", 0, false
+	}
+	name = text[i+2 : i+j]
+	return name, i + j + 2, library.ValidPlaceholderName(name)
 }
 
 // knowledgeStats is what the report says of one knowledge base.
 type knowledgeStats struct {
-	id, name    string
+	id          string
 	shown, more int
 }
 
-// knowledgeTables renders one heading and table per knowledge base (S5.1).
-func knowledgeTables(l labeler, kbs []KnowledgeBase, loc *time.Location) (string, []knowledgeStats) {
-	var b strings.Builder
-	stats := make([]knowledgeStats, 0, len(kbs))
+// knowledgeCounts returns the rows shown and cut per base, as the tables
+// show them.
+func knowledgeCounts(kbs []KnowledgeBase) []knowledgeStats {
+	stats := make([]knowledgeStats, len(kbs))
 	for i, kb := range kbs {
+		rows := kb.rows()
+		shown := min(rows, MaxRowsPerBase)
+		stats[i] = knowledgeStats{id: kb.ID, shown: shown, more: max(kb.DocCount, rows) - shown}
+	}
+	return stats
+}
+
+func (kb *KnowledgeBase) rows() int {
+	if kb.Type == KnowledgeFAQ {
+		return len(kb.FAQEntries)
+	}
+	return len(kb.RecentDocs)
+}
+
+// writeKnowledgeTables writes one heading and table per knowledge base
+// (S5.1).
+func writeKnowledgeTables(b *strings.Builder, l labeler, kbs []KnowledgeBase, loc *time.Location) {
+	var num [24]byte
+	for i := range kbs {
+		kb := &kbs[i]
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		typ, rows := l.get("kb.type.document"), len(kb.RecentDocs)
+		typ := l.get("kb.type.document")
 		if kb.Type == KnowledgeFAQ {
-			typ, rows = l.get("kb.type.faq"), len(kb.FAQEntries)
+			typ = l.get("kb.type.faq")
 		}
+		rows := kb.rows()
 		total := max(kb.DocCount, rows)
-		b.WriteString(oneLine(l.get("kb.heading",
-			"name", cellText(kb.Name), "type", typ, "count", strconv.Itoa(total), "description", cellText(kb.Description))))
+		l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ,
+			"count", string(strconv.AppendInt(num[:0], int64(total), 10)), "description", inline(kb.Description))
 		b.WriteString("\n\n")
 		shown := min(rows, MaxRowsPerBase)
 		switch {
 		case shown == 0:
 			b.WriteString(l.get("kb.empty"))
 		case kb.Type == KnowledgeFAQ:
-			writeRow(&b, l.get("kb.col.question"), l.get("kb.col.answer"), l.get("kb.col.chunk"))
-			writeRule(&b, 3)
+			writeHeader(b, l, "kb.col.question", "kb.col.answer", "kb.col.chunk")
 			for _, e := range kb.FAQEntries[:shown] {
-				writeRow(&b, cellText(e.Question), cellText(answers(e.Answers)), cellText(e.ChunkID))
+				b.WriteString("\n| ")
+				writeCell(b, e.Question)
+				b.WriteString(" | ")
+				writeAnswers(b, e.Answers)
+				b.WriteString(" | ")
+				writeCell(b, e.ChunkID)
+				b.WriteString(" |")
 			}
 		default:
-			writeRow(&b, l.get("kb.col.title"), l.get("kb.col.type"), l.get("kb.col.created"), l.get("kb.col.size"), l.get("kb.col.summary"))
-			writeRule(&b, 5)
-			for _, d := range mostRecent(kb.RecentDocs)[:shown] {
-				writeRow(&b, cellText(firstNonEmpty(d.Title, d.FileName)), cellText(d.FileType),
-					formatTime(d.CreatedAt, loc), humanSize(d.FileSize), cellText(Truncate(d.Summary, SummaryRunes)))
+			writeHeader(b, l, "kb.col.title", "kb.col.type", "kb.col.created", "kb.col.size", "kb.col.summary")
+			for _, d := range mostRecent(kb.RecentDocs, shown) {
+				b.WriteString("\n| ")
+				writeCell(b, firstNonEmpty(d.Title, d.FileName))
+				b.WriteString(" | ")
+				writeCell(b, d.FileType)
+				b.WriteString(" | ")
+				writeTime(b, d.CreatedAt, loc)
+				b.WriteString(" | ")
+				writeSize(b, d.FileSize)
+				b.WriteString(" | ")
+				writeSummary(b, d.Summary)
+				b.WriteString(" |")
 			}
 		}
-		more := total - shown
-		if more > 0 {
-			b.WriteString("\n")
-			b.WriteString(l.get("kb.more", "count", strconv.Itoa(more)))
+		if more := total - shown; more > 0 {
+			b.WriteString("\n\n")
+			l.write(b, "kb.more", "count", string(strconv.AppendInt(num[:0], int64(more), 10)))
 		}
-		stats = append(stats, knowledgeStats{id: kb.ID, name: kb.Name, shown: shown, more: more})
 	}
-	return strings.TrimRight(b.String(), "\n"), stats
 }
 
-// selectedTable renders the @-mentioned documents (S5.2).
-func selectedTable(l labeler, docs []SelectedDocument, kbs []KnowledgeBase) string {
-	names := make(map[string]string, len(kbs))
-	for _, kb := range kbs {
-		names[kb.ID] = kb.Name
-	}
-	var b strings.Builder
-	writeRow(&b, l.get("sel.col.title"), l.get("sel.col.type"), l.get("sel.col.kb"), l.get("sel.col.id"))
-	writeRule(&b, 4)
+// writeSelectedTable writes the @-mentioned documents (S5.2).
+func writeSelectedTable(b *strings.Builder, l labeler, docs []SelectedDocument, kbs []KnowledgeBase) {
+	writeHeader(b, l, "sel.col.title", "sel.col.type", "sel.col.kb", "sel.col.id")
 	for _, d := range docs {
-		kb := firstNonEmpty(names[d.KnowledgeBaseID], d.KnowledgeBaseID)
-		writeRow(&b, cellText(firstNonEmpty(d.Title, d.FileName)), cellText(d.FileType), cellText(kb), cellText(d.KnowledgeID))
+		kb := d.KnowledgeBaseID
+		for i := range kbs {
+			if kbs[i].ID == d.KnowledgeBaseID && strings.TrimSpace(kbs[i].Name) != "" {
+				kb = kbs[i].Name
+				break
+			}
+		}
+		b.WriteString("\n| ")
+		writeCell(b, firstNonEmpty(d.Title, d.FileName))
+		b.WriteString(" | ")
+		writeCell(b, d.FileType)
+		b.WriteString(" | ")
+		writeCell(b, kb)
+		b.WriteString(" | ")
+		writeCell(b, d.KnowledgeID)
+		b.WriteString(" |")
 	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
-// skillRow is one line of the skill metadata table (S5.3).
+// skillRow is one line of the skill metadata table (S5.3): a task module
+// not hit (served set) or a runtime skill. trigger is the cell text.
 type skillRow struct {
+	served                     *Served
 	name, description, trigger string
 }
 
-func skillTable(l labeler, rows []skillRow) string {
-	var b strings.Builder
-	writeRow(&b, l.get("skill.col.name"), l.get("skill.col.description"), l.get("skill.col.trigger"))
-	writeRule(&b, 3)
+func writeSkillTable(b *strings.Builder, l labeler, rows []skillRow) {
+	writeHeader(b, l, "skill.col.name", "skill.col.description", "skill.col.trigger")
 	for _, r := range rows {
-		writeRow(&b, cellText(r.name), cellText(r.description), cellText(r.trigger))
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// triggerText describes how a task module fires, in label words.
-func triggerText(l labeler, m *library.Module) string {
-	var parts []string
-	for _, t := range m.Triggers {
-		switch t.Kind {
-		case library.TriggerCommand:
-			parts = append(parts, l.get("skill.trigger.command", "command", t.Command))
-		case library.TriggerIntent:
-			parts = append(parts, l.get("skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator"))))
-		case library.TriggerAttachment:
-			part := l.get("skill.trigger.attachment")
-			if len(t.Keywords) > 0 {
-				part += " + " + l.get("skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator")))
-			}
-			parts = append(parts, part)
-		case library.TriggerManual:
-			parts = append(parts, l.get("skill.trigger.manual"))
-		}
-	}
-	if len(parts) == 0 {
-		return l.get("skill.trigger.manual")
-	}
-	return strings.Join(parts, l.get("skill.trigger.separator"))
-}
-
-func writeRow(b *strings.Builder, cells ...string) {
-	b.WriteString("|")
-	for _, c := range cells {
-		b.WriteString(" ")
-		b.WriteString(c)
+		b.WriteString("\n| ")
+		writeCell(b, r.name)
+		b.WriteString(" | ")
+		writeCell(b, r.description)
+		b.WriteString(" | ")
+		b.WriteString(r.trigger)
 		b.WriteString(" |")
 	}
-	b.WriteString("\n")
 }
 
-func writeRule(b *strings.Builder, n int) {
+// triggerCell describes how a task module fires, in label words, as a
+// table cell.
+func triggerCell(l labeler, m *library.Module) string {
+	var text strings.Builder
+	if len(m.Triggers) == 0 {
+		text.WriteString(l.get("skill.trigger.manual"))
+	}
+	for i, t := range m.Triggers {
+		if i > 0 {
+			text.WriteString(l.get("skill.trigger.separator"))
+		}
+		switch t.Kind {
+		case library.TriggerCommand:
+			l.write(&text, "skill.trigger.command", "command", t.Command)
+		case library.TriggerIntent:
+			l.write(&text, "skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator")))
+		case library.TriggerAttachment:
+			text.WriteString(l.get("skill.trigger.attachment"))
+			if len(t.Keywords) > 0 {
+				text.WriteString(" + ")
+				l.write(&text, "skill.trigger.keywords", "keywords", strings.Join(t.Keywords, l.get("list.separator")))
+			}
+		case library.TriggerManual:
+			text.WriteString(l.get("skill.trigger.manual"))
+		}
+	}
+	var cell strings.Builder
+	writeCell(&cell, text.String())
+	return cell.String()
+}
+
+func writeHeader(b *strings.Builder, l labeler, keys ...string) {
 	b.WriteString("|")
-	for range n {
+	for _, k := range keys {
+		b.WriteString(" ")
+		writeCell(b, l.get(k))
+		b.WriteString(" |")
+	}
+	b.WriteString("\n|")
+	for range keys {
 		b.WriteString(" --- |")
 	}
-	b.WriteString("\n")
 }
 
-// cellText makes s safe as one markdown table cell: one line, pipes
-// escaped, line breaks as <br>, no text lost; empty cells show "-".
-func cellText(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return emptyCell
-	}
+// writeCell writes s as one markdown table cell (S5.1): one line, pipes
+// escaped, line breaks as <br>, no text lost; an empty cell shows "-".
+func writeCell(b *strings.Builder, s string) { writeEscaped(b, strings.TrimSpace(s), cellBreak, true) }
+
+// inline escapes s for a heading: like a cell, with line breaks as spaces.
+func inline(s string) string {
 	var b strings.Builder
-	b.Grow(len(s) + 8)
+	writeEscaped(&b, strings.TrimSpace(s), " ", true)
+	return b.String()
+}
+
+// needsEscape reports whether s holds a byte writeEscaped changes: a
+// control character, | or \, or the UTF-8 of U+0085, U+2028 or U+2029.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == 0x7f, c == '|', c == '\\':
+			return true
+		case c == 0xc2 && i+1 < len(s) && s[i+1] == 0x85:
+			return true
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			return true
+		}
+	}
+	return false
+}
+
+func writeEscaped(b *strings.Builder, s, lineBreak string, dashIfEmpty bool) {
+	if s == "" {
+		if dashIfEmpty {
+			b.WriteString(emptyCell)
+		}
+		return
+	}
+	if !needsEscape(s) {
+		b.WriteString(s)
+		return
+	}
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
-		if r >= 0x80 {
+		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
 		switch {
@@ -194,9 +287,9 @@ func cellText(s string) string {
 			if i+1 < len(s) && s[i+1] == '\n' {
 				size = 2
 			}
-			b.WriteString("<br>")
+			b.WriteString(lineBreak)
 		case r == '\n' || r == '\u2028' || r == '\u2029' || r == '\u0085':
-			b.WriteString("<br>")
+			b.WriteString(lineBreak)
 		case r == '\\' && i+1 < len(s) && strings.ContainsRune("|\r\n\u2028\u2029\u0085", runeAt(s, i+1)):
 			b.WriteString(`\\`) // keep the backslash literal before an escape we add
 		case r == '|':
@@ -208,83 +301,131 @@ func cellText(s string) string {
 		}
 		i += size
 	}
-	return b.String()
 }
 
-// oneLine turns any line break into a space, for headings.
-func oneLine(s string) string {
-	return strings.NewReplacer("<br>", " ", "\n", " ").Replace(s)
-}
-
-// answers joins several FAQ answers into one cell text, a blank line
-// (<br><br> once escaped) between them, like paragraphs.
-func answers(as []string) string {
-	parts := make([]string, 0, len(as))
-	for _, a := range as {
-		if a = strings.TrimSpace(a); a != "" {
-			parts = append(parts, a)
+// writeAnswers writes several FAQ answers into one cell, a blank line
+// (<br><br>) between them, like paragraphs.
+func writeAnswers(b *strings.Builder, answers []string) {
+	n := 0
+	for _, a := range answers {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
 		}
+		if n > 0 {
+			b.WriteString(cellBreak + cellBreak)
+		}
+		writeEscaped(b, a, cellBreak, false)
+		n++
 	}
-	return strings.Join(parts, "\n\n")
+	if n == 0 {
+		b.WriteString(emptyCell)
+	}
+}
+
+// writeSummary writes a summary cut to SummaryRunes as one cell.
+func writeSummary(b *strings.Builder, s string) {
+	s = strings.TrimSpace(s)
+	cut, cutShort := truncateAt(s, SummaryRunes)
+	if !cutShort {
+		writeCell(b, s)
+		return
+	}
+	writeEscaped(b, strings.TrimRight(s[:cut], " \t\r\n"), cellBreak, false)
+	b.WriteString(ellipsis)
 }
 
 // Truncate cuts s to at most n runes, never inside a grapheme cluster
 // (an emoji sequence or flag is kept or dropped whole), and marks a cut
 // with "…" (S5.1, E8). Text of n runes or fewer is returned unchanged.
 func Truncate(s string, n int) string {
-	runes := 0
-	for range s {
-		runes++
-		if runes > n {
-			break
-		}
-	}
-	if runes <= n {
+	cut, cutShort := truncateAt(s, n)
+	if !cutShort {
 		return s
 	}
-	cut, count := 0, 0
-	state := -1
+	return strings.TrimRight(s[:cut], " \t\r\n") + ellipsis
+}
+
+// truncateAt returns the byte offset of the longest grapheme-aligned
+// prefix of s with at most n runes, and whether s is longer than that.
+func truncateAt(s string, n int) (cut int, cutShort bool) {
+	runes := 0
+	var prev rune
+	for i, r := range s {
+		if runes == n {
+			if plainBoundary(prev, r) {
+				return i, true
+			}
+			cutShort = true
+			break
+		}
+		prev = r
+		runes++
+	}
+	if !cutShort {
+		return len(s), false
+	}
+	count, state := 0, -1
 	rest := s
 	for len(rest) > 0 {
 		var cluster string
 		cluster, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		c := 0
-		for range cluster {
-			c++
-		}
+		c := utf8.RuneCountInString(cluster)
 		if count+c > n {
 			break
 		}
 		count += c
 		cut += len(cluster)
 	}
-	return strings.TrimRight(s[:cut], " \t\r\n") + ellipsis
+	return cut, true
 }
 
-// humanSize formats bytes as B, KB, MB or GB with one decimal (S5.1).
-func humanSize(n int64) string {
+// plainBoundary reports whether a grapheme boundary surely lies between a
+// and b without running the full segmentation: both are printable ASCII,
+// Han, kana or CJK punctuation, which never join a cluster (UAX #29).
+func plainBoundary(a, b rune) bool { return plainRune(a) && plainRune(b) }
+
+func plainRune(r rune) bool {
+	switch {
+	case r >= 0x20 && r < 0x7f, r >= 0x4e00 && r <= 0x9fff, r >= 0xff01 && r <= 0xff5e:
+		return true
+	case r >= 0x3000 && r <= 0x3029, r >= 0x3030 && r <= 0x3098, r >= 0x309b && r <= 0x30ff:
+		return true // CJK punctuation and kana, without the combining marks
+	}
+	return false
+}
+
+// writeSize writes bytes as B, KB, MB or GB with one decimal (S5.1).
+func writeSize(b *strings.Builder, n int64) {
 	if n <= 0 {
-		return emptyCell
+		b.WriteString(emptyCell)
+		return
 	}
+	var buf [32]byte
 	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
+		b.Write(strconv.AppendInt(buf[:0], n, 10))
+		b.WriteString(" B")
+		return
 	}
-	units := []string{"KB", "MB", "GB"}
-	v := float64(n) / 1024
-	u := 0
-	for math.Round(v*10)/10 >= 1024 && u < len(units)-1 {
+	units := [...]string{" KB", " MB", " GB"}
+	v, u := float64(n)/1024, 0
+	for roundTenth(v) >= 1024 && u < len(units)-1 {
 		v /= 1024
 		u++
 	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[u]
+	b.Write(strconv.AppendFloat(buf[:0], v, 'f', 1, 64))
+	b.WriteString(units[u])
 }
 
-// formatTime shows t as YYYY-MM-DD HH:MM in the request's zone.
-func formatTime(t time.Time, loc *time.Location) string {
+func roundTenth(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+
+// writeTime writes t as YYYY-MM-DD HH:MM in the request's zone.
+func writeTime(b *strings.Builder, t time.Time, loc *time.Location) {
 	if t.IsZero() {
-		return emptyCell
+		b.WriteString(emptyCell)
+		return
 	}
-	return t.In(loc).Format("2006-01-02 15:04")
+	var buf [32]byte
+	b.Write(t.In(loc).AppendFormat(buf[:0], "2006-01-02 15:04"))
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -296,19 +437,21 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
-// mostRecent returns the documents newest first (undated last, otherwise
-// in the order given), so the rows shown are the most recent (S5.1).
-func mostRecent(docs []Document) []Document {
-	out := slices.Clone(docs)
-	slices.SortStableFunc(out, func(a, b Document) int {
-		switch {
-		case a.CreatedAt.IsZero() || b.CreatedAt.IsZero():
+// mostRecent returns the n newest documents, newest first (undated last,
+// otherwise in the order given), so the rows shown are the most recent
+// (S5.1). The input is not modified.
+func mostRecent(docs []Document, n int) []*Document {
+	out := make([]*Document, len(docs))
+	for i := range docs {
+		out[i] = &docs[i]
+	}
+	slices.SortStableFunc(out, func(a, b *Document) int {
+		if a.CreatedAt.IsZero() || b.CreatedAt.IsZero() {
 			return cmpBool(a.CreatedAt.IsZero(), b.CreatedAt.IsZero())
-		default:
-			return b.CreatedAt.Compare(a.CreatedAt)
 		}
+		return b.CreatedAt.Compare(a.CreatedAt)
 	})
-	return out
+	return out[:n]
 }
 
 // cmpBool orders false before true.

@@ -13,7 +13,10 @@ import (
 // fold normalises text for trigger matching (S5.4): NFKC, so full-width
 // and half-width forms are equal, then lower case.
 func fold(s string) string {
-	return strings.ToLower(norm.NFKC.String(s))
+	if !norm.NFKC.IsNormalString(s) {
+		s = norm.NFKC.String(s)
+	}
+	return strings.ToLower(s)
 }
 
 // leadingCommand is the slash command of a request: its command field, or

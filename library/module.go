@@ -91,6 +91,9 @@ type Module struct {
 	Text string `json:"-"`
 	// Placeholders are the placeholders the body uses, in order of appearance.
 	Placeholders []Placeholder `json:"-"`
+	// Pieces is the body without surrounding blank space, scanned once at
+	// load so rendering never scans it again.
+	Pieces []Piece `json:"-"`
 
 	fieldLines map[string]int
 }

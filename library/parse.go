@@ -54,6 +54,7 @@ func Parse(file string, data []byte) (*Module, error) {
 		return nil, err
 	}
 	m.Placeholders = Placeholders(body)
+	m.Pieces = Scan(strings.TrimSpace(body))
 	for _, p := range m.Placeholders {
 		if e, ok := LookupEnv(p.Name); ok && e.EnvOnly && m.Layer != LayerEnv {
 			return nil, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules (S4)", p.Name)}
