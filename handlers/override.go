@@ -146,7 +146,7 @@ func (h *Overrides) Save(c echo.Context) error {
 // save is the part of Save and Create after binding: check, compare with
 // the builtin, store, rebuild, redirect.
 func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
-	m, lineErrs := checkOverride(v, e.ID, e.Locale, e.Text)
+	m, lineErrs := checkOverride(h.Assembler, v, e.ID, e.Locale, e.Text)
 	if len(lineErrs) > 0 {
 		e.Lines, e.Errors = components.NumberLines(e.Text, lineErrs)
 		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
@@ -205,9 +205,10 @@ func (h *Overrides) conflict(c echo.Context, e overridepage.Editor) error {
 }
 
 // checkOverride parses an override text and applies the rules of S2 and
-// S3: it parses, keeps the route's id and the builtin's layer, and every
-// placeholder is known. The errors name the lines they concern.
-func checkOverride(v *View, id, locale, text string) (*library.Module, []components.LineError) {
+// S3: it parses, keeps the route's id and the builtin's layer, every
+// placeholder is known and its includes make no cycle (E10). The errors
+// name the lines they concern.
+func checkOverride(asm *assembler.Assembler, v *View, id, locale, text string) (*library.Module, []components.LineError) {
 	m, err := library.Parse(overrideFile(id, locale), []byte(text))
 	if err != nil {
 		return nil, lineErrors(err)
@@ -220,6 +221,19 @@ func checkOverride(v *View, id, locale, text string) (*library.Module, []compone
 	}
 	if err := v.Library.CheckPlaceholders(m); err != nil {
 		return nil, lineErrors(err)
+	}
+	if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
+		var ae *assembler.Error
+		line := m.BodyLine
+		if errors.As(err, &ae) && len(ae.Path) > 1 {
+			for _, p := range m.Placeholders {
+				if p.Name == ae.Path[1] {
+					line = m.BodyLine + p.Line - 1
+					break
+				}
+			}
+		}
+		return nil, []components.LineError{{Line: line, Msg: "body: " + err.Error()}}
 	}
 	m.Locale = locale
 	return m, nil

@@ -133,3 +133,23 @@ func TestLoadDirReportsEveryBrokenFile(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadDirReportsIncludeCycles(t *testing.T) {
+	dir := t.TempDir()
+	for p, text := range map[string]string{
+		"modules/en-US/base-a.md": head + "---\nA {{base.b}}\n",
+		"modules/en-US/base-b.md": strings.Replace(head, "base.a", "base.b", 1) + "---\nB {{base.a}}\n",
+	} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "include cycle: base.a → base.b → base.a") {
+		t.Fatalf("got %v, want the cycle base.a → base.b → base.a", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -192,6 +193,11 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			}
 		}
 	}
+	if len(errs) == 0 {
+		for _, err := range s.checkIncludeCycles() {
+			report(err)
+		}
+	}
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
 		return nil, errs
@@ -253,6 +259,41 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error {
 			continue
 		}
 		return &FileError{File: m.File, Line: m.BodyLine + p.Line - 1, Field: "body", Msg: fmt.Sprintf("unknown placeholder {{%s}}: not a declared variable, an environment value or a module id", p.Name)}
+	}
+	return nil
+}
+
+// checkIncludeCycles reports include cycles among the library's modules
+// (S3, E10): each locale's module includes the same locale's module, else
+// any locale's, as the assembler's fallback would.
+func (s *Snapshot) checkIncludeCycles() []error {
+	var errs []error
+	for _, id := range s.ids {
+		for _, loc := range s.ModuleLocales(id) {
+			m, _ := s.Module(id, loc)
+			if path := s.cycleFrom(m, loc, []string{id}); path != nil {
+				errs = append(errs, &FileError{File: m.File, Field: "body", Msg: "include cycle: " + strings.Join(path, " → ")})
+			}
+		}
+	}
+	return errs
+}
+
+func (s *Snapshot) cycleFrom(m *Module, loc string, stack []string) []string {
+	for _, p := range m.Placeholders {
+		if _, v := m.Variable(p.Name); v || !s.Has(p.Name) {
+			continue
+		}
+		if slices.Contains(stack, p.Name) {
+			return append(stack, p.Name)
+		}
+		next, ok := s.Module(p.Name, loc)
+		if !ok {
+			next, _ = s.Any(p.Name)
+		}
+		if path := s.cycleFrom(next, loc, append(stack, p.Name)); path != nil {
+			return path
+		}
 	}
 	return nil
 }
