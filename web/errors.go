@@ -8,15 +8,63 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/views/errorpage"
 )
 
-// apiError is the JSON body of a failed /api/ request (S11).
+// apiErrorBody is the JSON body of a failed /api/ request (S11):
+// {"error":{"code","message","field"}}; field is "" when no request field
+// is at fault.
+type apiErrorBody struct {
+	Error apiError `json:"error"`
+}
+
+// apiError is the error object of apiErrorBody.
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+// classifyAPI maps an error of the runtime API to a status and its JSON
+// error (documented on handlers.API): a *handlers.APIError as it is; an
+// *assembler.Error by code — not_found 404, limit_exceeded 413 for the
+// body size (no field) and 422 for a count limit, every other code 422;
+// an *echo.HTTPError by status (404 not_found, 405 method_not_allowed…);
+// anything else as classify does, ErrInvalid becoming invalid_request.
+func classifyAPI(err error, c echo.Context) (int, apiError) {
+	var ae *handlers.APIError
+	var asm *assembler.Error
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status, apiError{Code: ae.Code, Message: ae.Message, Field: ae.Field}
+	case errors.As(err, &asm):
+		status := http.StatusUnprocessableEntity
+		switch {
+		case asm.Code == assembler.CodeNotFound:
+			status = http.StatusNotFound
+		case asm.Code == assembler.CodeLimitExceeded && asm.Field == "":
+			status = http.StatusRequestEntityTooLarge
+		}
+		field := asm.Field
+		if field == "" && asm.Placeholder != "" && (asm.Code == assembler.CodeMissingVariable || asm.Code == assembler.CodeExtraVariable) {
+			field = "variables." + asm.Placeholder
+		}
+		return status, apiError{Code: asm.Code, Message: strings.TrimPrefix(asm.Error(), asm.Code+": "), Field: field}
+	case errors.As(err, &he) && he.Code == http.StatusNotFound && he.Internal == nil && he.Message == http.StatusText(http.StatusNotFound):
+		return he.Code, apiError{Code: "not_found", Message: fmt.Sprintf("no API route %s %s", c.Request().Method, c.Request().URL.Path)}
+	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
+		return he.Code, apiError{Code: "method_not_allowed", Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s",
+			c.Request().Method, c.Request().URL.Path, c.Response().Header().Get(echo.HeaderAllow))}
+	}
+	status, code, msg := classify(err)
+	if code == "invalid" {
+		code = assembler.CodeInvalidRequest
+	}
+	return status, apiError{Code: code, Message: msg}
 }
 
 // classify maps an error to a status, a stable code and a message safe to
@@ -42,12 +90,18 @@ func classify(err error) (status int, code, msg string) {
 }
 
 // handleError is the server's one HTTPErrorHandler: it logs server
-// errors and writes an HTML error page, or JSON under /api/.
+// errors and writes an HTML error page, or under /api/ the JSON error of
+// classifyAPI (S11), HTML escaping off like every API response.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, code, msg := classify(err)
+	status, _, msg := classify(err)
+	api := isAPI(c)
+	var body apiErrorBody
+	if api {
+		status, body.Error = classifyAPI(err, c)
+	}
 	if status >= http.StatusInternalServerError {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
 	}
@@ -55,8 +109,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case strings.HasPrefix(c.Request().URL.Path, "/api/"):
-		werr = c.JSON(status, apiError{Code: code, Message: msg})
+	case api:
+		werr = handlers.WriteJSON(c, status, body)
 	default:
 		m := errorpage.Model{Status: status, Title: http.StatusText(status), Message: msg}
 		if werr = handlers.Render(c, status, errorpage.Page(m)); werr != nil {

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"strings"
+
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -15,7 +17,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.requestLogger(), s.recoverer(), middleware.BodyLimit("8M"))
+	// The console's body limit; /api has its own (handlers.LimitBody) that
+	// answers JSON and keeps the connection.
+	e.Use(s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
 
 	health := &handlers.Health{DB: s.cfg.Store}
 	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}
@@ -50,5 +54,24 @@ func (s *Server) newEcho() *echo.Echo {
 
 	e.GET("/preview", prev.Show)
 	e.POST("/preview", prev.Run)
+
+	// The runtime API (S11), JSON only, in one group. Its middleware is
+	// given to each route from apiMW rather than with Group.Use: Use adds a
+	// catch-all 404 route to the group, which would answer 404 where a
+	// path exists under another method (405). Authentication goes into
+	// apiMW. Unknown /api routes reach Echo's 404 and become JSON in
+	// handleError.
+	api := &handlers.API{Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	apiMW := []echo.MiddlewareFunc{handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+	v1 := e.Group("/api/v1")
+	v1.POST("/assemble", api.Assemble, apiMW...)
+	v1.POST("/render", api.Render, apiMW...)
+	v1.GET("/modules", api.Modules, apiMW...)
+	v1.GET("/modules/:id", api.Module, apiMW...)
+	v1.GET("/commands", api.Commands, apiMW...)
+	v1.GET("/tools", api.Tools, apiMW...)
 	return e
 }
+
+// isAPI reports whether a request is for the runtime API (S11).
+func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }

@@ -146,13 +146,13 @@ func TestErrorHandler(t *testing.T) {
 	}
 
 	rec := serve(srv.Handler(), http.MethodGet, "/api/test/conflict")
-	var body apiError
+	var body apiErrorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusConflict ||
-		body.Code != "conflict" || !strings.Contains(body.Message, "revision 3") {
+		body.Error.Code != "conflict" || !strings.Contains(body.Error.Message, "revision 3") {
 		t.Errorf("API error: %d %s", rec.Code, rec.Body.String())
 	}
 	rec = serve(srv.Handler(), http.MethodGet, "/api/v1/nothing")
-	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusNotFound || body.Code != "not_found" {
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusNotFound || body.Error.Code != "not_found" {
 		t.Errorf("API 404: %d %s", rec.Code, rec.Body.String())
 	}
 }

@@ -1,0 +1,321 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/text/language"
+
+	"github.com/promptdesk/promptdesk/assembler"
+)
+
+// API serves the runtime API (S11) under /api/v1: JSON in and out,
+// camelCase, UTF-8, with HTML escaping off so prompt text comes back
+// byte for byte (E6). Every handler reads the Overlay's in-memory state,
+// never the database. Its actions live in api_*.go, one file per resource.
+//
+// Errors are returned, never written: the server's error handler turns
+// them into {"error":{"code","message","field"}} with these statuses:
+//   - 400 invalid_json: the body is not one JSON value (syntax error,
+//     truncated, empty, trailing data); the message gives line and column.
+//     Well-formed JSON of the wrong shape is 422, below.
+//   - 404 not_found: an unknown module, profile or route.
+//   - 405 method_not_allowed, with an Allow header.
+//   - 413 limit_exceeded: the body is larger than MaxRequestBytes (8 MiB).
+//   - 415 unsupported_media_type: see RequireJSON.
+//   - 422 invalid_request (unknown field, wrong type, bad locale…),
+//     missing_variable, extra_variable, unknown_placeholder,
+//     include_cycle, include_too_deep, and limit_exceeded for the count
+//     limits (50 knowledge bases, 200 skills); field names the request
+//     field ("knowledgeBases", "variables.conversation").
+type API struct {
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	// Now is the clock of requests that set no "now".
+	Now func() time.Time
+}
+
+// MaxRequestBytes is the request body limit of the runtime API (S11): 8 MiB.
+const MaxRequestBytes = assembler.MaxRequestBytes
+
+// API error codes the transport adds to assembler's (S11).
+const (
+	CodeInvalidJSON          = "invalid_json"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+)
+
+// APIError is a runtime-API error decided by the transport rather than by
+// assembly: a body that is not JSON (400), too large (413) or of the wrong
+// media type (415). Status is the HTTP status; Code, Field and Message go
+// into the JSON error body as they are.
+type APIError struct {
+	Status  int
+	Code    string
+	Field   string
+	Message string
+}
+
+func (e *APIError) Error() string { return e.Code + ": " + e.Message }
+
+// maxDrain is how much of an oversized body is read and thrown away so the
+// client gets the 413 on a connection that stays usable; past it the
+// server answers anyway and net/http closes the connection after the reply.
+const maxDrain = 32 << 20
+
+// errBodyTooLarge is the 413 of a body over limit bytes.
+func errBodyTooLarge(limit int64) *APIError {
+	return &APIError{
+		Status:  http.StatusRequestEntityTooLarge,
+		Code:    assembler.CodeLimitExceeded,
+		Message: fmt.Sprintf("the request body is larger than the limit of %s (%d bytes)", sizeName(limit), limit),
+	}
+}
+
+// sizeName spells a byte count the way S11 states limits ("8 MiB").
+func sizeName(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// LimitBody is the body-size middleware of the API group: a body larger
+// than limit bytes fails with a 413 APIError (code limit_exceeded, the
+// message naming the limit) when the handler reads it, or before the
+// handler runs when Content-Length already says so. The rest of an
+// oversized body (up to 32 MiB) is read and discarded, so the client can
+// read the JSON answer and keep its connection; a client that sent
+// "Expect: 100-continue" is answered without being asked for the body.
+func LimitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.Body == nil || r.Body == http.NoBody {
+				return next(c)
+			}
+			if r.ContentLength > limit {
+				if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") && r.ContentLength <= maxDrain {
+					_, _ = io.Copy(io.Discard, r.Body)
+				}
+				return errBodyTooLarge(limit)
+			}
+			r.Body = &limitedBody{rc: r.Body, left: limit, limit: limit}
+			return next(c)
+		}
+	}
+}
+
+// limitedBody is http.MaxBytesReader without its side effect of closing
+// the connection: past the limit it drains the body and fails with the
+// 413 APIError.
+type limitedBody struct {
+	rc    io.ReadCloser
+	left  int64
+	limit int64
+	err   error
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	// One byte more than allowed tells "exactly at the limit" from "over it".
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.rc.Read(p)
+	if int64(n) <= l.left {
+		l.left -= int64(n)
+		l.err = err
+		return n, err
+	}
+	n = int(l.left)
+	l.left = 0
+	_, _ = io.CopyN(io.Discard, l.rc, maxDrain)
+	l.err = errBodyTooLarge(l.limit)
+	return n, l.err
+}
+
+func (l *limitedBody) Close() error { return l.rc.Close() }
+
+// RequireJSON is the media-type middleware of the API group. Requests with
+// a body (POST, PUT, PATCH) may send Content-Type application/json or any
+// application/*+json, with no charset or charset=utf-8; no Content-Type
+// at all; or application/x-www-form-urlencoded, which is what `curl -d
+// @request.json` sends — the body is read as JSON all the same, never as
+// a form. Anything else (multipart/form-data from `curl -F`, text/xml, a
+// non-UTF-8 charset) fails with 415 unsupported_media_type.
+func RequireJSON() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			switch c.Request().Method {
+			case http.MethodPost, http.MethodPut, http.MethodPatch:
+			default:
+				return next(c)
+			}
+			ct := c.Request().Header.Get(echo.HeaderContentType)
+			if ct == "" {
+				return next(c)
+			}
+			mt, params, err := mime.ParseMediaType(ct)
+			ok := err == nil && (mt == "application/json" || mt == "application/x-www-form-urlencoded" ||
+				strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+			if cs, set := params["charset"]; ok && set && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+				ok = false
+			}
+			if !ok {
+				return &APIError{
+					Status:  http.StatusUnsupportedMediaType,
+					Code:    CodeUnsupportedMediaType,
+					Field:   "Content-Type",
+					Message: fmt.Sprintf("Content-Type %q is not accepted: send the JSON body as application/json (UTF-8); curl -d @request.json works too", ct),
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
+// WriteJSON writes v as a JSON response with status: UTF-8, HTML escaping
+// off (`<`, `>` and `&` stay as they are, E6), encoded to a buffer first
+// so an encoding error becomes a 500 instead of a half-written 200.
+func WriteJSON(c echo.Context, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode the JSON of %s: %w", c.Path(), err)
+	}
+	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+}
+
+// readBody reads the whole request body (LimitBody bounds it).
+func readBody(c echo.Context) ([]byte, error) {
+	data, err := io.ReadAll(c.Request().Body)
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae):
+		return nil, ae
+	case err != nil:
+		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "reading the request body failed: " + err.Error()}
+	}
+	return data, nil
+}
+
+// malformed returns the 400 invalid_json error when data is not one JSON
+// value, with the position of the first syntax error; nil when it is.
+func malformed(data []byte) error {
+	if json.Valid(data) {
+		return nil
+	}
+	bad := func(msg string) error {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: msg}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return bad("the request body is empty; send one JSON object")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&v)
+	offset := dec.InputOffset()
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset - 1 // Offset counts the offending byte
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		offset = int64(len(data))
+		err = errors.New("unexpected end of JSON input (unclosed object, array or string)")
+	case err == nil:
+		err = errors.New("unexpected data after the JSON object")
+	}
+	line, col := position(data, offset)
+	return bad(fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, strings.TrimPrefix(err.Error(), "json: ")))
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	return bytes.Count(before, []byte("\n")) + 1, int(offset) - bytes.LastIndexByte(before, '\n')
+}
+
+// decodeStrict decodes one JSON object into v: malformed JSON is the 400
+// of malformed; an unknown field or a value of the wrong type is a 422
+// invalid_request naming the field.
+func decodeStrict(data []byte, v any) error {
+	if err := malformed(data); err != nil {
+		return err
+	}
+	if trimmed := bytes.TrimSpace(data); trimmed[0] != '{' {
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	var pe *time.ParseError
+	switch {
+	case errors.As(err, &te):
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: te.Field, Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+	case errors.As(err, &pe):
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+	}
+	msg := err.Error()
+	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: strings.Trim(field, `"`), Msg: "unknown field"}
+	}
+	return &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: strings.TrimPrefix(msg, "json: ")}
+}
+
+// queryLocale reads the optional ?locale= parameter: its canonical BCP 47
+// form, or the fallback locale when absent. A tag that does not parse is a
+// 422 invalid_request on field "locale".
+func (h *API) queryLocale(c echo.Context) (string, error) {
+	s := strings.TrimSpace(c.QueryParam("locale"))
+	if s == "" {
+		return h.Assembler.FallbackLocale(), nil
+	}
+	return checkLocale(s)
+}
+
+// checkLocale returns the canonical form of a BCP 47 tag ("en-us" →
+// "en-US"), or a 422 invalid_request on field "locale".
+func checkLocale(s string) (string, error) {
+	tag, err := language.Parse(s)
+	if err != nil {
+		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "locale", Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", s)}
+	}
+	return tag.String(), nil
+}
+
+// queryBool reads an optional boolean query parameter (true/false/1/0);
+// absent is false, anything else a 422 invalid_request naming it.
+func queryBool(c echo.Context, name string) (bool, error) {
+	s := c.QueryParam(name)
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: name, Msg: fmt.Sprintf("%q is not true or false", s)}
+	}
+	return b, nil
+}

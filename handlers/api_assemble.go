@@ -1,0 +1,45 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+)
+
+// Assemble handles POST /api/v1/assemble (S5, S11). The body is an
+// assemble request (assembler.DecodeRequest: camelCase, unknown fields
+// rejected, the S11 limits checked); the answer is 200 with the
+// assembler.Result, the same JSON the CLI's `assemble` prints: segments
+// [{layer,text,modules,tokens}], text, report [{kind,module,version,source,
+// locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,
+// profile. With ?builtinOnly=true the operator overrides are left out
+// (profiles still apply), as in the preview. Errors: see API.
+func (h *API) Assemble(c echo.Context) error {
+	builtinOnly, err := queryBool(c, "builtinOnly")
+	if err != nil {
+		return err
+	}
+	data, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if err := malformed(data); err != nil {
+		return err
+	}
+	req, err := assembler.DecodeRequest(data)
+	if err != nil {
+		return err
+	}
+	v := h.Overlay.Current()
+	st := v.State
+	if builtinOnly {
+		st = &assembler.State{Profiles: v.State.Profiles}
+	}
+	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
+	if err != nil {
+		return err
+	}
+	return WriteJSON(c, http.StatusOK, res)
+}

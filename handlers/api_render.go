@@ -1,0 +1,40 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+)
+
+// Render handles POST /api/v1/render (S3, S11): one module by id, through
+// the override chain, with caller variables — the "named scenario" use
+// (title generation, polishing, injection…). The body is an
+// assembler.RenderRequest {"module","locale","variables"} (optionally
+// "model", "timeZone", "now"), decoded strictly: an unknown field is a 422
+// naming it. The answer is 200 with assembler.Rendered: {"text","tokens",
+// "module","version","source","locale","fallback"}. Errors: see API;
+// typically 404 not_found for the module, 422 missing_variable or
+// extra_variable with field "variables.<name>".
+func (h *API) Render(c echo.Context) error {
+	data, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var req assembler.RenderRequest
+	if err := decodeStrict(data, &req); err != nil {
+		return err
+	}
+	if req.Locale != "" {
+		if req.Locale, err = checkLocale(req.Locale); err != nil {
+			return err
+		}
+	}
+	v := h.Overlay.Current()
+	out, err := h.Assembler.Render(v.Library, v.State, &req, h.Now())
+	if err != nil {
+		return err
+	}
+	return WriteJSON(c, http.StatusOK, out)
+}
