@@ -70,6 +70,7 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/modules/:id", api.Module, apiMW...)
 	v1.GET("/commands", api.Commands, apiMW...)
 	v1.GET("/tools", api.Tools, apiMW...)
+	v1.GET("/openapi.json", api.OpenAPI, apiMW...)
 	return e
 }
 

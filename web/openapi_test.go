@@ -1,0 +1,430 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/views/components"
+)
+
+// jsonObject is a decoded JSON object of the OpenAPI document.
+type jsonObject = map[string]any
+
+// openAPIDoc returns the document as GET /api/v1/openapi.json serves it,
+// decoded, without a server.
+func openAPIDoc(t *testing.T) jsonObject {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil), rec)
+	if err := (&handlers.API{}).OpenAPI(c); err != nil {
+		t.Fatal(err)
+	}
+	return decodeOpenAPI(t, rec)
+}
+
+func decodeOpenAPI(t *testing.T, rec *httptest.ResponseRecorder) jsonObject {
+	t.Helper()
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d, want 200: %.500s", rec.Code, rec.Body.String())
+	}
+	if ct := rec.Header().Get(echo.HeaderContentType); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var doc jsonObject
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatalf("the OpenAPI document is not JSON: %v", err)
+	}
+	if v, _ := doc["openapi"].(string); !strings.HasPrefix(v, "3.1.") {
+		t.Fatalf("openapi = %q, want 3.1.x", v)
+	}
+	return doc
+}
+
+// obj walks doc along keys, failing the test when a step is not an object.
+func obj(t *testing.T, doc jsonObject, keys ...string) jsonObject {
+	t.Helper()
+	cur := doc
+	for i, k := range keys {
+		next, ok := cur[k].(jsonObject)
+		if !ok {
+			t.Fatalf("OpenAPI: %s is not an object", strings.Join(keys[:i+1], "."))
+		}
+		cur = next
+	}
+	return cur
+}
+
+// httpMethods are the operation keys of an OpenAPI path item.
+var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// TestOpenAPIMatchesTheRouteTable serves the document through the real
+// server and holds its paths to the /api/v1 routes Echo has registered,
+// both ways, method by method.
+func TestOpenAPIMatchesTheRouteTable(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	doc := decodeOpenAPI(t, serve(srv.Handler(), http.MethodGet, "/api/v1/openapi.json"))
+
+	registered := map[string]bool{}
+	for _, r := range srv.echo.Routes() {
+		if !strings.HasPrefix(r.Path, "/api/v1/") {
+			continue
+		}
+		registered[r.Method+" "+echoParam.ReplaceAllString(r.Path, "{$1}")] = true
+	}
+	if len(registered) < 7 {
+		t.Fatalf("only %d /api/v1 routes registered: %v", len(registered), registered)
+	}
+	documented := map[string]bool{}
+	for path, item := range obj(t, doc, "paths") {
+		for method, op := range item.(jsonObject) {
+			if !slices.Contains(httpMethods, method) {
+				continue
+			}
+			documented[strings.ToUpper(method)+" "+path] = true
+			checkPathParams(t, path, method, op.(jsonObject), doc)
+		}
+	}
+	for r := range registered {
+		if !documented[r] {
+			t.Errorf("route %s is registered but not in the OpenAPI paths", r)
+		}
+	}
+	for d := range documented {
+		if !registered[d] {
+			t.Errorf("OpenAPI documents %s, which is not a registered route", d)
+		}
+	}
+
+	// Served inside the API group's middleware: other methods are the JSON 405.
+	rec := serve(srv.Handler(), http.MethodPost, "/api/v1/openapi.json")
+	if rec.Code != http.StatusMethodNotAllowed || !strings.Contains(rec.Body.String(), `"method_not_allowed"`) {
+		t.Errorf("POST /api/v1/openapi.json: %d %s, want the JSON 405", rec.Code, rec.Body.String())
+	}
+}
+
+// checkPathParams wants each {name} of path declared as a required path
+// parameter of the operation, and no other path parameter.
+func checkPathParams(t *testing.T, path, method string, op, doc jsonObject) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\{([^}]+)\}`).FindAllStringSubmatch(path, -1) {
+		want[m[1]] = true
+	}
+	got := map[string]bool{}
+	params, _ := op["parameters"].([]any)
+	for _, p := range params {
+		po := resolve(t, doc, p.(jsonObject))
+		if po["in"] != "path" {
+			continue
+		}
+		name, _ := po["name"].(string)
+		if po["required"] != true {
+			t.Errorf("%s %s: path parameter %s is not required", method, path, name)
+		}
+		got[name] = true
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("%s %s: path parameters %v, want %v", method, path, got, want)
+	}
+}
+
+// resolve follows a local $ref ("#/components/…") to its target.
+func resolve(t *testing.T, doc, o jsonObject) jsonObject {
+	t.Helper()
+	ref, ok := o["$ref"].(string)
+	if !ok {
+		return o
+	}
+	keys, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		t.Fatalf("OpenAPI: $ref %q is not local", ref)
+	}
+	return obj(t, doc, strings.Split(keys, "/")...)
+}
+
+func TestOpenAPIRefsResolve(t *testing.T) {
+	t.Parallel()
+	doc := openAPIDoc(t)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case jsonObject:
+			if _, ok := v["$ref"]; ok {
+				resolve(t, doc, v)
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+}
+
+// TestOpenAPIOperations checks what each route takes and answers: the
+// request and 200 schemas, and every error response being the S11 error
+// body, with the statuses of handlers.API.
+func TestOpenAPIOperations(t *testing.T) {
+	t.Parallel()
+	doc := openAPIDoc(t)
+	ref := func(name string) string { return `{"$ref":"#/components/schemas/` + name + `"}` }
+	for _, c := range []struct {
+		method, path, body, ok string
+		errors                 []string
+	}{
+		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "404", "413", "415", "422"}},
+		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "404", "413", "415", "422"}},
+		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, nil},
+		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"404", "422"}},
+		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"422"}},
+		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"422", "500"}},
+		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, nil},
+	} {
+		op := obj(t, doc, "paths", c.path, c.method)
+		what := strings.ToUpper(c.method) + " " + c.path
+		if c.body != "" {
+			body := resolve(t, doc, obj(t, op, "requestBody"))
+			sameJSON(t, what+" request body", obj(t, body, "content", "application/json", "schema"), c.body)
+		} else if _, ok := op["requestBody"]; ok {
+			t.Errorf("%s documents a request body", what)
+		}
+		responses := obj(t, op, "responses")
+		sameJSON(t, what+" 200", obj(t, resolve(t, doc, obj(t, responses, "200")), "content", "application/json", "schema"), c.ok)
+		var statuses []string
+		for status, r := range responses {
+			if status == "200" {
+				continue
+			}
+			statuses = append(statuses, status)
+			sameJSON(t, what+" "+status, obj(t, resolve(t, doc, r.(jsonObject)), "content", "application/json", "schema"), ref("ErrorBody"))
+		}
+		sort.Strings(statuses)
+		if !slices.Equal(statuses, c.errors) {
+			t.Errorf("%s: error statuses %v, want %v", what, statuses, c.errors)
+		}
+	}
+	if _, ok := obj(t, doc, "components", "responses", "MethodNotAllowed", "headers")["Allow"]; !ok {
+		t.Error("the 405 response does not document the Allow header")
+	}
+
+	codes, _ := obj(t, doc, "components", "schemas", "Error", "properties", "code")["description"].(string)
+	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
+		assembler.CodeMissingVariable, assembler.CodeExtraVariable, assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle,
+		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal"} {
+		if !strings.Contains(codes, code) {
+			t.Errorf("Error.code does not list %s", code)
+		}
+	}
+	info, _ := obj(t, doc, "info")["description"].(string)
+	for _, s := range []string{"8 MiB", "50 knowledge bases", "200 skills", "10 rows", "256 KiB",
+		"400", "404", "405", "413", "415", "422"} {
+		if !strings.Contains(info, s) {
+			t.Errorf("info.description does not state %q", s)
+		}
+	}
+	req := obj(t, doc, "components", "schemas", "Request", "properties")
+	for field, limit := range map[string]int{"knowledgeBases": assembler.MaxKnowledgeBases, "skills": assembler.MaxSkills} {
+		if got := obj(t, req, field)["maxItems"]; got != float64(limit) {
+			t.Errorf("Request.%s maxItems = %v, want %d", field, got, limit)
+		}
+	}
+}
+
+// sameJSON compares a decoded JSON value with JSON text.
+func sameJSON(t *testing.T, what string, got any, want string) {
+	t.Helper()
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		g, _ := json.Marshal(got)
+		t.Errorf("%s: schema %s, want %s", what, g, want)
+	}
+}
+
+// TestOpenAPISchemasMatchGoTypes holds every component schema to the Go
+// type the handlers decode or encode: the property names are exactly the
+// json tags, each property has the JSON type of its field (nested structs
+// by $ref to their own schema), and for responses the required list is
+// exactly the fields without omitempty or omitzero.
+func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
+	t.Parallel()
+	doc := openAPIDoc(t)
+	type goType struct {
+		typ   reflect.Type
+		input bool
+	}
+	types := map[string]goType{
+		"Request":          {reflect.TypeFor[assembler.Request](), true},
+		"Attachment":       {reflect.TypeFor[assembler.Attachment](), true},
+		"KnowledgeBase":    {reflect.TypeFor[assembler.KnowledgeBase](), true},
+		"Document":         {reflect.TypeFor[assembler.Document](), true},
+		"FAQEntry":         {reflect.TypeFor[assembler.FAQEntry](), true},
+		"SelectedDocument": {reflect.TypeFor[assembler.SelectedDocument](), true},
+		"Skill":            {reflect.TypeFor[assembler.Skill](), true},
+		"RenderRequest":    {reflect.TypeFor[assembler.RenderRequest](), true},
+		"Result":           {reflect.TypeFor[assembler.Result](), false},
+		"Segment":          {reflect.TypeFor[assembler.Segment](), false},
+		"ReportEntry":      {reflect.TypeFor[assembler.ReportEntry](), false},
+		"Tables":           {reflect.TypeFor[assembler.Tables](), false},
+		"Rendered":         {reflect.TypeFor[assembler.Rendered](), false},
+		"APIModule":        {reflect.TypeFor[handlers.APIModule](), false},
+		"APIModuleDetail":  {reflect.TypeFor[handlers.APIModuleDetail](), false},
+		"Variable":         {reflect.TypeFor[library.Variable](), false},
+		"Trigger":          {reflect.TypeFor[library.Trigger](), false},
+		"APICommand":       {reflect.TypeFor[handlers.APICommand](), false},
+		"APITool":          {reflect.TypeFor[handlers.APITool](), false},
+		"ErrorBody":        {reflect.TypeFor[apiErrorBody](), false},
+		"Error":            {reflect.TypeFor[apiError](), false},
+	}
+	layers := make([]string, 0, len(library.Layers))
+	for _, l := range library.Layers {
+		layers = append(layers, string(l))
+	}
+	enums := map[string][]string{
+		"Layer":        layers,
+		"ModuleStatus": {components.StatusBuiltin, components.StatusOverridden, components.StatusDrifted, components.StatusUser},
+	}
+	names := map[reflect.Type]string{}
+	for name, g := range types {
+		names[g.typ] = name
+	}
+	schemas := obj(t, doc, "components", "schemas")
+	for name := range schemas {
+		if _, ok := types[name]; !ok && enums[name] == nil {
+			t.Errorf("schema %s matches no Go type in this test", name)
+		}
+	}
+	for name, values := range enums {
+		s := obj(t, schemas, name)
+		var got []string
+		for _, v := range s["enum"].([]any) {
+			got = append(got, v.(string))
+		}
+		if s["type"] != "string" || !slices.Equal(got, values) {
+			t.Errorf("schema %s: %v %v, want string %v", name, s["type"], got, values)
+		}
+	}
+
+	for name, g := range types {
+		s := obj(t, schemas, name)
+		if s["type"] != "object" {
+			t.Errorf("schema %s: type %v, want object", name, s["type"])
+		}
+		props := obj(t, s, "properties")
+		var required []string
+		declared, _ := s["required"].([]any)
+		for _, r := range declared {
+			if _, ok := props[r.(string)]; !ok {
+				t.Errorf("schema %s requires %s, which is not a property", name, r)
+			}
+			required = append(required, r.(string))
+		}
+		if g.input && s["additionalProperties"] != false {
+			t.Errorf("schema %s: the decoder rejects unknown fields; want additionalProperties false", name)
+		}
+		var tags, always []string
+		for i := range g.typ.NumField() {
+			f := g.typ.Field(i)
+			tag, ok := f.Tag.Lookup("json")
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			if !ok || f.Anonymous {
+				t.Fatalf("%s.%s: the test expects a named json tag", g.typ, f.Name)
+			}
+			tagName, opts, _ := strings.Cut(tag, ",")
+			tags = append(tags, tagName)
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
+				always = append(always, tagName)
+			}
+			p, ok := props[tagName].(jsonObject)
+			if !ok {
+				t.Errorf("schema %s has no property %q (json tag of %s.%s)", name, tagName, g.typ, f.Name)
+				continue
+			}
+			checkPropType(t, doc, names, name+"."+tagName, p, f.Type)
+		}
+		var propNames []string
+		for p := range props {
+			propNames = append(propNames, p)
+		}
+		sort.Strings(tags)
+		sort.Strings(propNames)
+		if !slices.Equal(tags, propNames) {
+			t.Errorf("schema %s: properties %v, want the json tags of %s %v", name, propNames, g.typ, tags)
+		}
+		if !g.input {
+			sort.Strings(always)
+			sort.Strings(required)
+			if !slices.Equal(always, required) {
+				t.Errorf("schema %s: required %v, want the fields always encoded %v", name, required, always)
+			}
+		}
+	}
+}
+
+// checkPropType wants the schema p to describe values of the Go type typ
+// as encoding/json writes them.
+func checkPropType(t *testing.T, doc jsonObject, names map[reflect.Type]string, where string, p jsonObject, typ reflect.Type) {
+	t.Helper()
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ == reflect.TypeFor[time.Time]() {
+		if p["type"] != "string" || p["format"] != "date-time" {
+			t.Errorf("%s: %v, want a date-time string", where, p)
+		}
+		return
+	}
+	if typ.Kind() == reflect.Struct {
+		if want := "#/components/schemas/" + names[typ]; names[typ] == "" || p["$ref"] != want {
+			t.Errorf("%s: %v, want $ref %s (%s)", where, p, want, typ)
+		}
+		return
+	}
+	want := map[reflect.Kind]string{
+		reflect.String: "string", reflect.Bool: "boolean",
+		reflect.Int: "integer", reflect.Int32: "integer", reflect.Int64: "integer",
+		reflect.Slice: "array", reflect.Map: "object",
+	}[typ.Kind()]
+	if want == "" {
+		t.Errorf("%s: the test does not know the JSON of %s", where, typ)
+		return
+	}
+	if got := resolve(t, doc, p)["type"]; got != want {
+		t.Errorf("%s: type %v, want %s (%s)", where, got, want, typ)
+		return
+	}
+	switch typ.Kind() {
+	case reflect.Slice:
+		items, _ := p["items"].(jsonObject)
+		checkPropType(t, doc, names, where+"[]", items, typ.Elem())
+	case reflect.Map:
+		if typ.Key().Kind() != reflect.String {
+			t.Errorf("%s: map key %s", where, typ.Key())
+		}
+		values, _ := p["additionalProperties"].(jsonObject)
+		checkPropType(t, doc, names, where+"{}", values, typ.Elem())
+	}
+}
