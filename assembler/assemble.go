@@ -499,7 +499,11 @@ func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 	if !a.cfg.CountTokens {
 		return nil, nil
 	}
-	return tokens.For(model)
+	c, err := tokens.For(model)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidRequest, Field: "model", Msg: "no tokenizer for this model: " + err.Error()}
+	}
+	return c, nil
 }
 
 // zone picks the time zone: request, then profile, then server (S4).

@@ -22,6 +22,10 @@ const (
 // MaxIncludeDepth is how deep includes may nest (S3).
 const MaxIncludeDepth = 10
 
+// MaxOutputBytes bounds one rendering: includes that repeat each other can
+// otherwise multiply a few bytes into gigabytes.
+const MaxOutputBytes = 8 << 20
+
 // Error is a typed assembly or rendering error. Module and Placeholder name
 // where it happened; Path is the include chain of a cycle or depth error;
 // Field names the request field of a request error. It matches

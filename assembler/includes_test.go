@@ -2,6 +2,7 @@ package assembler_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -39,5 +40,25 @@ func TestCheckIncludes(t *testing.T) {
 	}
 	if err := asm.CheckIncludes(snap, nil, parse("base.c", "C {{base.a}} and {{base.b}}"), "en-US"); err != nil {
 		t.Fatalf("a diamond is not a cycle: %v", err)
+	}
+}
+
+// Includes that repeat each other multiply text; a rendering stops at
+// MaxOutputBytes with limit_exceeded instead of running for minutes.
+func TestIncludeFanOutIsBounded(t *testing.T) {
+	t.Parallel()
+	var mods []mod
+	for i := range 10 {
+		body := strings.Repeat("x", 1000)
+		if i < 9 {
+			body = strings.Repeat(fmt.Sprintf("{{aux.f%02d}}", i+1), 6)
+		}
+		mods = append(mods, mod{id: fmt.Sprintf("aux.f%02d", i), body: body})
+	}
+	snap := newLib(t, withCore(mods...)...)
+	_, err := assembler.New(assembler.Config{}).Render(snap, nil, &assembler.RenderRequest{Module: "aux.f00"}, fixedNow)
+	var e *assembler.Error
+	if !errors.As(err, &e) || e.Code != assembler.CodeLimitExceeded {
+		t.Fatalf("got %v, want limit_exceeded", err)
 	}
 }

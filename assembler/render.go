@@ -1,6 +1,7 @@
 package assembler
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -78,17 +79,20 @@ func (r *renderer) write(s Served, stack []string) error {
 	m := s.Module
 	for _, v := range m.Variables {
 		r.declared[v.Name] = true
+		if _, supplied := r.vars[v.Name]; !supplied {
+			return &Error{Code: CodeMissingVariable, Module: m.ID, Placeholder: v.Name, Msg: "the module declares this variable and the request does not supply it"}
+		}
 	}
 	for _, p := range m.Pieces {
+		if r.out.Len() > MaxOutputBytes {
+			return &Error{Code: CodeLimitExceeded, Module: m.ID, Msg: fmt.Sprintf("the rendered text is over the limit of %d bytes (8 MiB); includes repeat too much", MaxOutputBytes)}
+		}
 		if p.Name == "" {
 			r.out.WriteString(p.Literal)
 			continue
 		}
 		if v, ok := m.Variable(p.Name); ok {
-			val, supplied := r.vars[p.Name]
-			if !supplied {
-				return &Error{Code: CodeMissingVariable, Module: m.ID, Placeholder: p.Name, Msg: "the module declares this variable and the request does not supply it"}
-			}
+			val := r.vars[p.Name]
 			if v.Escape == library.EscapeXML {
 				xmlEscaper.WriteString(&r.out, val)
 			} else {

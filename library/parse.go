@@ -22,7 +22,10 @@ const bom = "\uFEFF"
 // Windows file parses exactly like its Unix twin (E1).
 func Normalize(data []byte) string {
 	s := string(bytes.TrimPrefix(data, []byte(bom)))
-	return strings.ReplaceAll(s, "\r\n", "\n")
+	for strings.Contains(s, "\r\n") { // "\r\r\n" needs a second pass
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
 }
 
 // duplicateKey finds the key in go-yaml's duplicate-key message.
@@ -45,6 +48,9 @@ func Parse(file string, data []byte) (*Module, error) {
 	}
 	if strings.TrimSpace(body) == "" {
 		return nil, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"}
+	}
+	if err := checkFrontmatterShape(file, front); err != nil {
+		return nil, err
 	}
 	m := &Module{File: file, Text: text, Body: body, BodyLine: bodyLine, fieldLines: map[string]int{}}
 	if err := decodeFrontmatter(file, front, m); err != nil {
@@ -464,4 +470,40 @@ func invalidUTF8Line(data []byte) int {
 		i += size
 	}
 	return line
+}
+
+// Frontmatter limits: the YAML parser's memory grows with the square of
+// the nesting depth, and a module's frontmatter is a handful of fields.
+const (
+	MaxFrontmatterBytes = 32 << 10
+	maxFrontmatterDepth = 32
+)
+
+// checkFrontmatterShape refuses frontmatter too large or too deeply nested
+// to be a module's, before the YAML parser sees it.
+func checkFrontmatterShape(file, front string) error {
+	if len(front) > MaxFrontmatterBytes {
+		return &FileError{File: file, Line: 2, Msg: fmt.Sprintf("frontmatter is %d bytes; the limit is %d (32 KiB)", len(front), MaxFrontmatterBytes)}
+	}
+	depth, line := 0, 2
+	for i := 0; i < len(front); i++ {
+		switch front[i] {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case '\n':
+			line++
+		}
+		indent := 0
+		if i == 0 || front[i-1] == '\n' {
+			for i+indent < len(front) && (front[i+indent] == ' ' || front[i+indent] == '-') {
+				indent++
+			}
+		}
+		if depth > maxFrontmatterDepth || indent > 2*maxFrontmatterDepth {
+			return &FileError{File: file, Line: line, Msg: fmt.Sprintf("frontmatter nests deeper than %d levels", maxFrontmatterDepth)}
+		}
+	}
+	return nil
 }

@@ -147,3 +147,25 @@ func TestParseEmptyBodyAndInvalidUTF8(t *testing.T) {
 		t.Fatalf("invalid UTF-8: got %v, want line 9 naming UTF-8", fe)
 	}
 }
+
+// Deeply nested YAML makes the parser's memory grow with the square of the
+// depth; such frontmatter is refused before parsing.
+func TestParseRefusesDeepFrontmatter(t *testing.T) {
+	deep := head + "x: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n---\nB\n"
+	if fe := parseErr(t, deep); !strings.Contains(fe.Msg, "nests deeper than 32") {
+		t.Fatalf("got %v", fe)
+	}
+	big := head + "description2: " + strings.Repeat("x", MaxFrontmatterBytes) + "\n---\nB\n"
+	if fe := parseErr(t, big); !strings.Contains(fe.Msg, "32 KiB") {
+		t.Fatalf("got %v", fe)
+	}
+}
+
+// A line ending "\r\r\n" normalises to the same text however often it is
+// normalised (found by FuzzParse).
+func TestNormalizeIdempotent(t *testing.T) {
+	once := Normalize([]byte("a\r\r\nb\r\n"))
+	if once != "a\nb\n" || Normalize([]byte(once)) != once {
+		t.Fatalf("Normalize = %q", once)
+	}
+}

@@ -268,10 +268,14 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error {
 // any locale's, as the assembler's fallback would.
 func (s *Snapshot) checkIncludeCycles() []error {
 	var errs []error
-	for _, id := range s.ids {
-		for _, loc := range s.ModuleLocales(id) {
-			m, _ := s.Module(id, loc)
-			if path := s.cycleFrom(m, loc, []string{id}); path != nil {
+	for _, loc := range s.locales {
+		done := map[string]bool{} // ids whose includes are known to end
+		for _, id := range s.ids {
+			m, ok := s.Module(id, loc)
+			if !ok {
+				continue
+			}
+			if path := s.cycleFrom(m, loc, []string{id}, done); path != nil {
 				errs = append(errs, &FileError{File: m.File, Field: "body", Msg: "include cycle: " + strings.Join(path, " → ")})
 			}
 		}
@@ -279,9 +283,9 @@ func (s *Snapshot) checkIncludeCycles() []error {
 	return errs
 }
 
-func (s *Snapshot) cycleFrom(m *Module, loc string, stack []string) []string {
+func (s *Snapshot) cycleFrom(m *Module, loc string, stack []string, done map[string]bool) []string {
 	for _, p := range m.Placeholders {
-		if _, v := m.Variable(p.Name); v || !s.Has(p.Name) {
+		if _, v := m.Variable(p.Name); v || !s.Has(p.Name) || done[p.Name] {
 			continue
 		}
 		if slices.Contains(stack, p.Name) {
@@ -291,9 +295,10 @@ func (s *Snapshot) cycleFrom(m *Module, loc string, stack []string) []string {
 		if !ok {
 			next, _ = s.Any(p.Name)
 		}
-		if path := s.cycleFrom(next, loc, append(stack, p.Name)); path != nil {
+		if path := s.cycleFrom(next, loc, append(stack, p.Name), done); path != nil {
 			return path
 		}
 	}
+	done[m.ID] = true
 	return nil
 }

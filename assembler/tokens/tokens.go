@@ -29,7 +29,7 @@ func EncodingFor(model string) string {
 		return DefaultEncoding
 	}
 	if enc, ok := tiktoken.MODEL_TO_ENCODING[model]; ok {
-		return enc
+		return shipped(enc)
 	}
 	best, longest := DefaultEncoding, 0
 	for prefix, enc := range tiktoken.MODEL_PREFIX_TO_ENCODING {
@@ -37,7 +37,17 @@ func EncodingFor(model string) string {
 			best, longest = enc, len(prefix)
 		}
 	}
-	return best
+	return shipped(best)
+}
+
+// shipped maps an encoding without an offline vocabulary (gpt2's, say) to
+// DefaultEncoding.
+func shipped(enc string) string {
+	switch enc {
+	case tiktoken.MODEL_O200K_BASE, tiktoken.MODEL_CL100K_BASE, tiktoken.MODEL_P50K_BASE, tiktoken.MODEL_P50K_EDIT, tiktoken.MODEL_R50K_BASE:
+		return enc
+	}
+	return DefaultEncoding
 }
 
 // Counter counts tokens of one encoding; safe for concurrent use.
