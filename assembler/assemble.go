@@ -345,7 +345,8 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 	return pl, nil
 }
 
-// estimate guesses the output size in bytes so the buffer grows once.
+// estimate guesses the output size in bytes, from above and closely, so
+// the buffer is allocated once and not much larger than the text.
 func estimate(pl *plan, req *Request) int {
 	n := len(pl.profilePrompt)
 	add := func(s *Served) {
@@ -360,28 +361,30 @@ func estimate(pl *plan, req *Request) int {
 	add(pl.selected)
 	add(pl.hit)
 	add(pl.skills)
+	cell := func(s string) int { return len(s) + 3*strings.Count(s, "\n") + strings.Count(s, "|") }
 	for i := range req.KnowledgeBases {
 		kb := &req.KnowledgeBases[i]
-		n += 200 + len(kb.Name) + len(kb.Description)
+		n += 160 + cell(kb.Name) + cell(kb.Description)
 		for j := 0; j < len(kb.RecentDocs) && j < MaxRowsPerBase; j++ {
 			d := &kb.RecentDocs[j]
-			n += 48 + len(d.Title) + len(d.FileName) + len(d.FileType) + min(len(d.Summary), 4*SummaryRunes)
+			cut, _ := truncateAt(d.Summary, SummaryRunes)
+			n += 48 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + cell(d.Summary[:cut]) + len(ellipsis)
 		}
 		for j := 0; j < len(kb.FAQEntries) && j < MaxRowsPerBase; j++ {
 			e := &kb.FAQEntries[j]
-			n += 16 + len(e.Question) + len(e.ChunkID)
+			n += 16 + cell(e.Question) + len(e.ChunkID)
 			for _, ans := range e.Answers {
-				n += len(ans) + len(ans)/8 + 8
+				n += cell(ans) + 8
 			}
 		}
 	}
 	for _, d := range req.SelectedDocuments {
-		n += 16 + len(d.Title) + len(d.FileName) + len(d.FileType) + len(d.KnowledgeBaseID) + len(d.KnowledgeID)
+		n += 20 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + len(d.KnowledgeBaseID) + len(d.KnowledgeID)
 	}
 	for _, s := range req.Skills {
-		n += 32 + len(s.Name) + len(s.Description)
+		n += 40 + cell(s.Name) + cell(s.Description)
 	}
-	return n + n/16
+	return n + n/64
 }
 
 // warnings are the report's warning entries (S5.5): drifted overrides

@@ -250,22 +250,23 @@ func inline(s string) string {
 	return b.String()
 }
 
-// needsEscape reports whether s holds a byte writeEscaped changes: a
-// control character, | or \, or the UTF-8 of U+0085, U+2028 or U+2029.
-func needsEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20, c == 0x7f, c == '|', c == '\\':
-			return true
-		case c == 0xc2 && i+1 < len(s) && s[i+1] == 0x85:
-			return true
-		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
-			return true
-		}
+// special marks the bytes writeEscaped may change: control characters,
+// | and \, and the lead bytes of U+0085 (0xc2) and U+2028/2029 (0xe2).
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
 	}
-	return false
-}
+	for _, c := range []byte{0x7f, '|', '\\', 0xc2, 0xe2} {
+		t[c] = true
+	}
+	return t
+}()
 
+// writeEscaped writes s with table-breaking characters escaped: line
+// breaks (CR, LF, CRLF, U+0085, U+2028, U+2029) as lineBreak, | as \|,
+// a backslash before those as \\, other control characters as a space.
+// Runs of plain bytes are copied whole. An empty s writes "-" when
+// dashIfEmpty.
 func writeEscaped(b *strings.Builder, s, lineBreak string, dashIfEmpty bool) {
 	if s == "" {
 		if dashIfEmpty {
@@ -273,34 +274,60 @@ func writeEscaped(b *strings.Builder, s, lineBreak string, dashIfEmpty bool) {
 		}
 		return
 	}
-	if !needsEscape(s) {
-		b.WriteString(s)
-		return
-	}
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !special[c] {
+			continue
 		}
+		repl, size := "", 1
 		switch {
-		case r == '\r':
+		case c == '\r':
 			if i+1 < len(s) && s[i+1] == '\n' {
 				size = 2
 			}
-			b.WriteString(lineBreak)
-		case r == '\n' || r == '\u2028' || r == '\u2029' || r == '\u0085':
-			b.WriteString(lineBreak)
-		case r == '\\' && i+1 < len(s) && strings.ContainsRune("|\r\n\u2028\u2029\u0085", runeAt(s, i+1)):
-			b.WriteString(`\\`) // keep the backslash literal before an escape we add
-		case r == '|':
-			b.WriteString(`\|`)
-		case r == '\t' || r < 0x20 || r == 0x7f:
-			b.WriteByte(' ')
-		default:
-			b.WriteString(s[i : i+size])
+			repl = lineBreak
+		case c == '\n':
+			repl = lineBreak
+		case c == 0xc2:
+			if i+1 >= len(s) || s[i+1] != 0x85 {
+				continue
+			}
+			repl, size = lineBreak, 2
+		case c == 0xe2:
+			if i+2 >= len(s) || s[i+1] != 0x80 || (s[i+2] != 0xa8 && s[i+2] != 0xa9) {
+				continue
+			}
+			repl, size = lineBreak, 3
+		case c == '|':
+			repl = `\|`
+		case c == '\\':
+			if !breaksAt(s, i+1) {
+				continue
+			}
+			repl = `\\` // keep the backslash literal before an escape we add
+		default: // other control characters
+			repl = " "
 		}
-		i += size
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		i += size - 1
+		last = i + 1
 	}
+	b.WriteString(s[last:])
+}
+
+// breaksAt reports whether s[i:] starts with a character writeEscaped
+// replaces by an escape: |, or a line break.
+func breaksAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	switch r := runeAt(s, i); r {
+	case '|', '\r', '\n', '\u2028', '\u2029', '\u0085':
+		return true
+	}
+	return false
 }
 
 // writeAnswers writes several FAQ answers into one cell, a blank line

@@ -2,6 +2,7 @@ package assembler
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -46,9 +47,22 @@ func isCJK(keyword string) bool {
 	return false
 }
 
+// foldedKeywords caches fold(keyword): keywords come from modules and
+// repeat on every request, messages do not.
+var foldedKeywords sync.Map
+
+func foldKeyword(k string) string {
+	if f, ok := foldedKeywords.Load(k); ok {
+		return f.(string)
+	}
+	f := fold(k)
+	foldedKeywords.Store(k, f)
+	return f
+}
+
 // matchKeyword reports whether keyword occurs in the folded message.
 func matchKeyword(folded, keyword string) bool {
-	kw := fold(keyword)
+	kw := foldKeyword(keyword)
 	if kw == "" {
 		return false
 	}
