@@ -15,7 +15,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
-// tables returns how many of the schema's tables exist.
+// allTables is how many tables the migrations create.
+const allTables = 5
+
+// tables returns how many of the schema's five tables exist.
 func tables(t *testing.T, dbURL string) int {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dbURL)
@@ -25,7 +28,8 @@ func tables(t *testing.T, dbURL string) int {
 	defer conn.Close(context.Background())
 	var n int
 	err = conn.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables
-		WHERE table_schema = current_schema() AND table_name IN ('overrides', 'profiles', 'scenarios')`).Scan(&n)
+		WHERE table_schema = current_schema()
+			AND table_name IN ('overrides', 'profiles', 'scenarios', 'override_revisions', 'audit_log')`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +43,8 @@ func TestUpDownUp(t *testing.T) {
 	if err := migrations.Up(t.Context(), dbURL); err != nil {
 		t.Fatalf("Up on an up-to-date schema: %v, want nil (no change is success)", err)
 	}
-	if got := tables(t, dbURL); got != 3 {
-		t.Fatalf("after Up: %d tables, want 3", got)
+	if got := tables(t, dbURL); got != allTables {
+		t.Fatalf("after Up: %d tables, want %d", got, allTables)
 	}
 	if err := migrations.Down(t.Context(), dbURL); err != nil {
 		t.Fatal(err)
@@ -51,8 +55,8 @@ func TestUpDownUp(t *testing.T) {
 	if err := migrations.Up(t.Context(), dbURL); err != nil {
 		t.Fatal(err)
 	}
-	if got := tables(t, dbURL); got != 3 {
-		t.Fatalf("after Down, Up: %d tables, want 3", got)
+	if got := tables(t, dbURL); got != allTables {
+		t.Fatalf("after Down, Up: %d tables, want %d", got, allTables)
 	}
 }
 
@@ -76,8 +80,8 @@ func TestConcurrentUp(t *testing.T) {
 			t.Errorf("Up #%d: %v", i, err)
 		}
 	}
-	if got := tables(t, dbURL); got != 3 {
-		t.Fatalf("after concurrent Ups: %d tables, want 3", got)
+	if got := tables(t, dbURL); got != allTables {
+		t.Fatalf("after concurrent Ups: %d tables, want %d", got, allTables)
 	}
 }
 
@@ -98,7 +102,7 @@ func TestUpKeywordValueConnString(t *testing.T) {
 	if err := migrations.Up(t.Context(), dsn); err != nil {
 		t.Fatalf("Up(%q): %v", dsn, err)
 	}
-	if got := tables(t, dbURL); got != 3 {
-		t.Fatalf("after Down, Up: %d tables, want 3", got)
+	if got := tables(t, dbURL); got != allTables {
+		t.Fatalf("after Down, Up: %d tables, want %d", got, allTables)
 	}
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +15,8 @@ import (
 )
 
 // Override is an operator's replacement for one module in one locale (S2):
-// the full module file plus what the drift view needs.
+// the full module file plus what the drift view needs. It is the head of
+// the override's revision history (ListRevisions).
 type Override struct {
 	ModuleID string
 	Locale   string // as first saved; matched case-insensitively
@@ -25,19 +28,69 @@ type Override struct {
 	// 0 for a user module with no builtin.
 	BasedOnVersion int
 	BaseSnapshot   string // the builtin text at BasedOnVersion
-	Revision       int    // 1 when created, +1 on every save
+	// BaseHash is the sha256 hex (TextHash) of the builtin text the
+	// override was based on, stored as given; it tells a builtin text
+	// changed without a version bump (S2). "" when unknown.
+	BaseHash string
+	Revision int // 1 when created, +1 on every change, a delete included
+	// Author is who made the current revision: the actor of the change's
+	// context (WithActor), else the Author given to SaveOverride, else
+	// "unknown".
+	Author string
+	// Action is an input of SaveOverride: the revision action to record
+	// (ActionCreate, ActionSave, ActionRestore, ActionRebase,
+	// ActionKeepMine, ActionImport); "" records ActionCreate when there is
+	// no live override, else ActionSave. Always "" when read.
+	Action    string
+	CreatedAt time.Time // of this life of the override: a save after a delete resets it
+	UpdatedAt time.Time
+}
+
+// Revision actions (docs/overrides-lifecycle.md).
+const (
+	ActionCreate      = "create"
+	ActionSave        = "save"
+	ActionRestore     = "restore"
+	ActionRebase      = "rebase"
+	ActionKeepMine    = "keep-mine"
+	ActionImport      = "import"
+	ActionDelete      = "delete"
+	ActionTakeBuiltin = "take-builtin"
+)
+
+// Revision is one immutable change of an override (issue 4): the full
+// state the change left, who made it and how. A delete or take-builtin
+// revision has an empty Text; the others hold the whole module file.
+type Revision struct {
+	ModuleID       string
+	Locale         string // the override's stored spelling
+	Revision       int
+	Action         string // ActionCreate … ActionTakeBuiltin
+	Text           string
+	Title          string
+	Version        int
+	BasedOnVersion int
+	BaseSnapshot   string
+	BaseHash       string
 	Author         string
 	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	Fields         json.RawMessage // parsed frontmatter as stored; nil for a delete
+}
+
+// TextHash returns the sha256 of text as lowercase hex: the BaseHash of an
+// override based on the builtin text.
+func TextHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 const overrideColumns = `module_id, locale, text, title, version, fields,
-	based_on_version, base_snapshot, revision, author, created_at, updated_at`
+	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at`
 
 func scanOverride(row pgx.Row) (Override, error) {
 	var o Override
 	err := row.Scan(&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
-		&o.BasedOnVersion, &o.BaseSnapshot, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt)
+		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt)
 	return o, err
 }
 
@@ -45,10 +98,11 @@ func overrideName(moduleID, locale string) string {
 	return fmt.Sprintf("override %s (%s)", moduleID, locale)
 }
 
-// ListOverrides returns every override ordered by module id, then locale
-// (byte order, whatever the server's collation).
+// ListOverrides returns every override (deleted ones left out) ordered by
+// module id, then locale (byte order, whatever the server's collation).
 func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+overrideColumns+` FROM overrides
+		WHERE NOT deleted
 		ORDER BY module_id COLLATE "C", locale COLLATE "C"`)
 	if err != nil {
 		return nil, dbError(err, "list overrides")
@@ -61,84 +115,320 @@ func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
 }
 
 // GetOverride returns the override of moduleID for locale, compared
-// case-insensitively. Errors: library.ErrNotFound when there is none.
+// case-insensitively. Errors: library.ErrNotFound when there is none or it
+// was deleted.
 func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Override, error) {
 	o, err := scanOverride(s.db.QueryRow(ctx, `SELECT `+overrideColumns+` FROM overrides
-		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale))
+		WHERE module_id = $1 AND lower(locale) = lower($2) AND NOT deleted`, moduleID, locale))
 	if err != nil {
 		return Override{}, dbError(err, overrideName(moduleID, locale))
 	}
 	return o, nil
 }
 
-// SaveOverride stores o and returns the saved row (S2). baseRevision is
-// the revision the edit started from: 0 creates the override at revision 1;
-// otherwise the row is updated to revision baseRevision+1 only if it is
-// still at baseRevision, so concurrent edits cannot lose each other. The
-// stored locale and CreatedAt are kept; o's Revision and timestamps are
-// ignored. Errors: library.ErrConflict when creating one that exists or
-// when the row has moved past baseRevision (the message gives its
-// revision); library.ErrNotFound when updating one that does not exist;
-// library.ErrInvalid for a negative baseRevision or a broken constraint.
+// SaveOverride stores o as a new revision and returns the saved head (S2).
+// baseRevision is the revision the edit started from: 0 creates the
+// override; otherwise the head is updated to baseRevision+1 only if it is
+// still at baseRevision, checked by the UPDATE itself, so concurrent edits
+// cannot lose each other. After a delete either 0 or the delete's
+// revision re-creates the override, continuing the numbering. One
+// transaction updates the head, adds the revision and the audit row and
+// notifies ChangesChannel. The stored locale and CreatedAt of a live
+// override are kept; o's Revision and timestamps are ignored. Errors:
+// library.ErrConflict when creating one that exists or when the head has
+// moved past baseRevision (the message gives its revision);
+// library.ErrNotFound when updating one that never existed;
+// library.ErrInvalid for a negative baseRevision, an unknown Action or a
+// broken constraint.
 func (s *Store) SaveOverride(ctx context.Context, o Override, baseRevision int) (Override, error) {
 	name := overrideName(o.ModuleID, o.Locale)
-	switch {
-	case baseRevision < 0:
+	if baseRevision < 0 {
 		return Override{}, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
-	case baseRevision == 0:
-		saved, err := scanOverride(s.db.QueryRow(ctx, `INSERT INTO overrides (module_id, locale, text, title,
-			version, fields, based_on_version, base_snapshot, author)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-			RETURNING `+overrideColumns,
-			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.Author))
-		if err != nil {
-			return Override{}, dbError(err, name)
-		}
-		return saved, nil
 	}
-	saved, err := scanOverride(s.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5,
-		fields = $6, based_on_version = $7, base_snapshot = $8, author = $9,
-		revision = revision + 1, updated_at = now()
-		WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $10
-		RETURNING `+overrideColumns,
-		o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.Author,
-		baseRevision))
+	switch o.Action {
+	case "", ActionCreate, ActionSave, ActionRestore, ActionRebase, ActionKeepMine, ActionImport:
+	default:
+		return Override{}, fmt.Errorf("%s: action %q is not a save (DeleteOverride and TakeBuiltin delete): %w", name, o.Action, library.ErrInvalid)
+	}
+	var saved Override
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var err error
+		saved, err = tx.writeOverride(ctx, o, baseRevision)
+		return err
+	})
+	return saved, err
+}
+
+// author is who a change of ctx is recorded as: its actor, else given,
+// else "unknown".
+func author(ctx context.Context, given string) string {
+	if _, ok := actorOf(ctx); ok || given == "" {
+		return ActorFrom(ctx)
+	}
+	return given
+}
+
+// writeOverride is SaveOverride inside its transaction. Nothing is
+// locked before the revision-checked statement, so a refused save never
+// holds the head's row lock and never delays the others.
+func (s *Store) writeOverride(ctx context.Context, o Override, baseRevision int) (Override, error) {
+	who := author(ctx, o.Author)
+	var row pgx.Row
+	if baseRevision == 0 {
+		// A create: a new head, or a deleted head brought back to life.
+		row = s.db.QueryRow(ctx, `INSERT INTO overrides (module_id, locale, text, title, version, fields,
+			based_on_version, base_snapshot, base_hash, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (module_id, lower(locale)) DO UPDATE SET locale = EXCLUDED.locale, text = EXCLUDED.text,
+				title = EXCLUDED.title, version = EXCLUDED.version, fields = EXCLUDED.fields,
+				based_on_version = EXCLUDED.based_on_version, base_snapshot = EXCLUDED.base_snapshot,
+				base_hash = EXCLUDED.base_hash, author = EXCLUDED.author, deleted = false,
+				revision = overrides.revision + 1, created_at = now(), updated_at = now()
+			WHERE overrides.deleted
+			RETURNING `+overrideColumns,
+			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.BaseHash, who)
+	} else {
+		// The revision check: the head must still be where the edit began.
+		// SET expressions see the row before the update.
+		row = s.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5, fields = $6,
+			based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10,
+			revision = revision + 1, updated_at = now(), deleted = false,
+			locale = CASE WHEN deleted THEN $2 ELSE locale END,
+			created_at = CASE WHEN deleted THEN now() ELSE created_at END
+			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $11
+			RETURNING `+overrideColumns,
+			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.BaseHash, who,
+			baseRevision)
+	}
+	saved, err := scanOverride(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Override{}, s.refused(ctx, o.ModuleID, o.Locale, baseRevision, false)
+	}
 	if err != nil {
-		return Override{}, s.staleOr(ctx, err, o.ModuleID, o.Locale, baseRevision)
+		return Override{}, dbError(err, overrideName(o.ModuleID, o.Locale))
+	}
+	// A create replaces nothing; an update replaces the revision it was
+	// based on, a delete's empty text included.
+	action, before, live := o.Action, "", false
+	if baseRevision > 0 {
+		if before, live, err = s.replaced(ctx, o.ModuleID, o.Locale, baseRevision); err != nil {
+			return Override{}, err
+		}
+	}
+	if action == "" {
+		action = ActionCreate
+		if live {
+			action = ActionSave
+		}
+	}
+	if err := s.record(ctx, saved, action, before); err != nil {
+		return Override{}, err
 	}
 	return saved, nil
 }
 
-// DeleteOverride deletes the override of moduleID for locale if it is still
-// at baseRevision, returning the module to its builtin (S2). Errors:
-// library.ErrConflict when it has moved on, library.ErrNotFound when there
-// is none, library.ErrInvalid when baseRevision < 1.
-func (s *Store) DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error {
-	if baseRevision < 1 {
-		return fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+// replaced returns the text of revision of an override, which a change
+// has just replaced (the head row is locked), and whether that revision
+// was a live override rather than a delete.
+func (s *Store) replaced(ctx context.Context, moduleID, locale string, revision int) (text string, live bool, err error) {
+	// A statement of its own: the revision may have committed after the
+	// change's statement began, and only a new snapshot sees it.
+	var action string
+	err = s.db.QueryRow(ctx, `SELECT action, text FROM override_revisions
+		WHERE module_id = $1 AND locale_key = lower($2) AND revision = $3`, moduleID, locale, revision).Scan(&action, &text)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		// A head with no revision row cannot be made through this store;
+		// record the change all the same.
+		return "", true, nil
+	case err != nil:
+		return "", false, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
 	}
-	var deleted int
-	err := s.db.QueryRow(ctx, `DELETE FROM overrides
-		WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $3
-		RETURNING revision`, moduleID, locale, baseRevision).Scan(&deleted)
-	if err != nil {
-		return s.staleOr(ctx, err, moduleID, locale, baseRevision)
-	}
-	return nil
+	return text, action != ActionDelete && action != ActionTakeBuiltin, nil
 }
 
-// staleOr explains a revision-checked statement's err: when it matched no
-// row because the override exists at another revision, that is a conflict.
-func (s *Store) staleOr(ctx context.Context, err error, moduleID, locale string, baseRevision int) error {
+// refused explains why the revision-checked statement of a change matched
+// no row, from the head as it is now: not found when there is none (or,
+// for a delete, when it is deleted), else a conflict naming its revision.
+func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevision int, deleting bool) error {
 	name := overrideName(moduleID, locale)
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return dbError(err, name)
-	}
 	var current int
-	err = s.db.QueryRow(ctx, `SELECT revision FROM overrides
-		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale).Scan(&current)
-	if err != nil {
+	var deleted bool
+	err := s.db.QueryRow(ctx, `SELECT revision, deleted FROM overrides
+		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale).Scan(&current, &deleted)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), err == nil && deleted && deleting:
+		return fmt.Errorf("%s: %w", name, library.ErrNotFound)
+	case err != nil:
 		return dbError(err, name)
+	case deleted:
+		return fmt.Errorf("%s was deleted at revision %d, not at %d: %w", name, current, baseRevision, library.ErrConflict)
+	case baseRevision == 0:
+		return fmt.Errorf("%s exists already at revision %d: %w", name, current, library.ErrConflict)
 	}
 	return fmt.Errorf("%s is at revision %d, not %d: %w", name, current, baseRevision, library.ErrConflict)
+}
+
+// record adds the revision, the audit row and the notification of the
+// change that left the head saved. before is the text it replaced.
+func (s *Store) record(ctx context.Context, saved Override, action, before string) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO override_revisions (module_id, locale_key, revision, action, text, title,
+		version, fields, based_on_version, base_snapshot, base_hash, author, created_at)
+		VALUES ($1, lower($2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		saved.ModuleID, saved.Locale, saved.Revision, action, saved.Text, saved.Title, saved.Version, saved.Fields,
+		saved.BasedOnVersion, saved.BaseSnapshot, saved.BaseHash, saved.Author, saved.UpdatedAt)
+	if err != nil {
+		// A unique violation here means two changes made one revision:
+		// the head's check failed to serialise them, and nothing commits.
+		return dbError(err, fmt.Sprintf("%s revision %d", overrideName(saved.ModuleID, saved.Locale), saved.Revision))
+	}
+	err = s.audit(ctx, AuditEntry{Actor: saved.Author, Action: action, Subject: SubjectOverride,
+		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
+	if err != nil {
+		return err
+	}
+	return s.notify(ctx, Change{Subject: SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
+}
+
+// DeleteOverride deletes the override of moduleID for locale if it is still
+// at baseRevision, returning the module to its builtin (S2). The history
+// stays: the delete is a revision with empty text, and the next save
+// continues the numbering. Errors: library.ErrConflict when it has moved
+// on, library.ErrNotFound when there is none (or it is deleted already),
+// library.ErrInvalid when baseRevision < 1.
+func (s *Store) DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error {
+	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionDelete)
+}
+
+// TakeBuiltin is the drift review's "take builtin" (S2): DeleteOverride
+// recorded as action take-builtin. Errors as DeleteOverride.
+func (s *Store) TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error {
+	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionTakeBuiltin)
+}
+
+func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, baseRevision int, action string) error {
+	name := overrideName(moduleID, locale)
+	if baseRevision < 1 {
+		return fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
+	}
+	return s.WithTx(ctx, func(tx *Store) error {
+		// The head keeps its base fields (the revision shows what the
+		// deleted text was based on) but no text.
+		saved, err := scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
+			fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now()
+			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4 AND NOT deleted
+			RETURNING `+overrideColumns, moduleID, locale, ActorFrom(ctx), baseRevision))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return tx.refused(ctx, moduleID, locale, baseRevision, true)
+		}
+		if err != nil {
+			return dbError(err, name)
+		}
+		before, _, err := tx.replaced(ctx, moduleID, locale, baseRevision)
+		if err != nil {
+			return err
+		}
+		return tx.record(ctx, saved, action, before)
+	})
+}
+
+// RestoreRevision makes the text and base of revision of moduleID in
+// locale the override again, as a new revision (action restore) on top of
+// baseRevision, and returns the new head. It works after a delete too
+// (baseRevision 0 or the delete's revision). Errors: library.ErrNotFound
+// when there is no such revision; library.ErrInvalid when it is a delete;
+// else those of SaveOverride.
+func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (Override, error) {
+	var saved Override
+	err := s.WithTx(ctx, func(tx *Store) error {
+		r, err := tx.GetRevision(ctx, moduleID, locale, revision)
+		if err != nil {
+			return err
+		}
+		if r.Action == ActionDelete || r.Action == ActionTakeBuiltin {
+			return fmt.Errorf("%s revision %d is a %s, with no text to restore: %w",
+				overrideName(moduleID, locale), revision, r.Action, library.ErrInvalid)
+		}
+		if baseRevision < 0 {
+			return fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+		}
+		saved, err = tx.writeOverride(ctx, Override{
+			ModuleID: r.ModuleID, Locale: r.Locale, Text: r.Text, Title: r.Title, Version: r.Version, Fields: r.Fields,
+			BasedOnVersion: r.BasedOnVersion, BaseSnapshot: r.BaseSnapshot, BaseHash: r.BaseHash, Action: ActionRestore,
+		}, baseRevision)
+		return err
+	})
+	return saved, err
+}
+
+// KeepMine is the drift review's "keep mine" (S2): a new revision (action
+// keep-mine) with the same text, now based on the builtin at
+// newBasedOnVersion with text newBaseSnapshot and hash newBaseHash
+// (TextHash of it; computed when ""). Returns the new head. Errors as
+// SaveOverride; library.ErrNotFound when there is no live override.
+func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (Override, error) {
+	if baseRevision < 1 {
+		return Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+	}
+	if newBaseHash == "" {
+		newBaseHash = TextHash(newBaseSnapshot)
+	}
+	var saved Override
+	err := s.WithTx(ctx, func(tx *Store) error {
+		cur, err := tx.GetOverride(ctx, moduleID, locale)
+		if err != nil {
+			return err
+		}
+		// cur may be past baseRevision already: the UPDATE's check refuses
+		// that, so cur's text is the text at baseRevision when it succeeds.
+		o := cur
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = newBasedOnVersion, newBaseSnapshot, newBaseHash
+		o.Author, o.Action = "", ActionKeepMine
+		saved, err = tx.writeOverride(ctx, o, baseRevision)
+		return err
+	})
+	return saved, err
+}
+
+const revisionColumns = `r.module_id, coalesce(o.locale, r.locale_key), r.revision, r.action, r.text, r.title,
+	r.version, r.based_on_version, r.base_snapshot, r.base_hash, r.author, r.created_at, r.fields`
+
+const revisionFrom = `FROM override_revisions r
+	LEFT JOIN overrides o ON o.module_id = r.module_id AND lower(o.locale) = r.locale_key`
+
+func scanRevision(row pgx.Row) (Revision, error) {
+	var r Revision
+	err := row.Scan(&r.ModuleID, &r.Locale, &r.Revision, &r.Action, &r.Text, &r.Title,
+		&r.Version, &r.BasedOnVersion, &r.BaseSnapshot, &r.BaseHash, &r.Author, &r.CreatedAt, &r.Fields)
+	return r, err
+}
+
+// ListRevisions returns the history of the override of moduleID in locale
+// (compared case-insensitively), newest first, deletes included: its
+// first entry's Revision is what the next change must be based on. Empty
+// (not nil) when there never was an override.
+func (s *Store) ListRevisions(ctx context.Context, moduleID, locale string) ([]Revision, error) {
+	name := overrideName(moduleID, locale)
+	rows, err := s.db.Query(ctx, `SELECT `+revisionColumns+` `+revisionFrom+`
+		WHERE r.module_id = $1 AND r.locale_key = lower($2)
+		ORDER BY r.revision DESC`, moduleID, locale)
+	if err != nil {
+		return nil, dbError(err, "list revisions of "+name)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Revision, error) { return scanRevision(r) })
+	if err != nil {
+		return nil, dbError(err, "list revisions of "+name)
+	}
+	return list, nil
+}
+
+// GetRevision returns revision of the override of moduleID in locale.
+// Errors: library.ErrNotFound.
+func (s *Store) GetRevision(ctx context.Context, moduleID, locale string, revision int) (Revision, error) {
+	r, err := scanRevision(s.db.QueryRow(ctx, `SELECT `+revisionColumns+` `+revisionFrom+`
+		WHERE r.module_id = $1 AND r.locale_key = lower($2) AND r.revision = $3`, moduleID, locale, revision))
+	if err != nil {
+		return Revision{}, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
+	}
+	return r, nil
 }

@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/promptdesk/promptdesk/library"
 )
 
 // Profile is a named assembly setup (S7).
@@ -65,50 +62,99 @@ func (s *Store) GetProfile(ctx context.Context, id string) (Profile, error) {
 	return p, nil
 }
 
-// CreateProfile inserts p and returns the stored row (UpdatedAt set).
+// profileAudit is a profile as the audit log shows it (camelCase JSON).
+type profileAudit struct {
+	ID              string   `json:"id"`
+	Name            string   `json:"name"`
+	Locale          string   `json:"locale"`
+	Model           string   `json:"model"`
+	TimeZone        string   `json:"timeZone"`
+	PromptModules   []string `json:"promptModules"`
+	SystemPrompt    string   `json:"systemPrompt"`
+	SkillDisclosure bool     `json:"skillDisclosure"`
+	TokenBudget     int      `json:"tokenBudget"`
+}
+
+// profileChange records a change of a profile from before to after (nil
+// for none) in the audit log and announces it on ChangesChannel.
+func (s *Store) profileChange(ctx context.Context, action, id string, before, after *Profile) error {
+	e := AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectProfile, SubjectID: id}
+	var err error
+	if before != nil {
+		if e.Before, err = auditJSON(profileAuditOf(*before)); err != nil {
+			return err
+		}
+	}
+	if after != nil {
+		if e.After, err = auditJSON(profileAuditOf(*after)); err != nil {
+			return err
+		}
+	}
+	if err := s.audit(ctx, e); err != nil {
+		return err
+	}
+	return s.notify(ctx, Change{Subject: SubjectProfile, ID: id})
+}
+
+func profileAuditOf(p Profile) profileAudit {
+	return profileAudit{p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p),
+		p.SystemPrompt, p.SkillDisclosure, p.TokenBudget}
+}
+
+// CreateProfile inserts p and returns the stored row (UpdatedAt set),
+// with its audit row and notification in the same transaction.
 // Errors: library.ErrConflict when the id is taken; library.ErrInvalid for
 // an empty id or a negative token budget.
 func (s *Store) CreateProfile(ctx context.Context, p Profile) (Profile, error) {
-	saved, err := scanProfile(s.db.QueryRow(ctx, `INSERT INTO profiles (id, name, locale, model, time_zone,
-		prompt_modules, system_prompt, skill_disclosure, token_budget)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		RETURNING `+profileColumns,
-		p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
-	if err != nil {
-		return Profile{}, dbError(err, "profile "+p.ID)
-	}
-	return saved, nil
+	var saved Profile
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var err error
+		saved, err = scanProfile(tx.db.QueryRow(ctx, `INSERT INTO profiles (id, name, locale, model, time_zone,
+			prompt_modules, system_prompt, skill_disclosure, token_budget)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			RETURNING `+profileColumns,
+			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+		if err != nil {
+			return dbError(err, "profile "+p.ID)
+		}
+		return tx.profileChange(ctx, ActionCreate, saved.ID, nil, &saved)
+	})
+	return saved, err
 }
 
 // UpdateProfile replaces every field of the profile p.ID and returns the
-// stored row. Last write wins. Errors: library.ErrNotFound when there is
+// stored row, with its audit row and notification in the same
+// transaction. Last write wins. Errors: library.ErrNotFound when there is
 // no such profile; library.ErrInvalid for a negative token budget.
 func (s *Store) UpdateProfile(ctx context.Context, p Profile) (Profile, error) {
-	saved, err := scanProfile(s.db.QueryRow(ctx, `UPDATE profiles SET name = $2, locale = $3, model = $4,
-		time_zone = $5, prompt_modules = $6, system_prompt = $7, skill_disclosure = $8, token_budget = $9,
-		updated_at = now()
-		WHERE id = $1
-		RETURNING `+profileColumns,
-		p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
-	if err != nil {
-		return Profile{}, dbError(err, "profile "+p.ID)
-	}
-	return saved, nil
+	var saved Profile
+	err := s.WithTx(ctx, func(tx *Store) error {
+		before, err := scanProfile(tx.db.QueryRow(ctx, `SELECT `+profileColumns+` FROM profiles WHERE id = $1 FOR UPDATE`, p.ID))
+		if err != nil {
+			return dbError(err, "profile "+p.ID)
+		}
+		saved, err = scanProfile(tx.db.QueryRow(ctx, `UPDATE profiles SET name = $2, locale = $3, model = $4,
+			time_zone = $5, prompt_modules = $6, system_prompt = $7, skill_disclosure = $8, token_budget = $9,
+			updated_at = now()
+			WHERE id = $1
+			RETURNING `+profileColumns,
+			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+		if err != nil {
+			return dbError(err, "profile "+p.ID)
+		}
+		return tx.profileChange(ctx, ActionUpdate, saved.ID, &before, &saved)
+	})
+	return saved, err
 }
 
-// DeleteProfile deletes the profile id. Errors: library.ErrNotFound.
+// DeleteProfile deletes the profile id, with its audit row and
+// notification in the same transaction. Errors: library.ErrNotFound.
 func (s *Store) DeleteProfile(ctx context.Context, id string) error {
-	return deleteByID(ctx, s.db, "profiles", "profile", id)
-}
-
-// deleteByID deletes the row id from table (a constant, never input).
-func deleteByID(ctx context.Context, db executor, table, kind, id string) error {
-	tag, err := db.Exec(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
-	if err != nil {
-		return dbError(err, kind+" "+id)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%s %s: %w", kind, id, library.ErrNotFound)
-	}
-	return nil
+	return s.WithTx(ctx, func(tx *Store) error {
+		before, err := scanProfile(tx.db.QueryRow(ctx, `DELETE FROM profiles WHERE id = $1 RETURNING `+profileColumns, id))
+		if err != nil {
+			return dbError(err, "profile "+id)
+		}
+		return tx.profileChange(ctx, ActionDelete, id, &before, nil)
+	})
 }

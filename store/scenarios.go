@@ -3,9 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // Scenario is a saved preview situation: an assemble request (S11 shape,
@@ -49,25 +53,86 @@ func (s *Store) GetScenario(ctx context.Context, id string) (Scenario, error) {
 	return sc, nil
 }
 
-// SaveScenario creates or replaces the scenario sc.ID and returns the
-// stored row. Errors: library.ErrInvalid for an empty id or a Request that
-// is missing, malformed or not a JSON object.
-func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error) {
-	saved, err := scanScenario(s.db.QueryRow(ctx, `INSERT INTO scenarios (id, name, description, request, builtin)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
-			request = EXCLUDED.request, builtin = EXCLUDED.builtin, updated_at = now()
-		RETURNING `+scenarioColumns,
-		sc.ID, sc.Name, sc.Description, sc.Request, sc.Builtin))
-	if err != nil {
-		return Scenario{}, dbError(err, "scenario "+sc.ID)
-	}
-	return saved, nil
+// scenarioAudit is a scenario as the audit log shows it (camelCase JSON).
+type scenarioAudit struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Request     json.RawMessage `json:"request"`
+	Builtin     bool            `json:"builtin"`
 }
 
-// DeleteScenario deletes the scenario id. Errors: library.ErrNotFound.
+// scenarioChange records a change of a scenario from before to after (nil
+// for none) in the audit log. Scenarios are not served, so nothing is
+// announced.
+func (s *Store) scenarioChange(ctx context.Context, action, id string, before, after *Scenario) error {
+	e := AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectScenario, SubjectID: id}
+	var err error
+	if before != nil {
+		if e.Before, err = auditJSON(scenarioAudit{before.ID, before.Name, before.Description, before.Request, before.Builtin}); err != nil {
+			return err
+		}
+	}
+	if after != nil {
+		if e.After, err = auditJSON(scenarioAudit{after.ID, after.Name, after.Description, after.Request, after.Builtin}); err != nil {
+			return err
+		}
+	}
+	return s.audit(ctx, e)
+}
+
+// SaveScenario creates or replaces the scenario sc.ID and returns the
+// stored row, with its audit row (create or update) in the same
+// transaction. Errors: library.ErrInvalid for an empty id or a Request
+// that is missing, malformed or not a JSON object.
+func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error) {
+	var saved Scenario
+	err := s.WithTx(ctx, func(tx *Store) error {
+		// Two tries: a create that loses a race with another create finds
+		// the row on the second and updates it.
+		for range 2 {
+			before, err := scanScenario(tx.db.QueryRow(ctx, `SELECT `+scenarioColumns+` FROM scenarios WHERE id = $1 FOR UPDATE`, sc.ID))
+			switch {
+			case err == nil:
+				saved, err = scanScenario(tx.db.QueryRow(ctx, `UPDATE scenarios SET name = $2, description = $3,
+					request = $4, builtin = $5, updated_at = now()
+					WHERE id = $1
+					RETURNING `+scenarioColumns,
+					sc.ID, sc.Name, sc.Description, sc.Request, sc.Builtin))
+				if err != nil {
+					return dbError(err, "scenario "+sc.ID)
+				}
+				return tx.scenarioChange(ctx, ActionUpdate, sc.ID, &before, &saved)
+			case !errors.Is(err, pgx.ErrNoRows):
+				return dbError(err, "scenario "+sc.ID)
+			}
+			saved, err = scanScenario(tx.db.QueryRow(ctx, `INSERT INTO scenarios (id, name, description, request, builtin)
+				VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (id) DO NOTHING
+				RETURNING `+scenarioColumns,
+				sc.ID, sc.Name, sc.Description, sc.Request, sc.Builtin))
+			if err == nil {
+				return tx.scenarioChange(ctx, ActionCreate, sc.ID, nil, &saved)
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return dbError(err, "scenario "+sc.ID)
+			}
+		}
+		return fmt.Errorf("scenario %s: created and deleted concurrently; try again: %w", sc.ID, library.ErrConflict)
+	})
+	return saved, err
+}
+
+// DeleteScenario deletes the scenario id, with its audit row in the same
+// transaction. Errors: library.ErrNotFound.
 func (s *Store) DeleteScenario(ctx context.Context, id string) error {
-	return deleteByID(ctx, s.db, "scenarios", "scenario", id)
+	return s.WithTx(ctx, func(tx *Store) error {
+		before, err := scanScenario(tx.db.QueryRow(ctx, `DELETE FROM scenarios WHERE id = $1 RETURNING `+scenarioColumns, id))
+		if err != nil {
+			return dbError(err, "scenario "+id)
+		}
+		return tx.scenarioChange(ctx, ActionDelete, id, &before, nil)
+	})
 }
 
 // CountScenarios returns how many scenarios exist (0 means the builtin

@@ -17,12 +17,20 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 // setup returns a Store on a fresh, migrated database of its own.
 func setup(t *testing.T) *store.Store {
 	t.Helper()
-	s, err := store.Open(t.Context(), storetest.NewDatabase(t))
+	_, s := setupURL(t)
+	return s
+}
+
+// setupURL is setup that also returns the database's connection string.
+func setupURL(t *testing.T) (string, *store.Store) {
+	t.Helper()
+	dbURL := storetest.NewDatabase(t)
+	s, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return s
+	return dbURL, s
 }
 
 // sameJSON reports whether a and b hold the same JSON value; jsonb does

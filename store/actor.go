@@ -1,0 +1,32 @@
+package store
+
+import "context"
+
+// actorKey is the context key of the acting user or program.
+type actorKey struct{}
+
+// UnknownActor is the actor of a change made with no WithActor in its
+// context.
+const UnknownActor = "unknown"
+
+// WithActor returns ctx carrying name as the actor of the changes made
+// with it: every store method that changes data records it in the revision
+// and the audit row. The console passes "console", the CLI "cli", the API
+// "api" (docs/overrides-lifecycle.md). An empty name is no actor.
+func WithActor(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, actorKey{}, name)
+}
+
+// ActorFrom returns the actor WithActor put in ctx, or "unknown".
+func ActorFrom(ctx context.Context) string {
+	if name, ok := actorOf(ctx); ok {
+		return name
+	}
+	return UnknownActor
+}
+
+// actorOf returns the actor of ctx and whether one was set.
+func actorOf(ctx context.Context) (string, bool) {
+	name, _ := ctx.Value(actorKey{}).(string)
+	return name, name != ""
+}

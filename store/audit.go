@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Subjects of audit entries and change notifications.
+const (
+	SubjectOverride = "override"
+	SubjectProfile  = "profile"
+	SubjectScenario = "scenario"
+)
+
+// Audit actions of profiles and scenarios; an override's audit action is
+// its revision action (ActionCreate … ActionTakeBuiltin). ActionCreate and
+// ActionDelete serve both.
+const ActionUpdate = "update"
+
+// AuditEntry is one row of the audit log (issue 4): who did what to which
+// subject, with the state before and after. For an override Before and
+// After are its texts and Revision the revision the change made; for a
+// profile or scenario they are its JSON (camelCase fields), Locale is ""
+// and Revision 0. Before is "" for a create, After "" for a delete.
+type AuditEntry struct {
+	ID        int64 // increases with every entry
+	At        time.Time
+	Actor     string // ActorFrom of the change's context
+	Action    string
+	Subject   string // SubjectOverride, SubjectProfile or SubjectScenario
+	SubjectID string // module id, profile id or scenario id
+	Locale    string
+	Revision  int
+	Before    string
+	After     string
+}
+
+// AuditFilter selects audit entries for ListAudit. Empty strings match
+// anything; the others must match exactly.
+type AuditFilter struct {
+	Actor     string
+	Action    string
+	Subject   string
+	SubjectID string
+	// Limit is the most entries returned: 0 means DefaultAuditLimit, more
+	// than MaxAuditLimit means MaxAuditLimit.
+	Limit int
+	// BeforeID, when > 0, returns only entries older than that id: pass the
+	// last ID of a page to get the next one.
+	BeforeID int64
+}
+
+// Page sizes of ListAudit.
+const (
+	DefaultAuditLimit = 100
+	MaxAuditLimit     = 1000
+)
+
+const auditColumns = `id, at, actor, action, subject, subject_id, locale, revision, before, after`
+
+// ListAudit returns the audit entries f selects, newest first (by ID).
+// Errors: library.ErrInvalid for a negative Limit or BeforeID.
+func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	if f.Limit < 0 || f.BeforeID < 0 {
+		return nil, fmt.Errorf("audit filter: limit %d, before id %d: %w", f.Limit, f.BeforeID, library.ErrInvalid)
+	}
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultAuditLimit
+	case limit > MaxAuditLimit:
+		limit = MaxAuditLimit
+	}
+	rows, err := s.db.Query(ctx, `SELECT `+auditColumns+` FROM audit_log
+		WHERE ($1::text = '' OR actor = $1) AND ($2::text = '' OR action = $2)
+			AND ($3::text = '' OR subject = $3) AND ($4::text = '' OR subject_id = $4)
+			AND ($5::bigint = 0 OR id < $5)
+		ORDER BY id DESC
+		LIMIT $6`, f.Actor, f.Action, f.Subject, f.SubjectID, f.BeforeID, limit)
+	if err != nil {
+		return nil, dbError(err, "list audit")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
+		var e AuditEntry
+		err := r.Scan(&e.ID, &e.At, &e.Actor, &e.Action, &e.Subject, &e.SubjectID, &e.Locale, &e.Revision, &e.Before, &e.After)
+		return e, err
+	})
+	if err != nil {
+		return nil, dbError(err, "list audit")
+	}
+	return list, nil
+}
+
+// audit inserts e (ID and At are set by the database). Call it inside the
+// transaction of the change it records.
+func (s *Store) audit(ctx context.Context, e AuditEntry) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (actor, action, subject, subject_id, locale, revision, before, after)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		e.Actor, e.Action, e.Subject, e.SubjectID, e.Locale, e.Revision, e.Before, e.After)
+	if err != nil {
+		return dbError(err, "audit "+e.Subject+" "+e.SubjectID)
+	}
+	return nil
+}
+
+// auditJSON is v as the Before or After of an audit entry.
+func auditJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("audit: %w", err)
+	}
+	return string(b), nil
+}
+
+// ChangesChannel is the Postgres NOTIFY channel on which every committed
+// change of an override or profile is announced (S6), with a Change as
+// its JSON payload.
+const ChangesChannel = "promptdesk_changes"
+
+// Change is the JSON payload of a notification on ChangesChannel:
+// {"subject","id","locale","revision"}. For an override Subject is
+// SubjectOverride, ID the module id, Locale as stored and Revision the
+// revision the change made (a delete too); for a profile Subject is
+// SubjectProfile, ID the profile id, Locale "" and Revision 0.
+type Change struct {
+	Subject  string `json:"subject"`
+	ID       string `json:"id"`
+	Locale   string `json:"locale"`
+	Revision int    `json:"revision"`
+}
+
+// notify queues ch on ChangesChannel; Postgres delivers it when the
+// transaction commits, and never if it rolls back.
+func (s *Store) notify(ctx context.Context, ch Change) error {
+	payload, err := json.Marshal(ch)
+	if err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	if _, err := s.db.Exec(ctx, `SELECT pg_notify($1, $2)`, ChangesChannel, string(payload)); err != nil {
+		return dbError(err, "notify "+ch.Subject+" "+ch.ID)
+	}
+	return nil
+}
