@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -21,8 +22,9 @@ type OverlaySource interface {
 
 // Overlay is the in-memory copy of the operator state (overrides and
 // profiles) on top of the library, rebuilt after every write through this
-// server, so that pages and assembly never query the database per request
-// (S6). It is safe for concurrent use.
+// server and, under Run, after changes made by other processes, so that
+// pages and assembly never query the database per request (S6). It is
+// safe for concurrent use.
 type Overlay struct {
 	src OverlaySource
 	lib *library.Snapshot
@@ -30,6 +32,10 @@ type Overlay struct {
 
 	mu  sync.Mutex // serialises rebuilds, so the last one stored read last
 	cur atomic.Pointer[View]
+
+	// stale holds one token when a rebuild has been asked for (Changed) and
+	// Run has not started it yet: a burst of changes queues one rebuild.
+	stale chan struct{}
 }
 
 // View is one immutable state of the Overlay: the library, the assembler
@@ -45,7 +51,46 @@ type View struct {
 
 // NewOverlay returns an Overlay over lib; call Rebuild before Current.
 func NewOverlay(lib *library.Snapshot, src OverlaySource, log *slog.Logger) *Overlay {
-	return &Overlay{src: src, lib: lib, log: log}
+	return &Overlay{src: src, lib: lib, log: log, stale: make(chan struct{}, 1)}
+}
+
+// Changed tells Run that the store changed (a notification from another
+// process, S6). It never blocks: while a rebuild is queued, further calls
+// add nothing, so a burst costs at most the rebuild in flight plus one.
+func (o *Overlay) Changed() {
+	select {
+	case o.stale <- struct{}{}:
+	default:
+	}
+}
+
+// Run keeps the Overlay current until ctx is cancelled: it rebuilds after
+// Changed and every `every` as a safety net for missed notifications
+// (S6). A failed rebuild is logged and retried a second later (or after
+// every, when shorter); the last good View keeps serving meanwhile, and
+// Current never waits for a rebuild.
+func (o *Overlay) Run(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.stale:
+		case <-tick.C:
+		case <-retry:
+		}
+		retry = nil
+		if err := o.Rebuild(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			wait := min(time.Second, every)
+			o.log.Warn("refreshing the operator state failed; the previous state keeps serving", "retry_in", wait, "err", err)
+			retry = time.After(wait)
+		}
+	}
 }
 
 // Current returns the latest View; nil before the first Rebuild.

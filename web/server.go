@@ -22,7 +22,8 @@ import (
 )
 
 // Config is what the server is built from. Every field is required except
-// Logger (default slog.Default()) and Now (default time.Now).
+// Logger (default slog.Default()), Now (default time.Now) and Refresh
+// (default DefaultRefresh).
 type Config struct {
 	// Addr is the listen address, e.g. "127.0.0.1:8080"; port 0 picks a
 	// free port (tests).
@@ -33,7 +34,13 @@ type Config struct {
 	Assembler *assembler.Assembler
 	// Now is the clock of previews whose request sets no "now".
 	Now func() time.Time
+	// Refresh is the period of the full reload of the operator state that
+	// catches changes whose notification was missed (S6).
+	Refresh time.Duration
 }
+
+// DefaultRefresh is Config.Refresh when unset.
+const DefaultRefresh = 30 * time.Second
 
 // Server is the console and API server. Create it with New, then Start;
 // Close shuts it down.
@@ -46,6 +53,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	listener net.Listener
+	stop     context.CancelFunc // ends the refresh loop and the listener
+	loops    sync.WaitGroup
 }
 
 // New builds the server: it loads the operator state into the in-memory
@@ -66,6 +75,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = DefaultRefresh
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.overlay = handlers.NewOverlay(cfg.Library, cfg.Store, cfg.Logger)
@@ -102,7 +114,10 @@ func seedScenarios(ctx context.Context, st *store.Store) error {
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Start listens on Config.Addr and serves in the background until Close.
-// Errors: the address cannot be listened on, or Start was called twice.
+// It also keeps the in-memory state current with the other processes on
+// the same database (S6): it listens for their change notifications
+// (store.Listen) and rebuilds on each, and every Config.Refresh. Errors:
+// the address cannot be listened on, or Start was called twice.
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,8 +142,31 @@ func (s *Server) Start() error {
 			s.log.Error("http server stopped", "err", err)
 		}
 	}()
+	s.startRefresh()
 	s.log.Info("listening", "url", s.url())
 	return nil
+}
+
+// startRefresh starts the overlay's refresh loop and the change listener
+// that feeds it; Close stops both. s.mu is held.
+func (s *Server) startRefresh() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	s.loops.Go(func() { s.overlay.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() {
+		onChange := func(ch store.Change) {
+			if ch == (store.Change{}) {
+				s.log.Debug("listening for changes; reloading in case some were missed")
+			} else {
+				s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
+			}
+			s.overlay.Changed()
+		}
+		onError := func(err error) { s.log.Warn("change notifications interrupted", "err", err) }
+		if err := s.cfg.Store.Listen(ctx, onChange, onError); err != nil {
+			s.log.Error("change notifications unavailable; relying on the periodic refresh", "err", err)
+		}
+	})
 }
 
 // Addr is the address the server listens on ("127.0.0.1:43127"), or ""
@@ -158,15 +196,25 @@ func (s *Server) url() string {
 }
 
 // Close stops accepting requests and waits for the ones in flight until
-// ctx ends (graceful shutdown). It does not close the Store.
+// ctx ends (graceful shutdown), then stops the refresh loop and the change
+// listener. It does not close the Store.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
-	srv := s.http
+	srv, stop := s.http, s.stop
 	s.mu.Unlock()
 	if srv == nil {
 		return nil
 	}
-	if err := srv.Shutdown(ctx); err != nil {
+	err := srv.Shutdown(ctx)
+	stop()
+	loopsDone := make(chan struct{})
+	go func() { s.loops.Wait(); close(loopsDone) }()
+	select {
+	case <-loopsDone:
+	case <-ctx.Done():
+		err = errors.Join(err, fmt.Errorf("refresh loop: %w", ctx.Err()))
+	}
+	if err != nil {
 		return fmt.Errorf("web: shutdown: %w", err)
 	}
 	return nil
