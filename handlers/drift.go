@@ -16,10 +16,11 @@ type Drift struct {
 }
 
 // List renders GET /drift: every served override whose builtin has a
-// higher version than it was based on, or a changed text at that version.
+// higher version than it was based on, or a changed text at that version,
+// each linked to its review (DriftReview).
 func (h *Drift) List(c echo.Context) error {
 	v := h.Overlay.Current()
-	var m driftpage.Model
+	m := driftpage.Model{Flash: flashFor(c)}
 	for key, o := range v.State.Overrides {
 		if !o.Drifted(v.Library) {
 			continue
@@ -40,6 +41,7 @@ func (h *Drift) List(c echo.Context) error {
 			Updated:        r.UpdatedAt.UTC().Format(timeLayout),
 			ModuleURL:      "/modules/" + key.ID,
 			EditorURL:      overrideURL(key.ID, r.Locale),
+			ReviewURL:      reviewURL(key.ID, r.Locale),
 		}
 		if b.Version == o.BasedOnVersion {
 			row.Reason = "builtin text changed without a version bump"

@@ -5,6 +5,8 @@ package driftpage
 // Model is the drift page.
 type Model struct {
 	Rows []Row
+	// Flash reports the review action just done.
+	Flash string
 }
 
 // Row is one drifted override.
@@ -20,4 +22,6 @@ type Row struct {
 	Updated   string
 	ModuleURL string
 	EditorURL string
+	// ReviewURL is the drift review: the three texts and the actions.
+	ReviewURL string
 }

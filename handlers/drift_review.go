@@ -1,0 +1,343 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/diffview"
+	"github.com/promptdesk/promptdesk/views/driftreviewpage"
+)
+
+// DriftReviewStore is what the drift review needs from the store.
+type DriftReviewStore interface {
+	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
+	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
+	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (store.Override, error)
+	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
+}
+
+// DriftReview serves the review of one drifted override (S2, S10): the
+// three texts, the three-way merge and the actions keep mine, take
+// builtin and rebase. Every action is recorded with the console as actor
+// and rebuilds the Overlay.
+type DriftReview struct {
+	Store     DriftReviewStore
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	Log       *slog.Logger
+}
+
+// reviewURL is the drift review of id's override in locale.
+func reviewURL(id, locale string) string {
+	return "/drift/" + id + "/" + locale
+}
+
+// review is what the review of one override is made from.
+type review struct {
+	v       *View
+	row     store.Override  // the stored override, its head
+	builtin *library.Module // the builtin it is compared with now
+	model   driftreviewpage.Model
+	merged  linediff.Merged
+}
+
+// load reads the override of the route and builds the review page.
+// Errors: ErrNotFound when the module has no override in that locale,
+// ErrInvalid for a user module (it has no builtin to drift from).
+func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
+	v := h.Overlay.Current()
+	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := v.builtinBase(h.Assembler, id, locale)
+	if !ok {
+		return nil, fmt.Errorf("%s is a user module: it has no builtin to drift from: %w", id, library.ErrInvalid)
+	}
+	r := &review{v: v, row: row, builtin: b}
+	merged, err := linediff.Merge(row.BaseSnapshot, row.Text, b.Text)
+	if err != nil {
+		return nil, err
+	}
+	r.merged = merged
+	m := driftreviewpage.Model{
+		ID:             id,
+		Locale:         row.Locale,
+		Action:         reviewURL(id, row.Locale),
+		ListURL:        "/drift",
+		ModuleURL:      "/modules/" + id,
+		EditorURL:      overrideURL(id, row.Locale),
+		HistoryURL:     historyURL(id, row.Locale),
+		Revision:       row.Revision,
+		Author:         row.Author,
+		Updated:        row.UpdatedAt.UTC().Format(timeLayout),
+		BuiltinHash:    store.TextHash(b.Text),
+		Drifted:        b.Version > row.BasedOnVersion || b.Text != row.BaseSnapshot,
+		Reason:         driftReason(row, b),
+		BuiltinVersion: b.Version,
+		Base: driftreviewpage.Text{
+			Title:  fmt.Sprintf("Base: builtin v%d", row.BasedOnVersion),
+			Detail: "The builtin text the override was made from.",
+			Text:   row.BaseSnapshot,
+		},
+		Builtin: driftreviewpage.Text{
+			Title:  fmt.Sprintf("Builtin now: v%d", b.Version),
+			Detail: fmt.Sprintf("The builtin %s text as the library has it now.", b.Locale),
+			Text:   b.Text,
+		},
+		Override: driftreviewpage.Text{
+			Title:  fmt.Sprintf("Override: revision %d", row.Revision),
+			Detail: fmt.Sprintf("What serves now, by %s.", row.Author),
+			Text:   row.Text,
+		},
+		Merged:    mergeLines(merged.Text),
+		Conflicts: len(merged.Conflicts),
+	}
+	m.Upstream.Lines, m.Upstream.Plus, m.Upstream.Minus = diffLines(row.BaseSnapshot, b.Text)
+	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(row.BaseSnapshot, row.Text)
+	r.model = m
+	return r, nil
+}
+
+// driftReason says how the builtin moved since the override was made.
+func driftReason(row store.Override, b *library.Module) string {
+	switch {
+	case b.Version > row.BasedOnVersion:
+		return fmt.Sprintf("The builtin moved from v%d to v%d since the override was made", row.BasedOnVersion, b.Version)
+	case b.Text != row.BaseSnapshot:
+		return fmt.Sprintf("The builtin text changed at v%d without a version bump", b.Version)
+	}
+	return ""
+}
+
+// mergeLines numbers a merged text and marks its conflicts' lines.
+func mergeLines(text string) []diffview.MergeLine {
+	markers := map[int]bool{}
+	for _, n := range linediff.MarkerLines(text) {
+		markers[n] = true
+	}
+	var out []diffview.MergeLine
+	kind := diffview.MergeText
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		n := i + 1
+		if markers[n] {
+			switch {
+			case strings.HasPrefix(line, "<<<<<<<"):
+				kind = diffview.MergeOverride
+			case strings.HasPrefix(line, ">>>>>>>"):
+				kind = diffview.MergeText
+			default:
+				kind = diffview.MergeBuiltin
+			}
+			out = append(out, diffview.MergeLine{N: n, Kind: diffview.MergeMarker, Text: line})
+			continue
+		}
+		out = append(out, diffview.MergeLine{N: n, Kind: kind, Text: line})
+	}
+	return out
+}
+
+// Show renders GET /drift/:id/:locale: the base snapshot, the builtin now
+// and the override, the diffs of both sides from the base, the merged
+// text a rebase would start from, and the three actions. Errors:
+// ErrNotFound when there is no override, ErrInvalid for a user module or
+// a malformed locale.
+func (h *DriftReview) Show(c echo.Context) error {
+	id, locale, redirected, err := routeTarget(c, reviewURL)
+	if err != nil || redirected {
+		return err
+	}
+	r, err := h.load(c, id, locale)
+	if err != nil {
+		return err
+	}
+	r.model.Flash = flashFor(c)
+	return Render(c, http.StatusOK, driftreviewpage.Page(r.model))
+}
+
+// Act handles POST /drift/:id/:locale with action (keep-mine,
+// take-builtin or rebase), base (the override revision the page showed)
+// and builtin (the hash of the builtin text it showed):
+//   - keep-mine records the builtin now as the override's base, text
+//     unchanged;
+//   - take-builtin removes the override: the builtin serves;
+//   - rebase without text answers the merged text in an editor, conflicts
+//     marked, and saves nothing; rebase with text saves it (action rebase,
+//     based on the builtin now) once it holds no conflict marker and
+//     passes the editor's checks, else 422 with the text kept.
+//
+// A base or builtin that moved on answers 409 with the review as it is
+// now. Success redirects to the drift list with a flash.
+func (h *DriftReview) Act(c echo.Context) error {
+	id, locale, _, err := routeTarget(c, reviewURL)
+	if err != nil {
+		return err
+	}
+	r, err := h.load(c, id, locale)
+	if err != nil {
+		return err
+	}
+	base, err := formInt(c, "base")
+	if err != nil {
+		return err
+	}
+	action := c.FormValue("action")
+	switch action {
+	case driftreviewpage.ActionKeepMine, driftreviewpage.ActionTakeBuiltin, driftreviewpage.ActionRebase:
+	default:
+		return fmt.Errorf("action %q: want keep-mine, take-builtin or rebase: %w", action, library.ErrInvalid)
+	}
+	params, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	text, submitted := params["text"]
+	// The page the operator acted on must still be the state: same
+	// revision, same builtin text, still drifted.
+	if base != r.row.Revision || c.FormValue("builtin") != r.model.BuiltinHash || !r.model.Drifted {
+		return h.stale(c, r, base, strings.Join(text, ""), submitted)
+	}
+	ctx := asConsole(c)
+	b := r.builtin
+	var flash string
+	switch action {
+	case driftreviewpage.ActionKeepMine:
+		saved, err := h.Store.KeepMine(ctx, id, locale, base, b.Version, b.Text, store.TextHash(b.Text))
+		if err != nil {
+			return h.failed(c, r, err, "", false)
+		}
+		flash = fmt.Sprintf("Kept the override of %s (%s): revision %d is now based on builtin v%d.", id, saved.Locale, saved.Revision, b.Version)
+	case driftreviewpage.ActionTakeBuiltin:
+		if err := h.Store.TakeBuiltin(ctx, id, locale, base); err != nil {
+			return h.failed(c, r, err, "", false)
+		}
+		flash = fmt.Sprintf("Took the builtin for %s (%s): the override is removed and builtin v%d serves; its history keeps every revision.", id, r.row.Locale, b.Version)
+	case driftreviewpage.ActionRebase:
+		if !submitted {
+			return h.rebaseEditor(c, r, r.merged.Text, http.StatusOK)
+		}
+		saved, done, err := h.saveRebase(c, r, text[0])
+		if err != nil || !done {
+			return err
+		}
+		flash = fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: revision %d.", id, saved.Locale, b.Version, saved.Revision)
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("drift review %s done, but reloading the state failed: %w", action, err)
+	}
+	h.Log.Info("drift reviewed", "module", id, "locale", locale, "action", action, "base", base, "builtin_version", b.Version)
+	setFlash(c, flash)
+	return seeOther(c, "/drift")
+}
+
+// rebaseEditor renders the review with the rebase editor holding text
+// and the conflicts left in it.
+func (h *DriftReview) rebaseEditor(c echo.Context, r *review, text string, status int) error {
+	r.model.Rebase = rebaseModel(text, r.merged)
+	return Render(c, status, driftreviewpage.Page(r.model))
+}
+
+// rebaseModel is the rebase editor of text: the merge's conflicts when it
+// is the merged text untouched, else the marker blocks left in it.
+func rebaseModel(text string, merged linediff.Merged) *driftreviewpage.Rebase {
+	conflicts := merged.Conflicts
+	if text != merged.Text {
+		conflicts = linediff.Conflicts(text)
+	}
+	rb := &driftreviewpage.Rebase{Text: text}
+	for i, k := range conflicts {
+		rb.Conflicts = append(rb.Conflicts, driftreviewpage.Conflict{N: i + 1, Line: k.Line, Override: k.Override, Builtin: k.Builtin})
+	}
+	return rb
+}
+
+// saveRebase checks and saves the operator's rebased text. done is false
+// when a page was rendered instead (422 for markers or errors, 200 when
+// the text equals the builtin and nothing is stored, 409 when stale).
+func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.Override, bool, error) {
+	m := &r.model
+	if lines := linediff.MarkerLines(text); len(lines) > 0 {
+		m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
+		errs := make([]components.LineError, len(lines))
+		for i, n := range lines {
+			errs[i] = components.LineError{Line: n, Msg: "conflict marker: resolve the conflict and remove this line"}
+		}
+		m.Lines, _ = components.NumberLines(text, errs)
+		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
+	}
+	mod, lineErrs := checkOverride(h.Assembler, r.v, m.ID, r.row.Locale, text)
+	if len(lineErrs) > 0 {
+		m.Alert = "Nothing was saved: the text has an error, shown under the line it concerns."
+		m.Lines, m.Errors = components.NumberLines(text, lineErrs)
+		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
+	}
+	b := r.builtin
+	if mod.Text == b.Text {
+		m.Notice = fmt.Sprintf("The rebased text equals the builtin v%d: nothing was stored. Use Take builtin to return to the builtin.", b.Version)
+		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusOK)
+	}
+	o := store.Override{
+		ModuleID:       m.ID,
+		Locale:         r.row.Locale,
+		Text:           mod.Text,
+		Title:          mod.Title,
+		Version:        mod.Version,
+		BasedOnVersion: b.Version,
+		BaseSnapshot:   b.Text,
+		BaseHash:       store.TextHash(b.Text),
+		Author:         consoleAuthor,
+		Action:         store.ActionRebase,
+	}
+	var err error
+	if o.Fields, err = json.Marshal(fieldsOf(mod)); err != nil {
+		return store.Override{}, false, err
+	}
+	saved, err := h.Store.SaveOverride(asConsole(c), o, r.row.Revision)
+	if err != nil {
+		return store.Override{}, false, h.failed(c, r, err, text, true)
+	}
+	return saved, true, nil
+}
+
+// failed explains a refused store call: a conflict or a vanished override
+// renders the review as it is now with 409 (keeping a submitted rebase
+// text); anything else is returned.
+func (h *DriftReview) failed(c echo.Context, r *review, err error, text string, submitted bool) error {
+	if !errors.Is(err, library.ErrConflict) && !errors.Is(err, library.ErrNotFound) {
+		return err
+	}
+	return h.stale(c, r, r.row.Revision, text, submitted)
+}
+
+// stale renders 409: the override or the builtin moved since the page
+// was shown. The review is reloaded; a submitted rebase text is kept in
+// the editor for the operator to reconcile.
+func (h *DriftReview) stale(c echo.Context, r *review, base int, text string, submitted bool) error {
+	fresh, err := h.load(c, r.model.ID, r.row.Locale)
+	if errors.Is(err, library.ErrNotFound) {
+		return fmt.Errorf("the override of %s (%s) was removed while you reviewed it; the builtin serves and nothing was changed: %w",
+			r.model.ID, r.row.Locale, library.ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	fresh.model.Alert = fmt.Sprintf("Nothing was changed: the override or the builtin moved on since you loaded this review (you saw revision %d; it is at revision %d, builtin v%d). Review it again.",
+		base, fresh.row.Revision, fresh.builtin.Version)
+	if submitted {
+		fresh.model.Rebase = rebaseModel(text, fresh.merged)
+		fresh.model.Errors = []string{"Your rebased text is kept in the editor below; it was merged against the older state."}
+	}
+	return Render(c, http.StatusConflict, driftreviewpage.Page(fresh.model))
+}

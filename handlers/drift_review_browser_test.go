@@ -1,0 +1,156 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/promptdesk/promptdesk/library/linediff"
+)
+
+// TestBrowserDriftReviewAndHistory drives the drift review and the
+// history in headless Chromium: review a drifted override with a
+// conflict, rebase it (refused while markers remain), then restore its
+// first revision from the history. Screenshots go to
+// $PROMPTDESK_SCREENSHOTS, else to a temp folder named in the log.
+func TestBrowserDriftReviewAndHistory(t *testing.T) {
+	exe := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			exe = p
+			break
+		}
+	}
+	if exe == "" {
+		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
+	}
+	t.Parallel()
+	mine := func(s string) string {
+		s = mineOpening(s)
+		return replaceLine(t, s, lineNoInvent, "- Do not invent a product name or a company; say \"this workspace's assistant\".")
+	}
+	upstream := func(s string) string {
+		s = upstreamClosing(s)
+		return replaceLine(t, s, lineNoInvent, "- Do not invent a product name, a company, a version or a release date.")
+	}
+	d := newDrifted(t, mine, upstream)
+	srv := httptest.NewServer(d.after.h)
+	t.Cleanup(srv.Close)
+
+	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	// The first action starts the browser and must not carry a timeout.
+	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/drift")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
+	defer cancel()
+
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		step("read "+sel, err)
+		return s
+	}
+	value := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+		step("read "+sel, err)
+		return s
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		step("screenshot "+name, err)
+		p := filepath.Join(shots, name+".png")
+		step("write "+p, os.WriteFile(p, png, 0o644))
+		t.Logf("screenshot: %s", p)
+	}
+	// click follows a link or submits a form, then waits for waitFor.
+	click := func(sel, waitFor string) {
+		t.Helper()
+		_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel)))
+		step("click "+sel, err)
+		step("wait for "+waitFor, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(waitFor))))
+	}
+
+	// The drift list links to the review, which shows one conflict.
+	click(`[data-testid="review-link"]`, `[data-testid="three-texts"]`)
+	if got := text(`[data-testid="merge-conflicts"]`); got != "1 conflict" {
+		t.Errorf("merge view says %q", got)
+	}
+	shot("drift-review")
+
+	// Rebase: the editor holds the merged text with the conflict marked.
+	click(`[data-testid="rebase"]`, `[data-testid="rebase-editor"]`)
+	merged := value("#f-text")
+	if !strings.Contains(merged, linediff.MarkerOverride) || !strings.Contains(merged, "research desk") || !strings.Contains(merged, "When a question about yourself") {
+		t.Fatalf("rebase editor text:\n%s", merged)
+	}
+	shot("drift-rebase-conflict")
+
+	// Saving with the markers in is refused and keeps the text.
+	click(`[data-testid="save-rebase"]`, `[data-testid="line-error"]`)
+	if kept := value("#f-text"); kept != merged {
+		t.Error("the refused rebase lost the text")
+	}
+	shot("drift-rebase-refused")
+
+	// Resolved, it saves and the drift list is empty.
+	resolved := resolve(merged, "- Do not invent a product name, a company, a version or a release date; say \"this workspace's assistant\".")
+	step("resolve", chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-text"), resolved)))
+	click(`[data-testid="save-rebase"]`, `[data-testid="no-drift"]`)
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "Rebased") {
+		t.Errorf("flash %q", got)
+	}
+	if o := d.head(t); o.Revision != 2 || o.Text != resolved {
+		t.Errorf("after the rebase: revision %d, text resolved %v", o.Revision, o.Text == resolved)
+	}
+
+	// The history shows both revisions; restore the first.
+	step("open the module", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/modules/base.identity")))
+	click(`[data-testid="locale"][data-locale="en-US"] [data-testid="history-link"]`, `[data-testid="revision"]`)
+	click(`[data-testid="revision"][data-revision="1"] [data-testid="restore"]`, `[data-testid="flash"]`)
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "restored as revision 3") {
+		t.Errorf("flash %q", got)
+	}
+	click(`[data-testid="locale"][data-locale="en-US"] [data-testid="history-link"]`, `[data-testid="revision"]`)
+	shot("history")
+	if o := d.head(t); o.Revision != 3 || o.Text != d.override {
+		t.Errorf("after the restore: revision %d, text is revision 1's %v", o.Revision, o.Text == d.override)
+	}
+}

@@ -1,0 +1,230 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/diffview"
+	"github.com/promptdesk/promptdesk/views/historypage"
+)
+
+// HistoryStore is what the history page needs from the store.
+type HistoryStore interface {
+	ListRevisions(ctx context.Context, moduleID, locale string) ([]store.Revision, error)
+	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (store.Override, error)
+}
+
+// History serves the revision history of an override and restores old
+// revisions (S2, S10). A restore rebuilds the Overlay.
+type History struct {
+	Store     HistoryStore
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	Log       *slog.Logger
+}
+
+// diffContext is how many unchanged lines a diff keeps around a change.
+const diffContext = 3
+
+// asConsole returns the request's context with the console as the actor
+// of the changes made with it (docs/overrides-lifecycle.md).
+func asConsole(c echo.Context) context.Context {
+	return store.WithActor(c.Request().Context(), consoleAuthor)
+}
+
+// routeTarget reads the :id and :locale of a history or review route. A
+// GET with a non-canonical locale spelling is redirected to canonical(id,
+// locale) (redirect is true and the response is written). Errors:
+// ErrInvalid for a malformed locale.
+func routeTarget(c echo.Context, canonical func(id, locale string) string) (id, locale string, redirect bool, err error) {
+	id = c.Param("id")
+	locale, err = canonicalLocale(c.Param("locale"))
+	if err != nil {
+		return "", "", false, err
+	}
+	if locale != c.Param("locale") && c.Request().Method == http.MethodGet {
+		return "", "", true, c.Redirect(http.StatusMovedPermanently, canonical(id, locale))
+	}
+	return id, locale, false, nil
+}
+
+// historyURL is the history page of id's override in locale.
+func historyURL(id, locale string) string {
+	return overrideURL(id, locale) + "/history"
+}
+
+// Show renders GET /modules/:id/override/:locale/history: every revision,
+// newest first, each with its diff against the revision before (the
+// first against the builtin it was based on), and a restore button per
+// revision with text. Errors: ErrNotFound for a module that does not
+// exist and never had an override in that locale.
+func (h *History) Show(c echo.Context) error {
+	v := h.Overlay.Current()
+	id, locale, redirected, err := routeTarget(c, historyURL)
+	if err != nil || redirected {
+		return err
+	}
+	revs, err := h.Store.ListRevisions(c.Request().Context(), id, locale)
+	if err != nil {
+		return err
+	}
+	if len(revs) == 0 && !v.exists(id) {
+		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+	}
+	m := historyModel(id, locale, revs)
+	m.Flash = flashFor(c)
+	return Render(c, http.StatusOK, historypage.Page(m))
+}
+
+// historyModel turns revisions (newest first) into the page model.
+func historyModel(id, locale string, revs []store.Revision) historypage.Model {
+	m := historypage.Model{
+		ID:         id,
+		Locale:     locale,
+		ModuleURL:  "/modules/" + id,
+		EditorURL:  overrideURL(id, locale),
+		RestoreURL: overrideURL(id, locale) + "/restore",
+	}
+	if len(revs) > 0 {
+		m.Locale = revs[0].Locale
+		m.Head = revs[0].Revision
+		m.Removed = removal(revs[0].Action)
+	}
+	for i, r := range revs {
+		e := historypage.Revision{
+			Revision:       r.Revision,
+			Action:         r.Action,
+			Author:         r.Author,
+			Time:           r.CreatedAt.UTC().Format(timeLayout),
+			Version:        r.Version,
+			BasedOnVersion: r.BasedOnVersion,
+			Head:           i == 0,
+			Removal:        removal(r.Action),
+		}
+		e.Restorable = !e.Head && !e.Removal
+		if !e.Removal {
+			// Compare with the nearest older revision that has a text;
+			// the first with the builtin it was copied from.
+			prev, against := r.BaseSnapshot, fmt.Sprintf("the builtin v%d it was based on", r.BasedOnVersion)
+			if r.BasedOnVersion == 0 {
+				prev, against = "", "an empty text (a new user module)"
+			}
+			for _, older := range revs[i+1:] {
+				if !removal(older.Action) {
+					prev, against = older.Text, fmt.Sprintf("revision %d", older.Revision)
+					break
+				}
+			}
+			e.Against = against
+			e.Diff, e.Plus, e.Minus = diffLines(prev, r.Text)
+		}
+		m.Revisions = append(m.Revisions, e)
+	}
+	return m
+}
+
+// removal reports whether a revision action removed the override.
+func removal(action string) bool {
+	return action == store.ActionDelete || action == store.ActionTakeBuiltin
+}
+
+// diffLines is the folded line diff old → new for diffview, with the
+// number of inserted and deleted lines.
+func diffLines(old, new string) (lines []diffview.Line, plus, minus int) {
+	d := linediff.Diff(old, new)
+	plus, minus = linediff.Count(d)
+	for _, l := range linediff.Fold(d, diffContext) {
+		kind := diffview.KindEqual
+		switch l.Op {
+		case linediff.Insert:
+			kind = diffview.KindInsert
+		case linediff.Delete:
+			kind = diffview.KindDelete
+		case linediff.Folded:
+			kind = diffview.KindFolded
+		}
+		lines = append(lines, diffview.Line{Kind: kind, Old: l.Old, New: l.New, Text: l.Text, Count: l.Count})
+	}
+	return lines, plus, minus
+}
+
+// Restore handles POST /modules/:id/override/:locale/restore with the
+// revision to restore and base, the newest revision the page showed: the
+// old text becomes a new revision (action restore) if it still passes the
+// editor's checks, and the browser goes to the module page. A stale base
+// answers 409 and an invalid text 422, both with the history as it is
+// now and nothing restored. Errors: ErrNotFound for an unknown revision.
+func (h *History) Restore(c echo.Context) error {
+	v := h.Overlay.Current()
+	id, locale, _, err := routeTarget(c, historyURL)
+	if err != nil {
+		return err
+	}
+	rev, err := formInt(c, "revision")
+	if err != nil {
+		return err
+	}
+	base, err := formInt(c, "base")
+	if err != nil {
+		return err
+	}
+	ctx := asConsole(c)
+	revs, err := h.Store.ListRevisions(ctx, id, locale)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(revs, func(r store.Revision) bool { return r.Revision == rev })
+	if i < 0 {
+		return fmt.Errorf("%s revision %d: %w", overrideFile(id, locale), rev, library.ErrNotFound)
+	}
+	refuse := func(status int, alert string, errs []string) error {
+		m := historyModel(id, locale, revs)
+		m.Alert, m.Errors = alert, errs
+		return Render(c, status, historypage.Page(m))
+	}
+	if revs[0].Revision != base {
+		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now at revision %d by %s. Nothing was restored; check the history below and restore again.",
+			revs[0].Revision, revs[0].Author), nil)
+	}
+	if removal(revs[i].Action) {
+		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("Revision %d removed the override: it has no text to restore.", rev), nil)
+	}
+	if _, lineErrs := checkOverride(h.Assembler, v, id, locale, revs[i].Text); len(lineErrs) > 0 {
+		var msgs []string
+		for _, e := range lineErrs {
+			if e.Line > 0 {
+				msgs = append(msgs, fmt.Sprintf("line %d: %s", e.Line, e.Msg))
+			} else {
+				msgs = append(msgs, e.Msg)
+			}
+		}
+		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("Revision %d no longer passes the editor's checks, so it was not restored; copy what you need into the editor instead:", rev), msgs)
+	}
+	saved, err := h.Store.RestoreRevision(ctx, id, locale, rev, base)
+	if errors.Is(err, library.ErrConflict) {
+		// The head moved between the list above and the restore.
+		if revs, err = h.Store.ListRevisions(ctx, id, locale); err != nil {
+			return err
+		}
+		return refuse(http.StatusConflict, "The override changed while restoring; nothing was restored. Check the history below and restore again.", nil)
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("revision restored, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override revision restored", "module", id, "locale", locale, "restored", rev, "revision", saved.Revision, "author", saved.Author)
+	setFlash(c, fmt.Sprintf("Revision %d of %s (%s) restored as revision %d.", rev, id, saved.Locale, saved.Revision))
+	return seeOther(c, "/modules/"+id)
+}
