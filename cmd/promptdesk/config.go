@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -25,14 +26,22 @@ type CLI struct {
 		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (S11)."`
 		BuiltinOnly bool   `name:"builtin-only" help:"Ignore overrides and profiles: no database needed."`
 	} `cmd:"" help:"Assemble a request and print the result as JSON."`
+	Export struct {
+		Out   string `name:"out" required:"" placeholder:"DIR" help:"Folder to write the overrides to, in the library layout modules/<locale>/<layer>-<name>.md."`
+		Force bool   `name:"force" help:"Overwrite module files that already exist in --out."`
+	} `cmd:"" help:"Write every override as a module file in the library layout."`
+	Import struct {
+		From string `name:"from" required:"" placeholder:"FORMAT" help:"Format of DIR. Only promptdesk for now: the library layout, as export writes it."`
+		Dir  string `arg:"" name:"dir" type:"existingdir" help:"Folder to read: DIR/modules/<locale>/*.md."`
+	} `cmd:"" help:"Save module files as overrides and report what became of each file."`
 }
 
 // errHelp means help was printed and there is nothing to run.
 var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
-// command path ("serve", "migrate", "assemble"). Usage errors name the
-// flag.
+// command name ("serve", "migrate", "assemble", "export", "import").
+// Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	var cli CLI
 	exited := false
@@ -52,7 +61,9 @@ func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return &cli, kctx.Command(), nil
+	// Command() is the path with its arguments ("import <dir>").
+	command, _, _ := strings.Cut(kctx.Command(), " ")
+	return &cli, command, nil
 }
 
 // redacted returns the database URL with its password masked, for logs.

@@ -1,6 +1,7 @@
 // Command promptdesk runs the promptdesk console and runtime API (serve),
-// migrates its database (migrate) and assembles a request from the shell
-// (assemble). See README.md and SPEC S12.
+// migrates its database (migrate), assembles a request from the shell
+// (assemble) and moves overrides in and out as module files (export,
+// import). See README.md and SPEC S12.
 package main
 
 import (
@@ -38,6 +39,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.migrate(ctx)
 	case "assemble":
 		return a.assemble(ctx)
+	case "export":
+		return a.export(ctx)
+	case "import":
+		return a.importModules(ctx)
 	}
 	return fmt.Errorf("unknown command %q", command)
 }

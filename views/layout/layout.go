@@ -11,6 +11,7 @@ const (
 	NavDrift    Nav = "drift"
 	NavProfiles Nav = "profiles"
 	NavPreview  Nav = "preview"
+	NavAudit    Nav = "audit"
 )
 
 // Meta is what the frame needs from a page: its title and section.
@@ -37,4 +38,5 @@ var navItems = []navItem{
 	{NavDrift, "Drift", "/drift"},
 	{NavProfiles, "Profiles", "/profiles"},
 	{NavPreview, "Preview", "/preview"},
+	{NavAudit, "Audit", "/audit"},
 }
