@@ -14,6 +14,7 @@ require (
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/rivo/uniseg v0.4.7
+	github.com/sergi/go-diff v1.4.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.44.0
 )

@@ -37,6 +37,12 @@ type Overrides struct {
 // consoleAuthor is recorded as the author until users exist (S12).
 const consoleAuthor = "console"
 
+// consoleContext is the request's context with the console as the actor
+// of the changes made with it (store.WithActor).
+func consoleContext(c echo.Context) context.Context {
+	return store.WithActor(c.Request().Context(), consoleAuthor)
+}
+
 // Pick handles GET /modules/:id/override?locale=L, the new-locale form of
 // the module page, by redirecting to the editor of that locale.
 func (h *Overrides) Pick(c echo.Context) error {
@@ -168,9 +174,9 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Author:   consoleAuthor,
 	}
 	if o.Fields, _ = json.Marshal(fieldsOf(m)); hasBuiltin {
-		o.BasedOnVersion, o.BaseSnapshot = base.Version, base.Text
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
 	}
-	ctx := c.Request().Context()
+	ctx := consoleContext(c)
 	saved, err := h.Store.SaveOverride(ctx, o, e.Revision)
 	if errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) && e.Revision > 0 {
 		return h.conflict(c, e)
@@ -298,7 +304,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	ctx := consoleContext(c)
 	err = h.Store.DeleteOverride(ctx, id, locale, rev)
 	if errors.Is(err, library.ErrConflict) {
 		row, err := h.Store.GetOverride(ctx, id, locale)

@@ -66,8 +66,7 @@ func (h *Profiles) Create(c echo.Context) error {
 	if !ok {
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
 	}
-	ctx := c.Request().Context()
-	if _, err := h.Store.CreateProfile(ctx, p); errors.Is(err, library.ErrConflict) {
+	if _, err := h.Store.CreateProfile(consoleContext(c), p); errors.Is(err, library.ErrConflict) {
 		f.Errors = map[string]string{"id": fmt.Sprintf("a profile %q exists already", p.ID)}
 		return Render(c, http.StatusConflict, profilepage.FormPage(f))
 	} else if err != nil {
@@ -109,7 +108,7 @@ func (h *Profiles) Update(c echo.Context) error {
 	if !ok {
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
 	}
-	if _, err := h.Store.UpdateProfile(c.Request().Context(), p); err != nil {
+	if _, err := h.Store.UpdateProfile(consoleContext(c), p); err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s saved.", p.ID))
@@ -127,7 +126,7 @@ func (h *Profiles) ConfirmDelete(c echo.Context) error {
 // Delete handles POST /profiles/:id/delete. Errors: ErrNotFound.
 func (h *Profiles) Delete(c echo.Context) error {
 	id := c.Param("id")
-	if err := h.Store.DeleteProfile(c.Request().Context(), id); err != nil {
+	if err := h.Store.DeleteProfile(consoleContext(c), id); err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s deleted.", id))

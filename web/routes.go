@@ -26,8 +26,11 @@ func (s *Server) newEcho() *echo.Echo {
 	mod := &handlers.Module{Overlay: s.overlay, Assembler: s.cfg.Assembler}
 	ovr := &handlers.Overrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
 	drift := &handlers.Drift{Overlay: s.overlay}
+	hist := &handlers.History{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
+	review := &handlers.DriftReview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
 	prof := &handlers.Profiles{Store: s.cfg.Store, Overlay: s.overlay}
 	prev := &handlers.Preview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	audit := &handlers.Audit{Store: s.cfg.Store}
 
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
@@ -42,7 +45,11 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/modules/:id/override/:locale/delete", ovr.Delete)
 	e.GET("/overrides/new", ovr.New)
 	e.POST("/overrides/new", ovr.Create)
+	e.GET("/modules/:id/override/:locale/history", hist.Show)
+	e.POST("/modules/:id/override/:locale/restore", hist.Restore)
 	e.GET("/drift", drift.List)
+	e.GET("/drift/:id/:locale", review.Show)
+	e.POST("/drift/:id/:locale", review.Act)
 
 	e.GET("/profiles", prof.List)
 	e.POST("/profiles", prof.Create)
@@ -54,6 +61,8 @@ func (s *Server) newEcho() *echo.Echo {
 
 	e.GET("/preview", prev.Show)
 	e.POST("/preview", prev.Run)
+
+	e.GET("/audit", audit.List)
 
 	// The runtime API (S11), JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
@@ -71,6 +80,14 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/commands", api.Commands, apiMW...)
 	v1.GET("/tools", api.Tools, apiMW...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW...)
+	// Overrides (issue 4): PUT takes the module file as text/plain too, so
+	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
+	// the two lists in step (authentication goes into both).
+	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
+	textMW := []echo.MiddlewareFunc{handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+	v1.GET("/overrides/:id", apiOvr.Get, apiMW...)
+	v1.PUT("/overrides/:id", apiOvr.Put, textMW...)
+	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW...)
 	return e
 }
 

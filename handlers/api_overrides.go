@@ -1,0 +1,384 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// APIOverrides serves /api/v1/overrides/{id}?locale=L (issue 4): read,
+// save and delete one override, with optimistic locking through If-Match
+// (the override's revision). Unlike the runtime routes it reads the
+// database, so that the revision it reports is the current one; every
+// write rebuilds the Overlay. Changes are recorded with the actor "api".
+//
+// Besides the errors documented on API it answers 409 conflict (field
+// If-Match) when the override has moved past the If-Match revision, the
+// message naming the current one, and 428 precondition_required when a
+// change of an existing override comes without If-Match.
+type APIOverrides struct {
+	Store     OverrideStore
+	Overlay   *Overlay
+	Assembler *assembler.Assembler
+	Log       *slog.Logger
+}
+
+// apiActor is the actor of changes made through the API until API keys
+// exist (docs/overrides-lifecycle.md).
+const apiActor = "api"
+
+// The status of a module in one locale, as the override API reports it.
+const (
+	OverrideStatusOverride = "override"    // an override of a builtin module
+	OverrideStatusUser     = "user-module" // an override whose id has no builtin
+	OverrideStatusBuiltin  = "builtin"     // no override: the builtin serves
+)
+
+// API error codes of the override API.
+const (
+	CodeConflict             = "conflict"
+	CodePreconditionRequired = "precondition_required"
+)
+
+// APIOverride is GET /api/v1/overrides/{id}: the override's whole module
+// file and its revision, the If-Match of the next PUT or DELETE; with no
+// override, the builtin text an override would start from (of the
+// locale, else the fallback locale, else any), revision 0 and status
+// builtin.
+type APIOverride struct {
+	Text     string `json:"text"`
+	Revision int    `json:"revision"`
+	Status   string `json:"status"`
+}
+
+// APIOverrideSaved is the answer of PUT /api/v1/overrides/{id}. Stored is
+// false when the text equals the builtin text: nothing was stored, and
+// Revision and Status are those of the override that already serves, if
+// any. Text is the module text as stored (line endings normalised);
+// Message says what happened.
+type APIOverrideSaved struct {
+	Stored   bool   `json:"stored"`
+	Text     string `json:"text"`
+	Revision int    `json:"revision"`
+	Status   string `json:"status"`
+	Message  string `json:"message"`
+}
+
+// apiOverrideBody is the JSON form of a PUT body.
+type apiOverrideBody struct {
+	Text *string `json:"text"`
+}
+
+// RequireModuleText is the media-type middleware of PUT
+// /api/v1/overrides/{id}, which takes the module file as it is or wrapped
+// in JSON: text/plain or text/markdown (charset UTF-8 or none) is the
+// text; application/json or application/*+json is {"text": "…"}; no
+// Content-Type or application/x-www-form-urlencoded (what `curl
+// --data-binary @module.md` sends) is JSON when the body starts with "{",
+// else the text — a module file starts with "---". Anything else fails
+// with 415 unsupported_media_type.
+func RequireModuleText() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if _, err := moduleTextKind(c.Request().Header.Get(echo.HeaderContentType)); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// Body kinds of moduleTextKind.
+const (
+	bodyText  = "text"
+	bodyJSON  = "json"
+	bodySniff = "sniff"
+)
+
+// moduleTextKind classifies a PUT body's Content-Type, or fails with the
+// 415 APIError.
+func moduleTextKind(ct string) (string, error) {
+	if ct == "" {
+		return bodySniff, nil
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	kind := ""
+	switch {
+	case err != nil:
+	case mt == "text/plain" || mt == "text/markdown":
+		kind = bodyText
+	case mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"):
+		kind = bodyJSON
+	case mt == "application/x-www-form-urlencoded":
+		kind = bodySniff
+	}
+	if cs, set := params["charset"]; kind != "" && set && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		kind = ""
+	}
+	if kind == "" {
+		return "", &APIError{
+			Status:  http.StatusUnsupportedMediaType,
+			Code:    CodeUnsupportedMediaType,
+			Field:   "Content-Type",
+			Message: fmt.Sprintf("Content-Type %q is not accepted: send the module file as text/plain, or {\"text\": …} as application/json (UTF-8)", ct),
+		}
+	}
+	return kind, nil
+}
+
+// readModuleText reads a PUT body as RequireModuleText describes.
+func readModuleText(c echo.Context) (string, error) {
+	kind, err := moduleTextKind(c.Request().Header.Get(echo.HeaderContentType))
+	if err != nil {
+		return "", err
+	}
+	data, err := readBody(c)
+	if err != nil {
+		return "", err
+	}
+	if kind == bodySniff {
+		kind = bodyText
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+			kind = bodyJSON
+		}
+	}
+	if kind == bodyText {
+		return string(data), nil
+	}
+	var body apiOverrideBody
+	if err := decodeStrict(data, &body); err != nil {
+		return "", err
+	}
+	if body.Text == nil {
+		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "text", Msg: "required: the whole module file, frontmatter and body"}
+	}
+	return *body.Text, nil
+}
+
+// ifMatch reads the If-Match header, the revision a change is based on:
+// 3, "3" and W/"3" all mean 3. present is false without the header.
+// Errors: a 422 invalid_request on field If-Match.
+func ifMatch(c echo.Context) (revision int, present bool, err error) {
+	raw := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if raw == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(raw, "W/"), `"`))
+	if err != nil || n < 0 {
+		return 0, true, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "If-Match",
+			Msg: fmt.Sprintf("%q is not a revision number: send the revision GET returned (0 to create)", raw)}
+	}
+	return n, true, nil
+}
+
+// setETag sends the revision as the response's entity tag, the value of
+// the next If-Match.
+func setETag(c echo.Context, revision int) {
+	c.Response().Header().Set("ETag", strconv.Quote(strconv.Itoa(revision)))
+}
+
+// target reads :id and ?locale= (default: the fallback locale).
+func (h *APIOverrides) target(c echo.Context) (v *View, id, locale string, err error) {
+	id = c.Param("id")
+	locale = h.Assembler.FallbackLocale()
+	if s := strings.TrimSpace(c.QueryParam("locale")); s != "" {
+		if locale, err = checkLocale(s); err != nil {
+			return nil, "", "", err
+		}
+	}
+	return h.Overlay.Current(), id, locale, nil
+}
+
+// overrideStatus is the status of an existing override of id.
+func overrideStatus(v *View, id string) string {
+	if v.Library.Has(id) {
+		return OverrideStatusOverride
+	}
+	return OverrideStatusUser
+}
+
+// apiNoOverride is the 404 of id in locale when there is no override there.
+func apiNoOverride(v *View, id, locale string) error {
+	msg := fmt.Sprintf("no override in %s: the builtin serves", locale)
+	switch {
+	case !v.exists(id):
+		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
+	case !v.Library.Has(id):
+		msg = fmt.Sprintf("the user module has no text in %s", locale)
+	}
+	return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "locale", Msg: msg}
+}
+
+// apiConflict is the 409 of a change refused by the store (err).
+func apiConflict(err error) error {
+	return &APIError{Status: http.StatusConflict, Code: CodeConflict, Field: "If-Match",
+		Message: err.Error() + "; GET the override, merge your change into its text and send its revision"}
+}
+
+// Get handles GET /api/v1/overrides/{id}[?locale=L]: 200 with the
+// APIOverride of L (default: the fallback locale) and its revision as the
+// ETag. Errors: 404 not_found for an unknown id, or a user module with no
+// override in L; 422 invalid_request for a malformed locale.
+func (h *APIOverrides) Get(c echo.Context) error {
+	v, id, locale, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	switch {
+	case err == nil:
+		setETag(c, row.Revision)
+		return WriteJSON(c, http.StatusOK, APIOverride{Text: row.Text, Revision: row.Revision, Status: overrideStatus(v, id)})
+	case !errors.Is(err, library.ErrNotFound):
+		return err
+	}
+	b, ok := v.builtinBase(h.Assembler, id, locale)
+	if !ok {
+		return apiNoOverride(v, id, locale)
+	}
+	setETag(c, 0)
+	return WriteJSON(c, http.StatusOK, APIOverride{Text: b.Text, Revision: 0, Status: OverrideStatusBuiltin})
+}
+
+// Put handles PUT /api/v1/overrides/{id}[?locale=L] with the whole module
+// file as the body (RequireModuleText) and If-Match: the revision it was
+// based on (0 or no header creates). The text is checked like the
+// console editor's (checkOverride): it parses, keeps the id and the
+// builtin's layer, and uses known placeholders without include cycles; an
+// unknown id makes a user module. A text equal to the builtin stores
+// nothing: 200 with stored false. Otherwise 200 with the new revision,
+// also as the ETag. Errors: 409 conflict when the override has moved past
+// If-Match (or exists when creating); 428 precondition_required without
+// If-Match when the override exists; 422 invalid_request for a text that
+// fails the checks (field text, the message naming the lines), a bad
+// If-Match or locale; 400, 413 and 415 for the body.
+func (h *APIOverrides) Put(c echo.Context) error {
+	v, id, locale, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	base, present, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	text, err := readModuleText(c)
+	if err != nil {
+		return err
+	}
+	ctx := store.WithActor(c.Request().Context(), apiActor)
+	cur, err := h.Store.GetOverride(ctx, id, locale)
+	exists := err == nil
+	if err != nil && !errors.Is(err, library.ErrNotFound) {
+		return err
+	}
+	if exists && !present {
+		return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
+			Message: fmt.Sprintf("override %s (%s) exists at revision %d: send If-Match with the revision your text is based on", id, cur.Locale, cur.Revision)}
+	}
+
+	m, lineErrs := checkOverride(h.Assembler, v, id, locale, text)
+	if len(lineErrs) > 0 {
+		msgs := make([]string, len(lineErrs))
+		for i, le := range lineErrs {
+			msgs[i] = le.Msg
+			if le.Line > 0 {
+				msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
+			}
+		}
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
+	}
+	b, hasBuiltin := v.builtinBase(h.Assembler, id, locale)
+	if hasBuiltin && m.Text == b.Text {
+		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin,
+			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
+		if exists {
+			out.Revision, out.Status = cur.Revision, overrideStatus(v, id)
+			out.Message += "; the existing override still serves: DELETE it to return to the builtin"
+		}
+		setETag(c, out.Revision)
+		return WriteJSON(c, http.StatusOK, out)
+	}
+
+	o := store.Override{ModuleID: id, Locale: locale, Text: m.Text, Title: m.Title, Version: m.Version, Author: apiActor}
+	if o.Fields, err = json.Marshal(fieldsOf(m)); err != nil {
+		return fmt.Errorf("override %s (%s): encode its fields: %w", id, locale, err)
+	}
+	if hasBuiltin {
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = b.Version, b.Text, store.TextHash(b.Text)
+	}
+	saved, err := h.Store.SaveOverride(ctx, o, base)
+	switch {
+	case errors.Is(err, library.ErrConflict):
+		return apiConflict(err)
+	case errors.Is(err, library.ErrNotFound):
+		return apiConflict(fmt.Errorf("override %s (%s) does not exist (revision 0), not at revision %d", id, locale, base))
+	case err != nil:
+		return err
+	}
+	// The write is committed: finish the rebuild even if the client hung up.
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	setETag(c, saved.Revision)
+	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision,
+		Status: overrideStatus(v, id), Message: fmt.Sprintf("saved as revision %d", saved.Revision)})
+}
+
+// Delete handles DELETE /api/v1/overrides/{id}[?locale=L] with If-Match:
+// the revision being deleted. 204 when deleted: the builtin serves again
+// (a user module's locale is gone). Errors: 404 not_found when there is
+// no override; 409 conflict when it has moved past If-Match; 428
+// precondition_required without If-Match; 422 invalid_request for a bad
+// If-Match or locale.
+func (h *APIOverrides) Delete(c echo.Context) error {
+	v, id, locale, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	base, present, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	ctx := store.WithActor(c.Request().Context(), apiActor)
+	if !present || base == 0 {
+		cur, err := h.Store.GetOverride(ctx, id, locale)
+		switch {
+		case errors.Is(err, library.ErrNotFound):
+			return apiNoOverride(v, id, locale)
+		case err != nil:
+			return err
+		case !present:
+			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
+				Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to delete", id, cur.Locale, cur.Revision)}
+		}
+		return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+	}
+	err = h.Store.DeleteOverride(ctx, id, locale, base)
+	switch {
+	case errors.Is(err, library.ErrConflict):
+		return apiConflict(err)
+	case errors.Is(err, library.ErrNotFound):
+		return apiNoOverride(v, id, locale)
+	case err != nil:
+		return err
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override deleted, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", base, "author", apiActor)
+	return c.NoContent(http.StatusNoContent)
+}

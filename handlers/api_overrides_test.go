@@ -1,0 +1,260 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+const identityURL = "/api/v1/overrides/base.identity?locale=en-US"
+
+// putText PUTs text as text/plain with If-Match ifMatch ("" for none).
+func (a *app) putText(target, text, ifMatch string) *httptest.ResponseRecorder {
+	a.t.Helper()
+	return a.api(http.MethodPut, target, text, "Content-Type", "text/plain; charset=utf-8", "If-Match", ifMatch)
+}
+
+func wantOverride(t *testing.T, what string, rec *httptest.ResponseRecorder, want handlers.APIOverride) {
+	t.Helper()
+	got := decode[handlers.APIOverride](t, rec)
+	if got != want {
+		t.Errorf("%s = %+v\nwant %+v", what, got, want)
+	}
+	if etag := rec.Header().Get("ETag"); etag != `"`+itoa(want.Revision)+`"` {
+		t.Errorf("%s: ETag %s, want %q", what, etag, itoa(want.Revision))
+	}
+}
+
+func wantSaved(t *testing.T, what string, rec *httptest.ResponseRecorder, stored bool, revision int, status string, words ...string) handlers.APIOverrideSaved {
+	t.Helper()
+	got := decode[handlers.APIOverrideSaved](t, rec)
+	if got.Stored != stored || got.Revision != revision || got.Status != status {
+		t.Errorf("%s = stored %v revision %d status %s, want %v %d %s", what, got.Stored, got.Revision, got.Status, stored, revision, status)
+	}
+	for _, w := range words {
+		if !strings.Contains(got.Message, w) {
+			t.Errorf("%s: message %q does not say %q", what, got.Message, w)
+		}
+	}
+	return got
+}
+
+func TestAPIOverrideGet(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	en := builtinText(t, a.lib, "base.identity", "en-US")
+	zh := builtinText(t, a.lib, "base.identity", "zh-CN")
+
+	wantOverride(t, "no override", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin"})
+	wantOverride(t, "zh-cn", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=zh-cn", ""), handlers.APIOverride{Text: zh.Text, Status: "builtin"})
+	// No builtin ja-JP: the text an override would start from.
+	wantOverride(t, "ja-JP", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=ja-JP", ""), handlers.APIOverride{Text: en.Text, Status: "builtin"})
+	// No locale: the fallback locale.
+	wantOverride(t, "no locale", a.api(http.MethodGet, "/api/v1/overrides/base.identity", ""), handlers.APIOverride{Text: en.Text, Status: "builtin"})
+
+	wantError(t, "unknown id", a.api(http.MethodGet, "/api/v1/overrides/base.nobody", ""), http.StatusNotFound, "not_found", "id", "base.nobody")
+	wantError(t, "bad locale", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=not_a_locale!", ""), http.StatusUnprocessableEntity, "invalid_request", "locale")
+	rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity", "{}")
+	wantError(t, "POST", rec, http.StatusMethodNotAllowed, "method_not_allowed", "")
+}
+
+func TestAPIOverrideLifecycle(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	ctx := context.Background()
+	en := builtinText(t, a.lib, "base.identity", "en-US")
+	first := identityText(t, a, "You are the API's first assistant.")
+	second := identityText(t, a, "You are the API's second assistant.")
+
+	// Create: no If-Match.
+	wantSaved(t, "create", a.putText(identityURL, first, ""), true, 1, "override", "revision 1")
+	wantOverride(t, "after create", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: first, Revision: 1, Status: "override"})
+	row, err := a.store.GetOverride(ctx, "base.identity", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Author != "api" || row.BasedOnVersion != en.Version || row.BaseSnapshot != en.Text || row.BaseHash != store.TextHash(en.Text) {
+		t.Errorf("stored: author %q based on v%d hash %q; want api, v%d, the builtin's hash", row.Author, row.BasedOnVersion, row.BaseHash, en.Version)
+	}
+	// Served at once: the overlay was rebuilt.
+	if d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/base.identity?locale=en-US", "")); d.Source != "override" ||
+		!strings.Contains(d.Body, "the API's first assistant") {
+		t.Errorf("after the PUT /api/v1/modules serves %s: %q", d.Source, d.Body)
+	}
+
+	// An existing override needs If-Match.
+	wantError(t, "PUT without If-Match", a.putText(identityURL, second, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 1")
+	// A JSON body, quoted If-Match.
+	body, _ := json.Marshal(map[string]string{"text": second})
+	wantSaved(t, "save", a.api(http.MethodPut, identityURL, string(body), "If-Match", `"1"`), true, 2, "override")
+
+	// Stale and create-on-existing are conflicts naming the current revision; the text stays.
+	wantError(t, "stale PUT", a.putText(identityURL, first, "1"), http.StatusConflict, "conflict", "If-Match", "revision 2, not 1")
+	wantError(t, "create on existing", a.putText(identityURL, first, "0"), http.StatusConflict, "conflict", "If-Match", "revision 2")
+	wantOverride(t, "after refusals", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: second, Revision: 2, Status: "override"})
+
+	// The builtin text stores nothing and says so.
+	wantSaved(t, "builtin text on an override", a.putText(identityURL, en.Text, "2"), false, 2, "override", "nothing was stored", "DELETE")
+	wantSaved(t, "builtin text, no override", a.putText("/api/v1/overrides/base.identity?locale=zh-CN",
+		builtinText(t, a.lib, "base.identity", "zh-CN").Text, ""), false, 0, "builtin", "nothing was stored")
+
+	// Delete: If-Match required and checked.
+	wantError(t, "DELETE without If-Match", a.api(http.MethodDelete, identityURL, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 2")
+	wantError(t, "stale DELETE", a.api(http.MethodDelete, identityURL, "", "If-Match", "1"), http.StatusConflict, "conflict", "If-Match", "revision 2")
+	wantError(t, "DELETE If-Match 0", a.api(http.MethodDelete, identityURL, "", "If-Match", "0"), http.StatusConflict, "conflict", "If-Match", "revision 2")
+	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "2"); rec.Code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s, want 204", rec.Code, rec.Body.String())
+	}
+	wantOverride(t, "after delete", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin"})
+	wantError(t, "DELETE again", a.api(http.MethodDelete, identityURL, "", "If-Match", "3"), http.StatusNotFound, "not_found", "locale", "no override")
+
+	// After a delete a create continues the numbering; curl --data-binary
+	// sends form-urlencoded, read as the file.
+	wantSaved(t, "re-create", a.api(http.MethodPut, identityURL, first, "Content-Type", "application/x-www-form-urlencoded"), true, 4, "override")
+	revs, err := a.store.ListRevisions(ctx, "base.identity", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, r := range revs {
+		actions = append(actions, itoa(r.Revision)+" "+r.Action+" "+r.Author)
+	}
+	if want := "4 create api,3 delete api,2 save api,1 create api"; strings.Join(actions, ",") != want {
+		t.Errorf("history %q, want %q", actions, want)
+	}
+	audit, err := a.store.ListAudit(ctx, store.AuditFilter{Actor: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(audit) != 4 {
+		t.Errorf("%d audit rows by api, want 4", len(audit))
+	}
+}
+
+func TestAPIOverridePutErrors(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	good := identityText(t, a, "You are the test assistant.")
+	for _, c := range []struct {
+		name, body, contentType, ifMatch string
+		status                           int
+		code, field                      string
+		words                            []string
+	}{
+		{"changed id", strings.Replace(good, "id: base.identity", "id: base.someone", 1), "text/plain", "", 422, "invalid_request", "text", []string{"line 2", "may not change the id"}},
+		{"unknown placeholder", identityText(t, a, "You are {{nobody_knows}}."), "text/plain", "", 422, "invalid_request", "text", []string{"{{nobody_knows}}"}},
+		{"not a module", "hello", "text/plain", "", 422, "invalid_request", "text", []string{"line 1"}},
+		{"bad If-Match", good, "text/plain", "abc", 422, "invalid_request", "If-Match", []string{"abc"}},
+		{"If-Match *", good, "text/plain", "*", 422, "invalid_request", "If-Match", nil},
+		{"JSON without text", `{}`, "application/json", "", 422, "invalid_request", "text", []string{"required"}},
+		{"JSON unknown field", `{"text": "x", "body": "y"}`, "application/json", "", 422, "invalid_request", "body", nil},
+		{"malformed JSON", `{"text": `, "application/json", "", 400, "invalid_json", "", nil},
+		{"XML", "<module/>", "text/xml", "", 415, "unsupported_media_type", "Content-Type", []string{"text/plain"}},
+		{"Latin-1", good, "text/plain; charset=iso-8859-1", "", 415, "unsupported_media_type", "Content-Type", nil},
+	} {
+		rec := a.api(http.MethodPut, identityURL, c.body, "Content-Type", c.contentType, "If-Match", c.ifMatch)
+		wantError(t, c.name, rec, c.status, c.code, c.field, c.words...)
+	}
+	if n := len(a.overrides()); n != 0 {
+		t.Errorf("%d overrides stored by refused PUTs, want 0", n)
+	}
+	wantError(t, "PUT stale on nothing", a.putText(identityURL, good, "3"), http.StatusConflict, "conflict", "If-Match", "revision 0")
+}
+
+func TestAPIOverrideUserModule(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	const url = "/api/v1/overrides/task.api-notes?locale=en-US"
+	text := "---\nid: task.api-notes\nlayer: task\nversion: 1\ntitle: API notes\ndescription: Notes taken through the API\n" +
+		"priority: 10\ntriggers:\n- kind: command\n  command: /apinotes\n---\nTake notes.\n"
+	wantSaved(t, "create user module", a.putText(url, text, ""), true, 1, "user-module")
+	wantOverride(t, "GET user module", a.api(http.MethodGet, url, ""), handlers.APIOverride{Text: text, Revision: 1, Status: "user-module"})
+	wantError(t, "other locale", a.api(http.MethodGet, "/api/v1/overrides/task.api-notes?locale=de-DE", ""), http.StatusNotFound, "not_found", "locale", "de-DE")
+	if rec := a.api(http.MethodDelete, url, "", "If-Match", "1"); rec.Code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", rec.Code, rec.Body.String())
+	}
+	wantError(t, "after delete", a.api(http.MethodGet, url, ""), http.StatusNotFound, "not_found", "id")
+}
+
+// E13 through the API: parallel PUTs on one revision give one save and
+// clean 409s, never a 500, and gap-free revisions.
+func TestAPIOverrideParallelPuts(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	decode[handlers.APIOverrideSaved](t, a.putText(identityURL, identityText(t, a, "You are revision one."), ""))
+	const n = 10
+	texts := make([]string, n)
+	for i := range n {
+		texts[i] = identityText(t, a, "You are editor "+itoa(i)+".")
+	}
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { codes[i] = a.putText(identityURL, texts[i], "1").Code })
+	}
+	wg.Wait()
+	ok, conflicts := 0, 0
+	for i, code := range codes {
+		switch code {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			conflicts++
+		default:
+			t.Errorf("PUT %d: status %d", i, code)
+		}
+	}
+	if ok != 1 || conflicts != n-1 {
+		t.Errorf("%d saved and %d conflicts, want 1 and %d", ok, conflicts, n-1)
+	}
+	revs, err := a.store.ListRevisions(context.Background(), "base.identity", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 2 || revs[0].Revision != 2 || revs[1].Revision != 1 {
+		t.Errorf("revisions %+v, want 2 and 1", revs)
+	}
+}
+
+// The console records its changes as "console", with the hash of the
+// builtin an override was based on.
+func TestConsoleActor(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	ctx := context.Background()
+	en := builtinText(t, a.lib, "base.identity", "en-US")
+	a.saveOverride("base.identity", "en-US", identityText(t, a, "You are the console's assistant."), 0)
+	row, err := a.store.GetOverride(ctx, "base.identity", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.BaseHash != store.TextHash(en.Text) || row.Author != "console" {
+		t.Errorf("console save: BaseHash %q author %q, want the builtin's hash and console", row.BaseHash, row.Author)
+	}
+	a.post("/modules/base.identity/override/en-US/delete", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
+	a.post("/profiles", profileForm("support", "base.identity")).want(t, http.StatusSeeOther)
+	a.post("/profiles/support/delete", url.Values{}).want(t, http.StatusSeeOther)
+
+	entries, err := a.store.ListAudit(ctx, store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		if e.Subject != store.SubjectScenario { // the seeded examples
+			got = append(got, e.Actor+" "+e.Action+" "+e.Subject)
+		}
+	}
+	want := "console delete profile,console create profile,console delete override,console create override"
+	if strings.Join(got, ",") != want {
+		t.Errorf("audit %q, want %q", got, want)
+	}
+}
