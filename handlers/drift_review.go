@@ -209,7 +209,7 @@ func (h *DriftReview) Act(c echo.Context) error {
 	if base != r.row.Revision || c.FormValue("builtin") != r.model.BuiltinHash || !r.model.Drifted {
 		return h.stale(c, r, base, strings.Join(text, ""), submitted)
 	}
-	ctx := asConsole(c)
+	ctx := consoleContext(c)
 	b := r.builtin
 	var flash string
 	switch action {
@@ -304,7 +304,7 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 	if o.Fields, err = json.Marshal(fieldsOf(mod)); err != nil {
 		return store.Override{}, false, err
 	}
-	saved, err := h.Store.SaveOverride(asConsole(c), o, r.row.Revision)
+	saved, err := h.Store.SaveOverride(consoleContext(c), o, r.row.Revision)
 	if err != nil {
 		return store.Override{}, false, h.failed(c, r, err, text, true)
 	}

@@ -80,4 +80,9 @@ func TestDriftListsOverridesWhoseBuiltinMovedOn(t *testing.T) {
 	if s := prev.doc.Find(`[data-testid="report-entry"][data-module="base.identity"]`).AttrOr("data-source", ""); s != "override-drifted" {
 		t.Errorf("preview serves base.identity from %q, want override-drifted", s)
 	}
+	// Editing a drifted override keeps its base: only the review resolves drift.
+	after.saveOverride("base.identity", "en-US", identityText(t, after, "You are the edited drifting assistant."), 1)
+	if rows := after.get("/drift").want(t, http.StatusOK).find("drift-row"); rows.Length() != 1 {
+		t.Errorf("after an edit, %d drift rows, want 1: an edit must not clear drift", rows.Length())
+	}
 }

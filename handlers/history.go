@@ -36,12 +36,6 @@ type History struct {
 // diffContext is how many unchanged lines a diff keeps around a change.
 const diffContext = 3
 
-// asConsole returns the request's context with the console as the actor
-// of the changes made with it (docs/overrides-lifecycle.md).
-func asConsole(c echo.Context) context.Context {
-	return store.WithActor(c.Request().Context(), consoleAuthor)
-}
-
 // routeTarget reads the :id and :locale of a history or review route. A
 // GET with a non-canonical locale spelling is redirected to canonical(id,
 // locale) (redirect is true and the response is written). Errors:
@@ -178,7 +172,7 @@ func (h *History) Restore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := asConsole(c)
+	ctx := consoleContext(c)
 	revs, err := h.Store.ListRevisions(ctx, id, locale)
 	if err != nil {
 		return err

@@ -173,7 +173,12 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Version:  m.Version,
 		Author:   consoleAuthor,
 	}
-	if o.Fields, _ = json.Marshal(fieldsOf(m)); hasBuiltin {
+	o.Fields, _ = json.Marshal(fieldsOf(m))
+	if row, ok := v.Rows[assembler.Key(e.ID, e.Locale)]; ok && e.Revision > 0 {
+		// An edit keeps the base it was copied from: only the drift review
+		// moves it (S2), so editing never hides a drift.
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = row.BasedOnVersion, row.BaseSnapshot, row.BaseHash
+	} else if hasBuiltin {
 		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
 	}
 	ctx := consoleContext(c)

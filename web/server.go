@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.overlay.Rebuild(ctx); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	if err := seedScenarios(ctx, cfg.Store); err != nil {
+	if err := seedScenarios(store.WithActor(ctx, "system"), cfg.Store); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.echo = s.newEcho()
