@@ -123,3 +123,47 @@ func TestLifecycleBackfill(t *testing.T) {
 		t.Errorf("after down to 1: %d tables, want 3", got)
 	}
 }
+
+// 0003 (drafts) keeps everything served: every existing head is its own
+// published revision, a delete included; down drops the column and turns
+// discard revisions back into saves or deletes.
+func TestDraftsBackfill(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dbURL := storetest.NewDatabase(t)
+	migrateTo(t, dbURL, 2)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, `INSERT INTO overrides (module_id, locale, text, revision, deleted) VALUES
+		('base.identity', 'en-US', 'mine', 3, false), ('task.gone', 'en-US', '', 2, true)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrateTo(t, dbURL, 3)
+	rows, err := conn.Query(ctx, `SELECT module_id || ' ' || revision || ' ' || published_revision FROM overrides ORDER BY module_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "base.identity 3 3" || got[1] != "task.gone 2 2" {
+		t.Errorf("published revisions after 0003: %q", got)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO override_revisions (module_id, locale_key, revision, action, text)
+		VALUES ('base.identity', 'en-us', 4, 'discard', 'mine')`); err != nil {
+		t.Errorf("a discard revision: %v", err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE overrides SET published_revision = 9 WHERE module_id = 'base.identity'`); err == nil {
+		t.Error("a published revision past the head was accepted")
+	}
+	migrateTo(t, dbURL, 2)
+	var action string
+	if err := conn.QueryRow(ctx, `SELECT action FROM override_revisions WHERE revision = 4`).Scan(&action); err != nil || action != "save" {
+		t.Errorf("the discard after down: %q, %v; want save", action, err)
+	}
+}

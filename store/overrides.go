@@ -41,9 +41,21 @@ type Override struct {
 	// (ActionCreate, ActionSave, ActionRestore, ActionRebase,
 	// ActionKeepMine, ActionImport); "" records ActionCreate when there is
 	// no live override, else ActionSave. Always "" when read.
-	Action    string
+	Action string
+	// Publish is an input of SaveOverride: publish the saved revision in
+	// the same transaction (save-and-publish, used by the drift review's
+	// rebase and by tests). Without it a save is a draft. Always false
+	// when read.
+	Publish   bool
 	CreatedAt time.Time // of this life of the override: a save after a delete resets it
 	UpdatedAt time.Time
+	// PublishedRevision is the revision that is served; 0 when none ever
+	// was (the override is a draft only). A delete publishes itself.
+	PublishedRevision int
+	// Draft is true when the head is a revision not published yet
+	// (Revision > PublishedRevision). In ListOverrides, whose rows are the
+	// published revisions, it says a draft is pending on top.
+	Draft bool
 }
 
 // Revision actions (docs/overrides-lifecycle.md).
@@ -56,7 +68,22 @@ const (
 	ActionImport      = "import"
 	ActionDelete      = "delete"
 	ActionTakeBuiltin = "take-builtin"
+	// ActionDiscard is the revision (and audit) of Discard: the published
+	// text again, or empty text when nothing was ever published.
+	ActionDiscard = "discard"
+	// ActionPublish is an audit action only: publishing writes no revision.
+	ActionPublish = "publish"
 )
+
+// Removal reports whether a revision with action and text removed the
+// override rather than leaving text: a delete, a take-builtin, or a
+// discard of a draft that was never published.
+func Removal(action, text string) bool {
+	return action == ActionDelete || action == ActionTakeBuiltin || action == ActionDiscard && text == ""
+}
+
+// removalSQL is Removal of the revision r in SQL.
+const removalSQL = `(r.action IN ('delete', 'take-builtin') OR (r.action = 'discard' AND r.text = ''))`
 
 // Revision is one immutable change of an override (issue 4): the full
 // state the change left, who made it and how. A delete or take-builtin
@@ -85,12 +112,20 @@ func TextHash(text string) string {
 }
 
 const overrideColumns = `module_id, locale, text, title, version, fields,
-	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at`
+	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at,
+	coalesce(published_revision, 0), (NOT deleted AND revision > coalesce(published_revision, 0))`
+
+// servedColumns are overrideColumns of the published revision r of the
+// head o.
+const servedColumns = `o.module_id, o.locale, r.text, r.title, r.version, r.fields,
+	r.based_on_version, r.base_snapshot, r.base_hash, r.revision, r.author, o.created_at, r.created_at,
+	o.published_revision, (NOT o.deleted AND o.revision > o.published_revision)`
 
 func scanOverride(row pgx.Row) (Override, error) {
 	var o Override
 	err := row.Scan(&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
-		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt)
+		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt,
+		&o.PublishedRevision, &o.Draft)
 	return o, err
 }
 
@@ -98,12 +133,31 @@ func overrideName(moduleID, locale string) string {
 	return fmt.Sprintf("override %s (%s)", moduleID, locale)
 }
 
-// ListOverrides returns every override (deleted ones left out) ordered by
-// module id, then locale (byte order, whatever the server's collation).
+// ListOverrides returns what is served: for every override with a
+// published revision that is not a removal, that revision's text and
+// fields (Revision is the published revision, UpdatedAt when it was
+// made, Draft whether a draft is pending on top), ordered by module id,
+// then locale (byte order, whatever the server's collation). Drafts are
+// left out: see ListDrafts.
 func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+overrideColumns+` FROM overrides
-		WHERE NOT deleted
+	return s.listOverrides(ctx, `SELECT `+servedColumns+` FROM overrides o
+		JOIN override_revisions r ON r.module_id = o.module_id AND r.locale_key = lower(o.locale)
+			AND r.revision = o.published_revision
+		WHERE NOT `+removalSQL+`
+		ORDER BY o.module_id COLLATE "C", o.locale COLLATE "C"`)
+}
+
+// ListDrafts returns the heads not published yet (deleted ones left out),
+// with the draft text, ordered like ListOverrides. Their
+// PublishedRevision is 0 when nothing was ever published.
+func (s *Store) ListDrafts(ctx context.Context) ([]Override, error) {
+	return s.listOverrides(ctx, `SELECT `+overrideColumns+` FROM overrides
+		WHERE NOT deleted AND revision > coalesce(published_revision, 0)
 		ORDER BY module_id COLLATE "C", locale COLLATE "C"`)
+}
+
+func (s *Store) listOverrides(ctx context.Context, query string) ([]Override, error) {
+	rows, err := s.db.Query(ctx, query)
 	if err != nil {
 		return nil, dbError(err, "list overrides")
 	}
@@ -114,8 +168,9 @@ func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
 	return list, nil
 }
 
-// GetOverride returns the override of moduleID for locale, compared
-// case-insensitively. Errors: library.ErrNotFound when there is none or it
+// GetOverride returns the head of the override of moduleID for locale,
+// compared case-insensitively: the draft when there is one (Draft is
+// true), else the published revision. Errors: library.ErrNotFound when there is none or it
 // was deleted.
 func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Override, error) {
 	o, err := scanOverride(s.db.QueryRow(ctx, `SELECT `+overrideColumns+` FROM overrides
@@ -126,7 +181,9 @@ func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Overr
 	return o, nil
 }
 
-// SaveOverride stores o as a new revision and returns the saved head (S2).
+// SaveOverride stores o as a new revision, a draft, and returns the saved
+// head (S2): what is served does not change until Publish, unless
+// o.Publish asks to publish it in the same transaction.
 // baseRevision is the revision the edit started from: 0 creates the
 // override; otherwise the head is updated to baseRevision+1 only if it is
 // still at baseRevision, checked by the UPDATE itself, so concurrent edits
@@ -154,6 +211,10 @@ func (s *Store) SaveOverride(ctx context.Context, o Override, baseRevision int) 
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = tx.writeOverride(ctx, o, baseRevision)
+		if err != nil || !o.Publish {
+			return err
+		}
+		saved, err = tx.publish(ctx, saved.ModuleID, saved.Locale, saved.Revision, false)
 		return err
 	})
 	return saved, err
@@ -244,7 +305,7 @@ func (s *Store) replaced(ctx context.Context, moduleID, locale string, revision 
 	case err != nil:
 		return "", false, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
 	}
-	return text, action != ActionDelete && action != ActionTakeBuiltin, nil
+	return text, !Removal(action, text), nil
 }
 
 // refused explains why the revision-checked statement of a change matched
@@ -314,8 +375,10 @@ func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, bas
 	return s.WithTx(ctx, func(tx *Store) error {
 		// The head keeps its base fields (the revision shows what the
 		// deleted text was based on) but no text.
+		// A removal is published at once: nothing serves after it.
 		saved, err := scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
-			fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now()
+			fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
+			published_revision = revision + 1
 			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4 AND NOT deleted
 			RETURNING `+overrideColumns, moduleID, locale, ActorFrom(ctx), baseRevision))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -334,7 +397,8 @@ func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, bas
 
 // RestoreRevision makes the text and base of revision of moduleID in
 // locale the override again, as a new revision (action restore) on top of
-// baseRevision, and returns the new head. It works after a delete too
+// baseRevision, and returns the new head. Like any save it is a draft
+// until published. It works after a delete too
 // (baseRevision 0 or the delete's revision). Errors: library.ErrNotFound
 // when there is no such revision; library.ErrInvalid when it is a delete;
 // else those of SaveOverride.
@@ -345,7 +409,7 @@ func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, re
 		if err != nil {
 			return err
 		}
-		if r.Action == ActionDelete || r.Action == ActionTakeBuiltin {
+		if Removal(r.Action, r.Text) {
 			return fmt.Errorf("%s revision %d is a %s, with no text to restore: %w",
 				overrideName(moduleID, locale), revision, r.Action, library.ErrInvalid)
 		}
@@ -362,7 +426,8 @@ func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, re
 }
 
 // KeepMine is the drift review's "keep mine" (S2): a new revision (action
-// keep-mine) with the same text, now based on the builtin at
+// keep-mine), published at once since it resolves a drift of the served
+// text, with the same text, now based on the builtin at
 // newBasedOnVersion with text newBaseSnapshot and hash newBaseHash
 // (TextHash of it; computed when ""). Returns the new head. Errors as
 // SaveOverride; library.ErrNotFound when there is no live override.
@@ -384,7 +449,10 @@ func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevis
 		o := cur
 		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = newBasedOnVersion, newBaseSnapshot, newBaseHash
 		o.Author, o.Action = "", ActionKeepMine
-		saved, err = tx.writeOverride(ctx, o, baseRevision)
+		if saved, err = tx.writeOverride(ctx, o, baseRevision); err != nil {
+			return err
+		}
+		saved, err = tx.publish(ctx, saved.ModuleID, saved.Locale, saved.Revision, false)
 		return err
 	})
 	return saved, err
@@ -431,4 +499,159 @@ func (s *Store) GetRevision(ctx context.Context, moduleID, locale string, revisi
 		return Revision{}, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
 	}
 	return r, nil
+}
+
+// head is the head row of an override, locked for the change under way.
+type head struct {
+	revision, published int
+	deleted             bool
+	text                string
+}
+
+// lockHead locks and reads the head of moduleID in locale. Errors:
+// library.ErrNotFound when there is none or it is deleted.
+func (s *Store) lockHead(ctx context.Context, moduleID, locale string) (head, error) {
+	var h head
+	err := s.db.QueryRow(ctx, `SELECT revision, coalesce(published_revision, 0), deleted, text FROM overrides
+		WHERE module_id = $1 AND lower(locale) = lower($2) FOR UPDATE`, moduleID, locale).Scan(&h.revision, &h.published, &h.deleted, &h.text)
+	if err == nil && h.deleted {
+		err = pgx.ErrNoRows
+	}
+	if err != nil {
+		return head{}, dbError(err, overrideName(moduleID, locale))
+	}
+	return h, nil
+}
+
+// publishedText is the text served by revision published of an override
+// ("" when it is 0 or a removal).
+func (s *Store) publishedText(ctx context.Context, moduleID, locale string, published int) (string, error) {
+	if published == 0 {
+		return "", nil
+	}
+	text, live, err := s.replaced(ctx, moduleID, locale, published)
+	if err != nil || !live {
+		return "", err
+	}
+	return text, nil
+}
+
+// Publish makes the head of the override of moduleID in locale, still at
+// baseRevision, the served revision (issue 4): no text revision is
+// written, only the audit row (action publish, before: the text served
+// until now) and the notification, in one transaction. Publishing a head
+// that is published already changes and records nothing. Returns the
+// head. Errors: library.ErrNotFound when there is no override (or it is
+// deleted); library.ErrConflict when the head has moved past
+// baseRevision; library.ErrInvalid when baseRevision < 1.
+func (s *Store) Publish(ctx context.Context, moduleID, locale string, baseRevision int) (Override, error) {
+	if baseRevision < 1 {
+		return Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+	}
+	var saved Override
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var err error
+		saved, err = tx.publish(ctx, moduleID, locale, baseRevision, true)
+		return err
+	})
+	return saved, err
+}
+
+// publish is Publish inside its transaction. A save published in the
+// transaction that made it (recorded false: SaveOverride with Publish,
+// KeepMine) adds no audit row or notification of its own: the save's
+// revision, audit row and notification stand for both.
+func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevision int, recorded bool) (Override, error) {
+	name := overrideName(moduleID, locale)
+	h, err := s.lockHead(ctx, moduleID, locale)
+	if err != nil {
+		return Override{}, err
+	}
+	if h.revision != baseRevision {
+		return Override{}, fmt.Errorf("%s is at revision %d, not %d: %w", name, h.revision, baseRevision, library.ErrConflict)
+	}
+	if h.published == h.revision {
+		return s.GetOverride(ctx, moduleID, locale)
+	}
+	before, err := s.publishedText(ctx, moduleID, locale, h.published)
+	if err != nil {
+		return Override{}, err
+	}
+	// The revision check again, in the statement that publishes.
+	saved, err := scanOverride(s.db.QueryRow(ctx, `UPDATE overrides SET published_revision = revision
+		WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $3 AND NOT deleted
+		RETURNING `+overrideColumns, moduleID, locale, baseRevision))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Override{}, s.refused(ctx, moduleID, locale, baseRevision, true)
+	}
+	if err != nil {
+		return Override{}, dbError(err, name)
+	}
+	if !recorded {
+		return saved, nil
+	}
+	err = s.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionPublish, Subject: SubjectOverride,
+		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
+	if err != nil {
+		return Override{}, err
+	}
+	return saved, s.notify(ctx, Change{Subject: SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
+}
+
+// Discard drops the draft of the override of moduleID in locale, still at
+// baseRevision (issue 4): a new revision (action discard) with the
+// published revision's text and base, published at once; when nothing
+// was ever published (or the published revision is a removal), the
+// discard removes the override like a delete, with empty text. Audited
+// and notified in the same transaction. Returns the new head (removed is
+// true when the discard removed the override). Errors: library.ErrNotFound when there is
+// no override; library.ErrConflict when the head has moved past
+// baseRevision; library.ErrInvalid when there is no draft to discard or
+// baseRevision < 1.
+func (s *Store) Discard(ctx context.Context, moduleID, locale string, baseRevision int) (saved Override, removed bool, err error) {
+	name := overrideName(moduleID, locale)
+	if baseRevision < 1 {
+		return Override{}, false, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
+	}
+	err = s.WithTx(ctx, func(tx *Store) error {
+		h, err := tx.lockHead(ctx, moduleID, locale)
+		if err != nil {
+			return err
+		}
+		switch {
+		case h.revision != baseRevision:
+			return fmt.Errorf("%s is at revision %d, not %d: %w", name, h.revision, baseRevision, library.ErrConflict)
+		case h.published == h.revision:
+			return fmt.Errorf("%s has no draft: revision %d is published: %w", name, h.revision, library.ErrInvalid)
+		}
+		var pub Revision
+		if h.published > 0 {
+			if pub, err = tx.GetRevision(ctx, moduleID, locale, h.published); err != nil {
+				return err
+			}
+		}
+		if h.published == 0 || Removal(pub.Action, pub.Text) {
+			removed = true
+			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
+				fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
+				published_revision = revision + 1
+				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4
+				RETURNING `+overrideColumns, moduleID, locale, ActorFrom(ctx), baseRevision))
+		} else {
+			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5,
+				fields = $6, based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10,
+				revision = revision + 1, updated_at = now(), published_revision = revision + 1
+				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $11
+				RETURNING `+overrideColumns, moduleID, locale, pub.Text, pub.Title, pub.Version, pub.Fields,
+				pub.BasedOnVersion, pub.BaseSnapshot, pub.BaseHash, ActorFrom(ctx), baseRevision))
+		}
+		if err != nil {
+			return dbError(err, name)
+		}
+		return tx.record(ctx, saved, ActionDiscard, h.text)
+	})
+	if err != nil {
+		return Override{}, false, err
+	}
+	return saved, removed, nil
 }

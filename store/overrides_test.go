@@ -48,6 +48,7 @@ func TestOverrideCreateGet(t *testing.T) {
 	}
 	want := in
 	want.Revision, want.CreatedAt, want.UpdatedAt, want.Fields = 1, saved.CreatedAt, saved.UpdatedAt, saved.Fields
+	want.Draft = true // a save is a draft until published
 	if !equalOverride(saved, want) {
 		t.Errorf("saved = %+v\nwant %+v", saved, want)
 	}
@@ -129,6 +130,7 @@ func TestOverrideUpdate(t *testing.T) {
 	want.Locale = "zh-CN" // the first spelling stays
 	want.Revision = 2
 	want.CreatedAt, want.UpdatedAt = created.CreatedAt, updated.UpdatedAt
+	want.Draft = true // a save is a draft until published
 	if !equalOverride(updated, want) {
 		t.Errorf("updated = %+v\nwant %+v", updated, want)
 	}
@@ -266,7 +268,9 @@ func TestListOverrides(t *testing.T) {
 	}
 
 	for _, k := range [][2]string{{"task.minutes", "en-US"}, {"identity", "zh-CN"}, {"identity", "en-US"}, {"Zeta", "en-US"}} {
-		if _, err := s.SaveOverride(ctx, override(k[0], k[1], "x"), 0); err != nil {
+		o := override(k[0], k[1], "x")
+		o.Publish = true // ListOverrides lists what is served
+		if _, err := s.SaveOverride(ctx, o, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
