@@ -30,7 +30,7 @@ func (h *API) Commands(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current()
+	v := h.Overlay.Current().Published()
 	out := []APICommand{}
 	for _, id := range v.ids() {
 		s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)

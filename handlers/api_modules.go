@@ -53,7 +53,7 @@ type APIModuleDetail struct {
 // every builtin and user module sorted by id. A user module whose only
 // override rows no longer parse is left out, as on the library page.
 func (h *API) Modules(c echo.Context) error {
-	v := h.Overlay.Current()
+	v := h.Overlay.Current().Published()
 	out := []APIModule{}
 	for _, id := range v.ids() {
 		pm, _, ok := v.primary(h.Assembler, id)
@@ -80,7 +80,7 @@ func (h *API) Module(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current()
+	v := h.Overlay.Current().Published()
 	if !v.exists(id) {
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // APIOverrides serves /api/v1/overrides/{id}?locale=L (issue 4): read,
-// save and delete one override, with optimistic locking through If-Match
+// save (a draft), publish and delete one override, with optimistic locking through If-Match
 // (the override's revision). Unlike the runtime routes it reads the
 // database, so that the revision it reports is the current one; every
 // write rebuilds the Overlay. Changes are recorded with the actor "api".
@@ -42,9 +42,16 @@ const apiActor = "api"
 
 // The status of a module in one locale, as the override API reports it.
 const (
-	OverrideStatusOverride = "override"    // an override of a builtin module
-	OverrideStatusUser     = "user-module" // an override whose id has no builtin
-	OverrideStatusBuiltin  = "builtin"     // no override: the builtin serves
+	OverrideStatusDraft     = "draft"     // the head is a draft, not served yet
+	OverrideStatusPublished = "published" // the head is the published, served revision
+	OverrideStatusBuiltin   = "builtin"   // no override: the builtin serves
+)
+
+// The kind of a module in one locale, as the override API reports it.
+const (
+	OverrideKindOverride = "override"    // an override of a builtin module
+	OverrideKindUser     = "user-module" // an override whose id has no builtin
+	OverrideKindBuiltin  = "builtin"     // no override
 )
 
 // API error codes of the override API.
@@ -53,21 +60,32 @@ const (
 	CodePreconditionRequired = "precondition_required"
 )
 
-// APIOverride is GET /api/v1/overrides/{id}: the override's whole module
-// file and its revision, the If-Match of the next PUT or DELETE; with no
-// override, the builtin text an override would start from (of the
-// locale, else the fallback locale, else any), revision 0 and status
-// builtin.
+// APIOverride is GET /api/v1/overrides/{id}: the override's head, its
+// whole module file (the draft's text when the head is a draft) and its
+// revision, the If-Match of the next PUT, DELETE or publish; Status draft
+// or published; Kind override or user-module; PublishedRevision the
+// served revision (0: none). With no override: the builtin text an
+// override would start from (of the locale, else the fallback locale,
+// else any), revision 0, status and kind builtin.
 type APIOverride struct {
-	Text     string `json:"text"`
-	Revision int    `json:"revision"`
-	Status   string `json:"status"`
+	Text              string `json:"text"`
+	Revision          int    `json:"revision"`
+	Status            string `json:"status"`
+	Kind              string `json:"kind"`
+	PublishedRevision int    `json:"publishedRevision"`
 }
 
-// APIOverrideSaved is the answer of PUT /api/v1/overrides/{id}. Stored is
-// false when the text equals the builtin text: nothing was stored, and
-// Revision and Status are those of the override that already serves, if
-// any. Text is the module text as stored (line endings normalised);
+// APIOverridePublished is the answer of POST
+// /api/v1/overrides/{id}/publish: the revision now served.
+type APIOverridePublished struct {
+	Revision  int  `json:"revision"`
+	Published bool `json:"published"`
+}
+
+// APIOverrideSaved is the answer of PUT /api/v1/overrides/{id}: a saved
+// text is a draft (Status draft) until published. Stored is false when
+// the text equals the builtin text: nothing was stored, and Revision and
+// Status are those of the override's head, if any. Text is the module text as stored (line endings normalised);
 // Message says what happened.
 type APIOverrideSaved struct {
 	Stored   bool   `json:"stored"`
@@ -202,12 +220,20 @@ func (h *APIOverrides) target(c echo.Context) (v *View, id, locale string, err e
 	return h.Overlay.Current(), id, locale, nil
 }
 
-// overrideStatus is the status of an existing override of id.
-func overrideStatus(v *View, id string) string {
+// overrideKind is the kind of an existing override of id.
+func overrideKind(v *View, id string) string {
 	if v.Library.Has(id) {
-		return OverrideStatusOverride
+		return OverrideKindOverride
 	}
-	return OverrideStatusUser
+	return OverrideKindUser
+}
+
+// headStatus is the status of an override's head.
+func headStatus(o store.Override) string {
+	if o.Draft {
+		return OverrideStatusDraft
+	}
+	return OverrideStatusPublished
 }
 
 // apiNoOverride is the 404 of id in locale when there is no override there.
@@ -241,7 +267,8 @@ func (h *APIOverrides) Get(c echo.Context) error {
 	switch {
 	case err == nil:
 		setETag(c, row.Revision)
-		return WriteJSON(c, http.StatusOK, APIOverride{Text: row.Text, Revision: row.Revision, Status: overrideStatus(v, id)})
+		return WriteJSON(c, http.StatusOK, APIOverride{Text: row.Text, Revision: row.Revision, Status: headStatus(row),
+			Kind: overrideKind(v, id), PublishedRevision: row.PublishedRevision})
 	case !errors.Is(err, library.ErrNotFound):
 		return err
 	}
@@ -250,7 +277,7 @@ func (h *APIOverrides) Get(c echo.Context) error {
 		return apiNoOverride(v, id, locale)
 	}
 	setETag(c, 0)
-	return WriteJSON(c, http.StatusOK, APIOverride{Text: b.Text, Revision: 0, Status: OverrideStatusBuiltin})
+	return WriteJSON(c, http.StatusOK, APIOverride{Text: b.Text, Revision: 0, Status: OverrideStatusBuiltin, Kind: OverrideKindBuiltin})
 }
 
 // Put handles PUT /api/v1/overrides/{id}[?locale=L] with the whole module
@@ -305,8 +332,8 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin,
 			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
 		if exists {
-			out.Revision, out.Status = cur.Revision, overrideStatus(v, id)
-			out.Message += "; the existing override still serves: DELETE it to return to the builtin"
+			out.Revision, out.Status = cur.Revision, headStatus(cur)
+			out.Message += "; the existing override is unchanged: DELETE it to return to the builtin"
 		}
 		setETag(c, out.Revision)
 		return WriteJSON(c, http.StatusOK, out)
@@ -332,10 +359,64 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
 	}
-	h.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
 	setETag(c, saved.Revision)
 	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision,
-		Status: overrideStatus(v, id), Message: fmt.Sprintf("saved as revision %d", saved.Revision)})
+		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
+}
+
+// Publish handles POST /api/v1/overrides/{id}/publish[?locale=L] with
+// If-Match: the revision to publish, the override's head. 200 with
+// APIOverridePublished (the revision, also as the ETag); publishing the
+// revision already published changes nothing and answers the same.
+// Errors: 404 not_found when there is no override; 409 conflict when the
+// head has moved past If-Match; 428 precondition_required without
+// If-Match; 422 invalid_request for a bad If-Match or locale, or a draft
+// that no longer parses (field text).
+func (h *APIOverrides) Publish(c echo.Context) error {
+	v, id, locale, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	base, present, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	ctx := store.WithActor(c.Request().Context(), apiActor)
+	if !present || base == 0 {
+		cur, err := h.Store.GetOverride(ctx, id, locale)
+		switch {
+		case errors.Is(err, library.ErrNotFound):
+			return apiNoOverride(v, id, locale)
+		case err != nil:
+			return err
+		case !present:
+			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
+				Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to publish", id, cur.Locale, cur.Revision)}
+		}
+		return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+	}
+	if d, ok := v.Drafts[assembler.Key(id, locale)]; ok && d.Revision == base {
+		if perr, broken := v.DraftBroken[assembler.Key(id, locale)]; broken {
+			return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text",
+				Msg: fmt.Sprintf("draft revision %d does not parse, so it cannot be published: %v", base, perr)}
+		}
+	}
+	saved, err := h.Store.Publish(ctx, id, locale, base)
+	switch {
+	case errors.Is(err, library.ErrConflict):
+		return apiConflict(err)
+	case errors.Is(err, library.ErrNotFound):
+		return apiNoOverride(v, id, locale)
+	case err != nil:
+		return err
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override published, but reloading the state failed: %w", err)
+	}
+	h.Log.Info("override published", "module", id, "locale", locale, "revision", saved.Revision, "author", apiActor)
+	setETag(c, saved.Revision)
+	return WriteJSON(c, http.StatusOK, APIOverridePublished{Revision: saved.Revision, Published: true})
 }
 
 // Delete handles DELETE /api/v1/overrides/{id}[?locale=L] with If-Match:

@@ -53,12 +53,12 @@ func TestAPIOverrideGet(t *testing.T) {
 	en := builtinText(t, a.lib, "base.identity", "en-US")
 	zh := builtinText(t, a.lib, "base.identity", "zh-CN")
 
-	wantOverride(t, "no override", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin"})
-	wantOverride(t, "zh-cn", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=zh-cn", ""), handlers.APIOverride{Text: zh.Text, Status: "builtin"})
+	wantOverride(t, "no override", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin", Kind: "builtin"})
+	wantOverride(t, "zh-cn", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=zh-cn", ""), handlers.APIOverride{Text: zh.Text, Status: "builtin", Kind: "builtin"})
 	// No builtin ja-JP: the text an override would start from.
-	wantOverride(t, "ja-JP", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=ja-JP", ""), handlers.APIOverride{Text: en.Text, Status: "builtin"})
+	wantOverride(t, "ja-JP", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=ja-JP", ""), handlers.APIOverride{Text: en.Text, Status: "builtin", Kind: "builtin"})
 	// No locale: the fallback locale.
-	wantOverride(t, "no locale", a.api(http.MethodGet, "/api/v1/overrides/base.identity", ""), handlers.APIOverride{Text: en.Text, Status: "builtin"})
+	wantOverride(t, "no locale", a.api(http.MethodGet, "/api/v1/overrides/base.identity", ""), handlers.APIOverride{Text: en.Text, Status: "builtin", Kind: "builtin"})
 
 	wantError(t, "unknown id", a.api(http.MethodGet, "/api/v1/overrides/base.nobody", ""), http.StatusNotFound, "not_found", "id", "base.nobody")
 	wantError(t, "bad locale", a.api(http.MethodGet, "/api/v1/overrides/base.identity?locale=not_a_locale!", ""), http.StatusUnprocessableEntity, "invalid_request", "locale")
@@ -75,8 +75,8 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	second := identityText(t, a, "You are the API's second assistant.")
 
 	// Create: no If-Match.
-	wantSaved(t, "create", a.putText(identityURL, first, ""), true, 1, "override", "revision 1")
-	wantOverride(t, "after create", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: first, Revision: 1, Status: "override"})
+	wantSaved(t, "create", a.putText(identityURL, first, ""), true, 1, "draft", "revision 1")
+	wantOverride(t, "after create", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: first, Revision: 1, Status: "draft", Kind: "override"})
 	row, err := a.store.GetOverride(ctx, "base.identity", "en-US")
 	if err != nil {
 		t.Fatal(err)
@@ -84,25 +84,42 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	if row.Author != "api" || row.BasedOnVersion != en.Version || row.BaseSnapshot != en.Text || row.BaseHash != store.TextHash(en.Text) {
 		t.Errorf("stored: author %q based on v%d hash %q; want api, v%d, the builtin's hash", row.Author, row.BasedOnVersion, row.BaseHash, en.Version)
 	}
+	// A draft: not served until published.
+	if d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/base.identity?locale=en-US", "")); d.Source != "builtin" {
+		t.Errorf("after the PUT (a draft) /api/v1/modules serves %s: %q", d.Source, d.Body)
+	}
+	publishURL := "/api/v1/overrides/base.identity/publish?locale=en-US"
+	wantError(t, "publish without If-Match", a.api(http.MethodPost, publishURL, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 1")
+	wantError(t, "stale publish", a.api(http.MethodPost, publishURL, "", "If-Match", "2"), http.StatusConflict, "conflict", "If-Match", "revision 1, not 2")
+	wantError(t, "publish nothing", a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=zh-CN", "", "If-Match", "1"), http.StatusNotFound, "not_found", "locale")
+	rec := a.api(http.MethodPost, publishURL, "", "If-Match", "1")
+	if got := decode[handlers.APIOverridePublished](t, rec); rec.Code != http.StatusOK || got != (handlers.APIOverridePublished{Revision: 1, Published: true}) {
+		t.Errorf("publish: %d %+v, want 200 revision 1 published", rec.Code, got)
+	}
 	// Served at once: the overlay was rebuilt.
 	if d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/base.identity?locale=en-US", "")); d.Source != "override" ||
 		!strings.Contains(d.Body, "the API's first assistant") {
-		t.Errorf("after the PUT /api/v1/modules serves %s: %q", d.Source, d.Body)
+		t.Errorf("after the publish /api/v1/modules serves %s: %q", d.Source, d.Body)
 	}
+	wantOverride(t, "after publish", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: first, Revision: 1, Status: "published", Kind: "override", PublishedRevision: 1})
 
 	// An existing override needs If-Match.
 	wantError(t, "PUT without If-Match", a.putText(identityURL, second, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 1")
 	// A JSON body, quoted If-Match.
 	body, _ := json.Marshal(map[string]string{"text": second})
-	wantSaved(t, "save", a.api(http.MethodPut, identityURL, string(body), "If-Match", `"1"`), true, 2, "override")
+	wantSaved(t, "save", a.api(http.MethodPut, identityURL, string(body), "If-Match", `"1"`), true, 2, "draft")
 
 	// Stale and create-on-existing are conflicts naming the current revision; the text stays.
 	wantError(t, "stale PUT", a.putText(identityURL, first, "1"), http.StatusConflict, "conflict", "If-Match", "revision 2, not 1")
 	wantError(t, "create on existing", a.putText(identityURL, first, "0"), http.StatusConflict, "conflict", "If-Match", "revision 2")
-	wantOverride(t, "after refusals", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: second, Revision: 2, Status: "override"})
+	wantOverride(t, "after refusals", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: second, Revision: 2, Status: "draft", Kind: "override", PublishedRevision: 1})
+	// The draft is not served: revision 1 is.
+	if d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/base.identity?locale=en-US", "")); !strings.Contains(d.Body, "the API's first assistant") {
+		t.Errorf("with a draft pending /api/v1/modules serves %q, want the published revision 1", d.Body)
+	}
 
 	// The builtin text stores nothing and says so.
-	wantSaved(t, "builtin text on an override", a.putText(identityURL, en.Text, "2"), false, 2, "override", "nothing was stored", "DELETE")
+	wantSaved(t, "builtin text on an override", a.putText(identityURL, en.Text, "2"), false, 2, "draft", "nothing was stored", "DELETE")
 	wantSaved(t, "builtin text, no override", a.putText("/api/v1/overrides/base.identity?locale=zh-CN",
 		builtinText(t, a.lib, "base.identity", "zh-CN").Text, ""), false, 0, "builtin", "nothing was stored")
 
@@ -113,12 +130,12 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "2"); rec.Code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s, want 204", rec.Code, rec.Body.String())
 	}
-	wantOverride(t, "after delete", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin"})
+	wantOverride(t, "after delete", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin", Kind: "builtin"})
 	wantError(t, "DELETE again", a.api(http.MethodDelete, identityURL, "", "If-Match", "3"), http.StatusNotFound, "not_found", "locale", "no override")
 
 	// After a delete a create continues the numbering; curl --data-binary
 	// sends form-urlencoded, read as the file.
-	wantSaved(t, "re-create", a.api(http.MethodPut, identityURL, first, "Content-Type", "application/x-www-form-urlencoded"), true, 4, "override")
+	wantSaved(t, "re-create", a.api(http.MethodPut, identityURL, first, "Content-Type", "application/x-www-form-urlencoded"), true, 4, "draft")
 	revs, err := a.store.ListRevisions(ctx, "base.identity", "en-US")
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +151,13 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(audit) != 4 {
-		t.Errorf("%d audit rows by api, want 4", len(audit))
+	// Four revisions and the publish of revision 1.
+	var got []string
+	for _, e := range audit {
+		got = append(got, itoa(e.Revision)+" "+e.Action)
+	}
+	if want := "4 create,3 delete,2 save,1 publish,1 create"; strings.Join(got, ",") != want {
+		t.Errorf("audit rows by api %q, want %q", got, want)
 	}
 }
 
@@ -175,8 +197,8 @@ func TestAPIOverrideUserModule(t *testing.T) {
 	const url = "/api/v1/overrides/task.api-notes?locale=en-US"
 	text := "---\nid: task.api-notes\nlayer: task\nversion: 1\ntitle: API notes\ndescription: Notes taken through the API\n" +
 		"priority: 10\ntriggers:\n- kind: command\n  command: /apinotes\n---\nTake notes.\n"
-	wantSaved(t, "create user module", a.putText(url, text, ""), true, 1, "user-module")
-	wantOverride(t, "GET user module", a.api(http.MethodGet, url, ""), handlers.APIOverride{Text: text, Revision: 1, Status: "user-module"})
+	wantSaved(t, "create user module", a.putText(url, text, ""), true, 1, "draft")
+	wantOverride(t, "GET user module", a.api(http.MethodGet, url, ""), handlers.APIOverride{Text: text, Revision: 1, Status: "draft", Kind: "user-module"})
 	wantError(t, "other locale", a.api(http.MethodGet, "/api/v1/overrides/task.api-notes?locale=de-DE", ""), http.StatusNotFound, "not_found", "locale", "de-DE")
 	if rec := a.api(http.MethodDelete, url, "", "If-Match", "1"); rec.Code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", rec.Code, rec.Body.String())
@@ -253,7 +275,7 @@ func TestConsoleActor(t *testing.T) {
 			got = append(got, e.Actor+" "+e.Action+" "+e.Subject)
 		}
 	}
-	want := "console delete profile,console create profile,console delete override,console create override"
+	want := "console delete profile,console create profile,console delete override,console publish override,console create override"
 	if strings.Join(got, ",") != want {
 		t.Errorf("audit %q, want %q", got, want)
 	}

@@ -411,6 +411,14 @@ func TestAPIModules(t *testing.T) {
 	before.saveOverride("base.caution", "zh-CN", strings.Replace(builtinText(t, before.lib, "base.caution", "zh-CN").Text, "\n---\n", "\n---\n小心。\n", 1), 0)
 	userText := "---\nid: task.release-notes\nlayer: task\nversion: 4\ntitle: Release notes\ndescription: Drafts release notes\npriority: 5\ntriggers:\n- kind: command\n  command: /notes\n---\nYou write release notes.\n"
 	before.post("/overrides/new", url.Values{"id": {"task.release-notes"}, "locale": {"en-US"}, "text": {userText}}).want(t, http.StatusSeeOther)
+	// A draft only: the runtime API does not know it yet.
+	if rec := before.api(http.MethodGet, "/api/v1/modules/task.release-notes", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("GET the unpublished user module: %d, want 404", rec.Code)
+	}
+	if list := decode[[]handlers.APIModule](t, before.api(http.MethodGet, "/api/v1/modules", "")); slices.ContainsFunc(list, func(m handlers.APIModule) bool { return m.ID == "task.release-notes" }) {
+		t.Error("/api/v1/modules lists the unpublished user module")
+	}
+	before.post("/modules/task.release-notes/override/en-US/publish", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
 	// The same database under a library whose base.identity is one version on.
 	a := setupOn(t, dbURL, bumpedLibrary(t, "base.identity"))
 

@@ -33,7 +33,7 @@ func (h *API) Tools(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current()
+	v := h.Overlay.Current().Published()
 	out := map[string]APITool{}
 	for _, id := range v.ids() {
 		s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)

@@ -37,7 +37,7 @@ var auditSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.
 
 // auditActions suggest values for the action filter; the filter takes any.
 var auditActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete}
+	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard}
 
 // auditTimeLayout shows the seconds: several changes often share a minute.
 const auditTimeLayout = "2006-01-02 15:04:05 MST"

@@ -299,6 +299,8 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 		BaseHash:       store.TextHash(b.Text),
 		Author:         consoleAuthor,
 		Action:         store.ActionRebase,
+		// A rebase resolves a drift of the served text: served at once.
+		Publish: true,
 	}
 	var err error
 	if o.Fields, err = json.Marshal(fieldsOf(mod)); err != nil {

@@ -219,6 +219,9 @@ func TestDriftKeepMine(t *testing.T) {
 		t.Errorf("after keep mine: revision %d, based on v%d, text kept %v, snapshot is builtin now %v, hash %q",
 			o.Revision, o.BasedOnVersion, o.Text == d.override, o.BaseSnapshot == d.builtin.Text, o.BaseHash)
 	}
+	if o.Draft || o.PublishedRevision != 2 {
+		t.Errorf("keep mine is not served at once: draft %v, published revision %d", o.Draft, o.PublishedRevision)
+	}
 	audit := d.after.auditOf(t, store.ActionKeepMine)
 	if len(audit) != 1 || audit[0].Actor != "console" || audit[0].Revision != 2 {
 		t.Fatalf("keep-mine audit entries: %+v", audit)
@@ -273,6 +276,9 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 	if o.Revision != 2 || o.Text != merged || o.BasedOnVersion != d.builtin.Version || o.BaseSnapshot != d.builtin.Text ||
 		o.BaseHash != store.TextHash(d.builtin.Text) {
 		t.Errorf("rebased: revision %d, based on v%d, text is the merge %v", o.Revision, o.BasedOnVersion, o.Text == merged)
+	}
+	if o.Draft || o.PublishedRevision != 2 {
+		t.Errorf("the rebase is not served at once: draft %v, published revision %d", o.Draft, o.PublishedRevision)
 	}
 	if d.after.get("/drift").want(t, http.StatusOK).find("no-drift").Length() != 1 {
 		t.Error("still drifted after the rebase")

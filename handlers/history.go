@@ -92,7 +92,7 @@ func historyModel(id, locale string, revs []store.Revision) historypage.Model {
 	if len(revs) > 0 {
 		m.Locale = revs[0].Locale
 		m.Head = revs[0].Revision
-		m.Removed = removal(revs[0].Action)
+		m.Removed = removal(revs[0])
 	}
 	for i, r := range revs {
 		e := historypage.Revision{
@@ -103,7 +103,7 @@ func historyModel(id, locale string, revs []store.Revision) historypage.Model {
 			Version:        r.Version,
 			BasedOnVersion: r.BasedOnVersion,
 			Head:           i == 0,
-			Removal:        removal(r.Action),
+			Removal:        removal(r),
 		}
 		e.Restorable = !e.Head && !e.Removal
 		if !e.Removal {
@@ -114,7 +114,7 @@ func historyModel(id, locale string, revs []store.Revision) historypage.Model {
 				prev, against = "", "an empty text (a new user module)"
 			}
 			for _, older := range revs[i+1:] {
-				if !removal(older.Action) {
+				if !removal(older) {
 					prev, against = older.Text, fmt.Sprintf("revision %d", older.Revision)
 					break
 				}
@@ -128,8 +128,8 @@ func historyModel(id, locale string, revs []store.Revision) historypage.Model {
 }
 
 // removal reports whether a revision action removed the override.
-func removal(action string) bool {
-	return action == store.ActionDelete || action == store.ActionTakeBuiltin
+func removal(r store.Revision) bool {
+	return store.Removal(r.Action, r.Text)
 }
 
 // diffLines is the folded line diff old → new for diffview, with the
@@ -190,7 +190,7 @@ func (h *History) Restore(c echo.Context) error {
 		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now at revision %d by %s. Nothing was restored; check the history below and restore again.",
 			revs[0].Revision, revs[0].Author), nil)
 	}
-	if removal(revs[i].Action) {
+	if removal(revs[i]) {
 		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("Revision %d removed the override: it has no text to restore.", rev), nil)
 	}
 	if _, lineErrs := checkOverride(h.Assembler, v, id, locale, revs[i].Text); len(lineErrs) > 0 {
@@ -219,6 +219,6 @@ func (h *History) Restore(c echo.Context) error {
 		return fmt.Errorf("revision restored, but reloading the state failed: %w", err)
 	}
 	h.Log.Info("override revision restored", "module", id, "locale", locale, "restored", rev, "revision", saved.Revision, "author", saved.Author)
-	setFlash(c, fmt.Sprintf("Revision %d of %s (%s) restored as revision %d.", rev, id, saved.Locale, saved.Revision))
+	setFlash(c, fmt.Sprintf("Revision %d of %s (%s) restored as revision %d, a draft: publish it on this page to serve it.", rev, id, saved.Locale, saved.Revision))
 	return seeOther(c, "/modules/"+id)
 }

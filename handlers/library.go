@@ -67,7 +67,9 @@ func (h *Library) List(c echo.Context) error {
 			row.Version = b.Version
 		}
 		for _, loc := range v.locales(id) {
-			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: v.localeStatus(id, loc)})
+			draft := v.hasDraft(id, loc)
+			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: v.localeStatus(id, loc), Draft: draft})
+			row.Draft = row.Draft || draft
 		}
 		if !h.matches(v, f, pm.Layer, id, row) {
 			continue

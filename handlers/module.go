@@ -30,8 +30,15 @@ func (h *Module) Show(c echo.Context) error {
 	if !v.exists(id) {
 		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
 	}
-	m := modulepage.Model{ID: id, Status: v.moduleStatus(id), Fallback: h.Assembler.FallbackLocale(), Flash: flashFor(c)}
-	if pm, from, ok := v.primary(h.Assembler, id); ok {
+	m := moduleModel(h.Assembler, v, id)
+	m.Flash = flashFor(c)
+	return Render(c, http.StatusOK, modulepage.Page(m))
+}
+
+// moduleModel is the module page of id, which exists in v.
+func moduleModel(a *assembler.Assembler, v *View, id string) modulepage.Model {
+	m := modulepage.Model{ID: id, Status: v.moduleStatus(id), Fallback: a.FallbackLocale()}
+	if pm, from, ok := v.primary(a, id); ok {
 		m.Fields, m.Triggers = moduleFields(pm)
 		m.FieldsFrom = from
 	}
@@ -47,9 +54,16 @@ func (h *Module) Show(c echo.Context) error {
 			EditURL:        overrideURL(id, loc),
 			DeleteURL:      overrideURL(id, loc) + "/delete",
 		}
-		if s, ok := h.Assembler.Resolve(v.Library, v.State, id, loc); ok {
+		if s, ok := a.Resolve(v.Library, v.State, id, loc); ok {
 			l.Source, l.ServedLocale, l.Fallback = s.Source, s.Locale, s.Fallback
 			l.Version, l.Title, l.Body = s.Module.Version, s.Module.Title, s.Module.Body
+		}
+		if l.Source == components.StatusBroken {
+			// Not served at all: a user module's locale with only a draft.
+			if o, ok := v.WithDrafts.Overrides[assembler.Key(id, loc)]; ok {
+				l.Source, l.ServedLocale = components.StatusDraft, loc
+				l.Version, l.Title, l.Body = o.Module.Version, o.Module.Title, o.Module.Body
+			}
 		}
 		key := assembler.Key(id, loc)
 		if r, ok := v.Rows[key]; ok {
@@ -63,9 +77,21 @@ func (h *Module) Show(c echo.Context) error {
 				l.Override.Broken = err.Error()
 			}
 		}
+		if d, ok := v.Drafts[key]; ok {
+			l.Draft = &modulepage.Draft{
+				Revision:   d.Revision,
+				Author:     d.Author,
+				Updated:    d.UpdatedAt.UTC().Format(timeLayout),
+				PublishURL: overrideURL(id, loc) + "/publish",
+				DiscardURL: overrideURL(id, loc) + "/discard",
+			}
+			if err, broken := v.DraftBroken[key]; broken {
+				l.Draft.Broken = err.Error()
+			}
+		}
 		m.Locales = append(m.Locales, l)
 	}
-	return Render(c, http.StatusOK, modulepage.Page(m))
+	return m
 }
 
 // moduleFields copies a module's frontmatter into the view model.

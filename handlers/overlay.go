@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 // OverlaySource is what the Overlay reads from the store.
 type OverlaySource interface {
 	ListOverrides(ctx context.Context) ([]store.Override, error)
+	ListDrafts(ctx context.Context) ([]store.Override, error)
 	ListProfiles(ctx context.Context) ([]store.Profile, error)
 }
 
@@ -39,14 +41,21 @@ type Overlay struct {
 }
 
 // View is one immutable state of the Overlay: the library, the assembler
-// State built from the store, and every override row, including rows whose
-// text no longer parses (Broken, keyed like Rows). Nothing in it may be
-// modified.
+// State built from the published overrides (what the runtime serves), and
+// every published override row, including rows whose text no longer
+// parses (Broken, keyed like Rows); then the drafts: the unpublished
+// heads (Drafts, with DraftBroken for those that do not parse) and
+// WithDrafts, State with the parsed drafts on top, for the preview's
+// "include drafts" (the same pointer as State when there is none).
+// Nothing in it may be modified.
 type View struct {
-	Library *library.Snapshot
-	State   *assembler.State
-	Rows    map[assembler.OverrideKey]store.Override
-	Broken  map[assembler.OverrideKey]error
+	Library     *library.Snapshot
+	State       *assembler.State
+	Rows        map[assembler.OverrideKey]store.Override
+	Broken      map[assembler.OverrideKey]error
+	Drafts      map[assembler.OverrideKey]store.Override
+	DraftBroken map[assembler.OverrideKey]error
+	WithDrafts  *assembler.State
 }
 
 // NewOverlay returns an Overlay over lib; call Rebuild before Current.
@@ -106,6 +115,10 @@ func (o *Overlay) Rebuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("overlay: %w", err)
 	}
+	drafts, err := o.src.ListDrafts(ctx)
+	if err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
 	profiles, err := o.src.ListProfiles(ctx)
 	if err != nil {
 		return fmt.Errorf("overlay: %w", err)
@@ -116,29 +129,35 @@ func (o *Overlay) Rebuild(ctx context.Context) error {
 			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
 			Profiles:  make(map[string]*assembler.Profile, len(profiles)),
 		},
-		Rows:   make(map[assembler.OverrideKey]store.Override, len(rows)),
-		Broken: map[assembler.OverrideKey]error{},
+		Rows:        make(map[assembler.OverrideKey]store.Override, len(rows)),
+		Broken:      map[assembler.OverrideKey]error{},
+		Drafts:      make(map[assembler.OverrideKey]store.Override, len(drafts)),
+		DraftBroken: map[assembler.OverrideKey]error{},
 	}
 	for _, r := range rows {
 		key := assembler.Key(r.ModuleID, r.Locale)
 		v.Rows[key] = r
-		m, err := library.Parse(overrideFile(r.ModuleID, r.Locale), []byte(r.Text))
-		if err == nil && m.ID != r.ModuleID {
-			err = fmt.Errorf("its id is %q, not %q: %w", m.ID, r.ModuleID, library.ErrInvalid)
-		}
+		ov, err := parseOverride(r)
 		if err != nil {
 			o.log.Warn("override no longer parses; not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
 			v.Broken[key] = err
 			continue
 		}
-		m.Locale = r.Locale
-		v.State.Overrides[key] = &assembler.Override{
-			Module:         m,
-			Locale:         r.Locale,
-			Revision:       r.Revision,
-			BasedOnVersion: r.BasedOnVersion,
-			BaseSnapshot:   r.BaseSnapshot,
+		v.State.Overrides[key] = ov
+	}
+	v.WithDrafts = v.State
+	for _, r := range drafts {
+		key := assembler.Key(r.ModuleID, r.Locale)
+		v.Drafts[key] = r
+		ov, err := parseOverride(r)
+		if err != nil {
+			v.DraftBroken[key] = err
+			continue
 		}
+		if v.WithDrafts == v.State {
+			v.WithDrafts = &assembler.State{Overrides: maps.Clone(v.State.Overrides)}
+		}
+		v.WithDrafts.Overrides[key] = ov
 	}
 	for _, p := range profiles {
 		v.State.Profiles[p.ID] = &assembler.Profile{
@@ -153,8 +172,30 @@ func (o *Overlay) Rebuild(ctx context.Context) error {
 			TokenBudget:     p.TokenBudget,
 		}
 	}
+	if v.WithDrafts != v.State {
+		v.WithDrafts.Profiles = v.State.Profiles
+	}
 	o.cur.Store(v)
 	return nil
+}
+
+// parseOverride parses a stored override for the assembler State.
+func parseOverride(r store.Override) (*assembler.Override, error) {
+	m, err := library.Parse(overrideFile(r.ModuleID, r.Locale), []byte(r.Text))
+	if err == nil && m.ID != r.ModuleID {
+		err = fmt.Errorf("its id is %q, not %q: %w", m.ID, r.ModuleID, library.ErrInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Locale = r.Locale
+	return &assembler.Override{
+		Module:         m,
+		Locale:         r.Locale,
+		Revision:       r.Revision,
+		BasedOnVersion: r.BasedOnVersion,
+		BaseSnapshot:   r.BaseSnapshot,
+	}, nil
 }
 
 // overrideFile names an override in parse errors, like the store does.

@@ -43,6 +43,8 @@ func (s *slowSource) ListOverrides(ctx context.Context) ([]store.Override, error
 	return nil, nil
 }
 
+func (s *slowSource) ListDrafts(context.Context) ([]store.Override, error) { return nil, nil }
+
 func (s *slowSource) ListProfiles(context.Context) ([]store.Profile, error) { return nil, nil }
 
 func newRunOverlay(t *testing.T, src *slowSource) *handlers.Overlay {

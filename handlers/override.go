@@ -15,6 +15,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/modulepage"
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
@@ -23,6 +24,8 @@ type OverrideStore interface {
 	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
 	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
 	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
+	Publish(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, error)
+	Discard(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, bool, error)
 }
 
 // Overrides serves the override editor, delete and user-module pages (S2,
@@ -92,6 +95,9 @@ func (h *Overrides) Edit(c echo.Context) error {
 	case err == nil:
 		e.Text, e.Revision = row.Text, row.Revision
 		e.Prefill = fmt.Sprintf("Editing the override: revision %d by %s, %s.", row.Revision, row.Author, row.UpdatedAt.UTC().Format(timeLayout))
+		if row.Draft {
+			e.Prefill = fmt.Sprintf("Editing the override's draft: revision %d by %s, %s, not published yet.", row.Revision, row.Author, row.UpdatedAt.UTC().Format(timeLayout))
+		}
 	case errors.Is(err, library.ErrNotFound):
 		e.Text, e.Prefill = h.prefill(v, id, locale)
 	default:
@@ -174,7 +180,7 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Author:   consoleAuthor,
 	}
 	o.Fields, _ = json.Marshal(fieldsOf(m))
-	if row, ok := v.Rows[assembler.Key(e.ID, e.Locale)]; ok && e.Revision > 0 {
+	if row, ok := v.head(e.ID, e.Locale); ok && e.Revision > 0 {
 		// An edit keeps the base it was copied from: only the drift review
 		// moves it (S2), so editing never hides a drift.
 		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = row.BasedOnVersion, row.BaseSnapshot, row.BaseHash
@@ -193,9 +199,84 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
 	}
-	h.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
-	setFlash(c, fmt.Sprintf("Override of %s (%s) saved: revision %d.", saved.ModuleID, saved.Locale, saved.Revision))
+	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. Publish it on this page to serve it.", saved.ModuleID, saved.Locale, saved.Revision))
 	return seeOther(c, "/modules/"+saved.ModuleID)
+}
+
+// Publish handles POST /modules/:id/override/:locale/publish with the
+// draft's revision (issue 4): it becomes the served text. A draft that
+// does not parse is refused (422); a head that moved past the revision,
+// or is gone, answers 409 with the module page as it is now.
+func (h *Overrides) Publish(c echo.Context) error {
+	return h.draftAction(c, "publish")
+}
+
+// Discard handles POST /modules/:id/override/:locale/discard with the
+// draft's revision (issue 4): the published text serves on as a new
+// revision, or the override is removed when nothing was ever published.
+// Stale or gone answers 409 like Publish.
+func (h *Overrides) Discard(c echo.Context) error {
+	return h.draftAction(c, "discard")
+}
+
+func (h *Overrides) draftAction(c echo.Context, action string) error {
+	v, id, locale, _, err := h.target(c)
+	if err != nil {
+		return err
+	}
+	rev, err := formInt(c, "revision")
+	if err != nil {
+		return err
+	}
+	if err, broken := v.DraftBroken[assembler.Key(id, locale)]; broken && action == "publish" {
+		return fmt.Errorf("draft revision %d of %s (%s) does not parse, fix it before publishing: %v: %w", rev, id, locale, err, library.ErrInvalid)
+	}
+	ctx := consoleContext(c)
+	var flash string
+	switch action {
+	case "publish":
+		var saved store.Override
+		if saved, err = h.Store.Publish(ctx, id, locale, rev); err == nil {
+			flash = fmt.Sprintf("Override of %s (%s) published: revision %d is served.", id, saved.Locale, saved.Revision)
+		}
+	default:
+		var saved store.Override
+		var removed bool
+		saved, removed, err = h.Store.Discard(ctx, id, locale, rev)
+		switch {
+		case err != nil:
+		case removed:
+			flash = fmt.Sprintf("Draft of %s (%s) discarded: nothing was ever published, so the override is removed.", id, locale)
+		default:
+			flash = fmt.Sprintf("Draft of %s (%s) discarded: the published text serves on, as revision %d.", id, saved.Locale, saved.Revision)
+		}
+	}
+	if errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) {
+		// Stale: show the module as it is now.
+		if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		v := h.Overlay.Current()
+		if !v.exists(id) {
+			return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+		}
+		m := moduleModel(h.Assembler, v, id)
+		m.Alert = fmt.Sprintf("Nothing was done (%s): %v. The page below shows the override as it is now.", action, err)
+		return Render(c, http.StatusConflict, modulepage.Page(m))
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("override %s done, but reloading the state failed: %w", action, err)
+	}
+	h.Log.Info("override "+action, "module", id, "locale", locale, "revision", rev)
+	setFlash(c, flash)
+	if !h.Overlay.Current().exists(id) {
+		return seeOther(c, "/")
+	}
+	return seeOther(c, "/modules/"+id)
 }
 
 // conflict renders the 409 page of a stale save: the user's text stays in
@@ -407,7 +488,7 @@ func (h *Overrides) Create(c echo.Context) error {
 	if len(e.FieldErrors) > 0 {
 		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
 	}
-	if _, exists := v.Rows[assembler.Key(e.ID, e.Locale)]; exists {
+	if _, exists := v.head(e.ID, e.Locale); exists {
 		e.FieldErrors["id"] = fmt.Sprintf("a user module %s (%s) exists already: edit it from its page", e.ID, e.Locale)
 		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
 	}

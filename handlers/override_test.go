@@ -312,14 +312,24 @@ func TestUserModule(t *testing.T) {
 	if row.Length() != 1 || row.AttrOr("data-id", "") != "task.release-notes" {
 		t.Errorf("status=user lists %d task rows", row.Length())
 	}
+	// A draft until published: the module page shows it, nothing serves it.
 	mod := a.get("/modules/task.release-notes").want(t, http.StatusOK)
-	if s := mod.find("locale").AttrOr("data-source", ""); s != "user-module" {
-		t.Errorf("served as %q, want user-module", s)
+	if s := mod.find("locale").AttrOr("data-source", ""); s != "draft" || mod.find("draft").AttrOr("data-revision", "") != "1" {
+		t.Errorf("draft shown as %q, revision %q; want draft, 1", s, mod.find("draft").AttrOr("data-revision", ""))
 	}
 	a.post("/overrides/new", url.Values{"id": {"task.release-notes"}, "locale": {"en-US"}, "text": {text}}).want(t, http.StatusConflict)
+	prev := a.post("/preview", url.Values{"request": {`{"locale": "en-US", "message": "/notes v2"}`}}).want(t, http.StatusOK)
+	if n := prev.doc.Find(`[data-testid="report-entry"][data-module="task.release-notes"]`).Length(); n != 0 {
+		t.Errorf("the unpublished user module is in the default preview (%d entries)", n)
+	}
+	a.post("/modules/task.release-notes/override/en-US/publish", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
+	mod = a.get("/modules/task.release-notes").want(t, http.StatusOK)
+	if s := mod.find("locale").AttrOr("data-source", ""); s != "user-module" || mod.find("draft").Length() != 0 {
+		t.Errorf("served as %q (draft notices %d), want user-module", s, mod.find("draft").Length())
+	}
 
 	// Its command fires it in the preview.
-	prev := a.post("/preview", url.Values{"request": {`{"locale": "en-US", "message": "/notes v2"}`}}).want(t, http.StatusOK)
+	prev = a.post("/preview", url.Values{"request": {`{"locale": "en-US", "message": "/notes v2"}`}}).want(t, http.StatusOK)
 	entry := prev.doc.Find(`[data-testid="report-entry"][data-module="task.release-notes"]`)
 	if entry.AttrOr("data-source", "") != "user-module" {
 		t.Errorf("preview report: %q", prev.find("report-lines").Text())
@@ -332,7 +342,7 @@ func TestBrokenOverrideIsListedNotServed(t *testing.T) {
 	a := setupOn(t, dbURL)
 	ctx := context.Background()
 	// A row written by another version of the app, whose text no longer parses.
-	if _, err := a.store.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: "---\nid: base.identity\n", BasedOnVersion: 1, Author: "old"}, 0); err != nil {
+	if _, err := a.store.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: "---\nid: base.identity\n", BasedOnVersion: 1, Author: "old", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
 	b := setupOn(t, dbURL)

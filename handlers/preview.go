@@ -39,9 +39,10 @@ type Preview struct {
 // unknown scenario.
 func (h *Preview) Show(c echo.Context) error {
 	m := previewpage.Model{
-		Scenario:    c.QueryParam("scenario"),
-		Locale:      strings.TrimSpace(c.QueryParam("locale")),
-		BuiltinOnly: c.QueryParam("builtinOnly") == "on",
+		Scenario:      c.QueryParam("scenario"),
+		Locale:        strings.TrimSpace(c.QueryParam("locale")),
+		BuiltinOnly:   c.QueryParam("builtinOnly") == "on",
+		IncludeDrafts: c.QueryParam("includeDrafts") == "on",
 	}
 	if m.Scenario == "" {
 		return h.render(c, http.StatusOK, m)
@@ -54,10 +55,11 @@ func (h *Preview) Show(c echo.Context) error {
 // form, which keeps what was typed (422).
 func (h *Preview) Run(c echo.Context) error {
 	m := previewpage.Model{
-		Scenario:    c.FormValue("scenario"),
-		Request:     c.FormValue("request"),
-		Locale:      strings.TrimSpace(c.FormValue("locale")),
-		BuiltinOnly: c.FormValue("builtinOnly") == "on",
+		Scenario:      c.FormValue("scenario"),
+		Request:       c.FormValue("request"),
+		Locale:        strings.TrimSpace(c.FormValue("locale")),
+		BuiltinOnly:   c.FormValue("builtinOnly") == "on",
+		IncludeDrafts: c.FormValue("includeDrafts") == "on",
 	}
 	return h.run(c, m)
 }
@@ -98,9 +100,13 @@ func (h *Preview) run(c echo.Context, m previewpage.Model) error {
 	}
 	v := h.Overlay.Current()
 	st := v.State
-	if m.BuiltinOnly {
+	drafts := m.IncludeDrafts && !m.BuiltinOnly
+	switch {
+	case m.BuiltinOnly:
 		// Builtin only drops the overrides; profiles are request settings, not module text, and still apply.
 		st = &assembler.State{Profiles: v.State.Profiles}
+	case drafts:
+		st = v.WithDrafts
 	}
 	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
 	if err != nil {
@@ -110,10 +116,54 @@ func (h *Preview) run(c echo.Context, m previewpage.Model) error {
 		m.Errors = []string{err.Error()}
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
+	served := 0
+	if drafts {
+		served = markDrafts(v, res)
+	}
 	m.Result = resultModel(v, res)
 	m.Result.Source = source
 	m.Result.BuiltinOnly = m.BuiltinOnly
+	if drafts {
+		m.Result.DraftsIncluded, m.Result.Drafts = true, served
+	}
 	return h.render(c, http.StatusOK, m)
+}
+
+// DraftSuffix ends the reason of a composition report entry whose text
+// came from a draft, in a preview that includes drafts; the report also
+// gets a warning entry with reason DraftsIncludedReason + the number of
+// entries served from drafts.
+const (
+	DraftSuffix          = " · draft"
+	DraftsIncludedReason = "drafts-included:"
+)
+
+// markDrafts marks the report entries of res served from a draft of v
+// (their source stays override, override-drifted or user-module; the
+// reason gets DraftSuffix) and adds the drafts-included warning, whose
+// number counts the marked entries. It returns that number.
+func markDrafts(v *View, res *assembler.Result) int {
+	n := 0
+	for i := range res.Report {
+		e := &res.Report[i]
+		switch e.Source {
+		case assembler.SourceOverride, assembler.SourceOverrideDrifted, assembler.SourceUserModule:
+		default:
+			continue
+		}
+		key := assembler.Key(e.Module, e.Locale)
+		d, ok := v.Drafts[key]
+		if o := v.WithDrafts.Overrides[key]; !ok || o == nil || o.Revision != d.Revision {
+			continue // no draft, or one that does not parse and so did not serve
+		}
+		e.Reason += DraftSuffix
+		e.Line = e.TextForm()
+		n++
+	}
+	w := assembler.ReportEntry{Kind: assembler.KindWarning, Module: "drafts", Reason: fmt.Sprintf("%s%d", DraftsIncludedReason, n)}
+	w.Line = w.TextForm()
+	res.Report = append(res.Report, w)
+	return n
 }
 
 // isRequestError reports whether an assembly error is the request's

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,25 +146,56 @@ func builtinText(t *testing.T, snap *library.Snapshot, id, locale string) *libra
 	return m
 }
 
-// overrides returns every stored override.
+// overrides returns every stored override's head: its draft when there
+// is one, else its published revision.
 func (a *app) overrides() []store.Override {
 	a.t.Helper()
 	list, err := a.store.ListOverrides(context.Background())
 	if err != nil {
 		a.t.Fatal(err)
 	}
+	drafts, err := a.store.ListDrafts(context.Background())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for _, d := range drafts {
+		i := slices.IndexFunc(list, func(o store.Override) bool {
+			return o.ModuleID == d.ModuleID && strings.EqualFold(o.Locale, d.Locale)
+		})
+		if i >= 0 {
+			list[i] = d
+		} else {
+			list = append(list, d)
+		}
+	}
+	slices.SortFunc(list, func(x, y store.Override) int {
+		return strings.Compare(x.ModuleID+" "+x.Locale, y.ModuleID+" "+y.Locale)
+	})
 	return list
 }
 
-// saveOverride posts text to the editor of id in locale and expects the
-// redirect to the module page.
-func (a *app) saveOverride(id, locale, text string, revision int) {
+// saveDraft posts text to the editor of id in locale and expects the
+// redirect to the module page: a draft, not served yet.
+func (a *app) saveDraft(id, locale, text string, revision int) {
 	a.t.Helper()
 	r := a.post("/modules/"+id+"/override/"+locale, url.Values{"text": {text}, "revision": {itoa(revision)}})
 	r.want(a.t, http.StatusSeeOther)
 	if loc := r.Header().Get("Location"); loc != "/modules/"+id {
 		a.t.Fatalf("redirect to %q, want /modules/%s", loc, id)
 	}
+}
+
+// saveOverride saves text as saveDraft does, then publishes it with the
+// module page's Publish form, so that it is served.
+func (a *app) saveOverride(id, locale, text string, revision int) {
+	a.t.Helper()
+	a.saveDraft(id, locale, text, revision)
+	head, err := a.store.GetOverride(context.Background(), id, locale)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	r := a.post("/modules/"+id+"/override/"+locale+"/publish", url.Values{"revision": {itoa(head.Revision)}})
+	r.want(a.t, http.StatusSeeOther)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

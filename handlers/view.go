@@ -6,45 +6,70 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // ids returns every builtin module id and every user-module id (overrides
-// without a builtin, parsed or not), sorted.
+// without a builtin, published or draft, parsed or not), sorted.
 func (v *View) ids() []string {
 	ids := slices.Clone(v.Library.IDs())
-	for key := range v.Rows {
-		if !v.Library.Has(key.ID) && !slices.Contains(ids, key.ID) {
-			ids = append(ids, key.ID)
+	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
+		for key := range rows {
+			if !v.Library.Has(key.ID) && !slices.Contains(ids, key.ID) {
+				ids = append(ids, key.ID)
+			}
 		}
 	}
 	slices.Sort(ids)
 	return ids
 }
 
-// exists reports whether id is a builtin module or a user module.
+// exists reports whether id is a builtin module or a user module, a user
+// module with only a draft included.
 func (v *View) exists(id string) bool {
 	if v.Library.Has(id) {
 		return true
 	}
-	for key := range v.Rows {
-		if key.ID == id {
-			return true
+	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
+		for key := range rows {
+			if key.ID == id {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// locales lists the locales id exists in, builtin or override, sorted;
-// override locales are spelled as first saved.
+// head returns the newest state of the override of id in locale: its
+// draft when there is one, else its published row.
+func (v *View) head(id, locale string) (store.Override, bool) {
+	key := assembler.Key(id, locale)
+	if d, ok := v.Drafts[key]; ok {
+		return d, true
+	}
+	r, ok := v.Rows[key]
+	return r, ok
+}
+
+// hasDraft reports whether a draft is pending for id in locale.
+func (v *View) hasDraft(id, locale string) bool {
+	_, ok := v.Drafts[assembler.Key(id, locale)]
+	return ok
+}
+
+// locales lists the locales id exists in, builtin, override or draft,
+// sorted; override locales are spelled as first saved.
 func (v *View) locales(id string) []string {
 	locs := v.Library.ModuleLocales(id)
-	for key, r := range v.Rows {
-		if key.ID != id {
-			continue
-		}
-		if !slices.ContainsFunc(locs, func(l string) bool { return library.LocaleKey(l) == key.Locale }) {
-			locs = append(locs, r.Locale)
+	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
+		for key, r := range rows {
+			if key.ID != id {
+				continue
+			}
+			if !slices.ContainsFunc(locs, func(l string) bool { return library.LocaleKey(l) == key.Locale }) {
+				locs = append(locs, r.Locale)
+			}
 		}
 	}
 	slices.SortFunc(locs, func(a, b string) int { return strings.Compare(library.LocaleKey(a), library.LocaleKey(b)) })
@@ -120,6 +145,12 @@ func (v *View) primary(a *assembler.Assembler, id string) (m *library.Module, fr
 			return b, "builtin " + loc, true
 		}
 	}
+	// A user module with only drafts: its draft text.
+	for _, loc := range v.locales(id) {
+		if o, ok := v.WithDrafts.Overrides[assembler.Key(id, loc)]; ok {
+			return o.Module, "draft " + loc, true
+		}
+	}
 	return nil, "", false
 }
 
@@ -134,4 +165,12 @@ func (v *View) builtinBase(a *assembler.Assembler, id, locale string) (*library.
 		return m, true
 	}
 	return v.Library.Any(id)
+}
+
+// Published is v without its drafts: what the runtime API sees, so that
+// an unpublished user module or locale does not exist for it.
+func (v *View) Published() *View {
+	p := *v
+	p.Drafts, p.DraftBroken, p.WithDrafts = nil, nil, v.State
+	return &p
 }

@@ -41,7 +41,7 @@ func TestBrowserOverrideFlow(t *testing.T) {
 		m, _ := lib.Module("base.caution", "en-US")
 		text := strings.Replace(m.Text, "\n---\n", "\n---\nDouble-check every destructive action.\n\n", 1)
 		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: m.Title, Version: m.Version,
-			BasedOnVersion: m.Version, BaseSnapshot: "an older builtin text", Author: "alice"}, 0); err != nil {
+			BasedOnVersion: m.Version, BaseSnapshot: "an older builtin text", Author: "alice", Publish: true}, 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.CreateProfile(ctx, store.Profile{ID: "support", Name: "Support desk", Locale: "zh-CN", Model: "gpt-4o",
@@ -162,7 +162,17 @@ func TestBrowserOverrideFlow(t *testing.T) {
 	edited := strings.Replace(original, first, newText, 1)
 	_, err = chromedp.RunResponse(ctx, chromedp.SetValue(chromedp.CSS("#f-text"), edited), chromedp.Click(chromedp.CSS(`[data-testid="save"]`)))
 	step("save the override", err)
-	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "saved: revision 1") {
+	// A draft: the builtin still serves until it is published.
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "draft saved, not served yet: revision 1") {
+		t.Errorf("flash %q", got)
+	}
+	if s := attr(`[data-testid="locale"][data-locale="en-US"]`, "data-source"); s != "builtin" {
+		t.Errorf("with only a draft, en-US is served by %q", s)
+	}
+	shot("module-draft")
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="locale"][data-locale="en-US"] [data-testid="publish-draft"]`)))
+	step("publish the draft", err)
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "published: revision 1 is served") {
 		t.Errorf("flash %q", got)
 	}
 	if s := attr(`[data-testid="locale"][data-locale="en-US"]`, "data-source"); s != "override" {

@@ -87,6 +87,18 @@ func TestStartedServerFollowsNotifications(t *testing.T) {
 	if _, err := other.SaveOverride(t.Context(), store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "test"}, 0); err != nil {
 		t.Fatal(err)
 	}
+	// The draft's notification brings it to the server's drafts, not to
+	// what it serves.
+	eventually(t, time.Second, "draft seen", func() bool {
+		d, ok := srv.overlay.Current().Drafts[key]
+		return ok && strings.Contains(d.Text, "Notified marker 7f3a.")
+	})
+	if srv.overlay.Current().State.Overrides[key] != nil {
+		t.Fatal("the draft is served")
+	}
+	if _, err := other.Publish(t.Context(), "base.identity", "en-US", 1); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, time.Second, "override served", func() bool {
 		o := srv.overlay.Current().State.Overrides[key]
 		return o != nil && strings.Contains(o.Module.Text, "Notified marker 7f3a.")

@@ -43,6 +43,8 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/modules/:id/override/:locale", ovr.Save)
 	e.GET("/modules/:id/override/:locale/delete", ovr.ConfirmDelete)
 	e.POST("/modules/:id/override/:locale/delete", ovr.Delete)
+	e.POST("/modules/:id/override/:locale/publish", ovr.Publish)
+	e.POST("/modules/:id/override/:locale/discard", ovr.Discard)
 	e.GET("/overrides/new", ovr.New)
 	e.POST("/overrides/new", ovr.Create)
 	e.GET("/modules/:id/override/:locale/history", hist.Show)
@@ -88,6 +90,7 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW...)
+	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW...)
 	return e
 }
 

@@ -217,10 +217,15 @@ func TestLoadStateMatchesTheOverlay(t *testing.T) {
 	_, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		m, _ := lib.Module("base.identity", "en-US")
 		text = strings.Replace(m.Text, "You are", "You really are", 1)
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, BasedOnVersion: m.Version, BaseSnapshot: m.Text}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Publish: true}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.caution", Locale: "en-US", Text: "not a module"}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.caution", Locale: "en-US", Text: "not a module", Publish: true}, 0); err != nil {
+			t.Fatal(err)
+		}
+		// A draft is not part of the served state.
+		s, _ := lib.Module("base.style", "en-US")
+		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.style", Locale: "en-US", Text: strings.Replace(s.Text, "\n---\n", "\n---\nDraft.\n", 1), BasedOnVersion: s.Version, BaseSnapshot: s.Text}, 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.CreateProfile(ctx, store.Profile{ID: "desk", Locale: "zh-CN", PromptModules: []string{"base.identity"}}); err != nil {

@@ -40,9 +40,11 @@ type moduleFile struct {
 // printed with its path (and line, for a failure). It returns an error,
 // so the exit status is 1, when any file failed.
 //
-// Issue 4 asks for imports to arrive as drafts. Drafts do not exist yet
-// (docs/overrides-lifecycle.md, "Not in this round"), so an imported text
-// is saved directly and served at once; it becomes a draft when drafts land.
+// Imports arrive as drafts (issue 4 item 7): an imported text is a new
+// revision (action import) that is not served until an operator publishes
+// it (module page, or POST /api/v1/overrides/{id}/publish); what was
+// served before keeps serving. A file identical to the override's head
+// (its draft, if any) is skipped.
 func (a *app) importModules(ctx context.Context) error {
 	if from := a.cli.Import.From; from != importFormat {
 		return fmt.Errorf("--from %q: unknown format; only %q is supported for now (module files in DIR/modules/<locale>/<layer>-<name>.md, as export writes them); the other formats come with issue 6",
@@ -249,7 +251,7 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 	case err != nil:
 		return importResult{}, err
 	}
-	return importResult{outcomeImported, fmt.Sprintf("%s: %s (%s) saved as revision %d", f.path, saved.ModuleID, saved.Locale, saved.Revision)}, nil
+	return importResult{outcomeImported, fmt.Sprintf("%s: %s (%s) saved as draft revision %d (not served until published)", f.path, saved.ModuleID, saved.Locale, saved.Revision)}, nil
 }
 
 // builtinBase is the builtin an override of id in locale is based on: the

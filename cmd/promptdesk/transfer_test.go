@@ -87,6 +87,20 @@ func overrideTexts(t *testing.T, st *store.Store) map[string]string {
 	return texts
 }
 
+// draftTexts is overrideTexts of the drafts (unpublished heads).
+func draftTexts(t *testing.T, st *store.Store) map[string]string {
+	t.Helper()
+	list, err := st.ListDrafts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{}
+	for _, o := range list {
+		texts[o.ModuleID+" "+o.Locale] = o.Text
+	}
+	return texts
+}
+
 func TestExportThenImportRoundTrips(t *testing.T) {
 	ctx := store.WithActor(context.Background(), "test")
 	srcURL := storetest.NewDatabase(t)
@@ -100,14 +114,21 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 			Title: minutes.Title, Version: minutes.Version, BasedOnVersion: minutes.Version, BaseSnapshot: minutes.Text, Author: "test"},
 		{ModuleID: "task.release-notes", Locale: "en-US", Text: userModule, Title: "Release notes", Version: 2, Author: "test"},
 	}
-	for _, o := range seed {
-		if _, err := src.SaveOverride(ctx, o, 0); err != nil {
+	for i := range seed {
+		seed[i].Publish = true // the export writes published overrides
+		if _, err := src.SaveOverride(ctx, seed[i], 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A second save: the export takes the head revision's text.
+	// A second save: the export takes the published revision's text…
 	seed[0].Text = changed(t, "base.identity", "en-US", "You are Lumen, the documentation team's assistant.")
 	if _, err := src.SaveOverride(ctx, seed[0], 1); err != nil {
+		t.Fatal(err)
+	}
+	// …not a draft's.
+	draft := seed[0]
+	draft.Publish, draft.Text = false, changed(t, "base.identity", "en-US", "You are Lumen, an unpublished draft.")
+	if _, err := src.SaveOverride(ctx, draft, 2); err != nil {
 		t.Fatal(err)
 	}
 
@@ -171,9 +192,13 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	if want := "imported 3, skipped 0, failed 0 of 3 files from " + dir + "\n"; !strings.HasSuffix(out, want) {
 		t.Errorf("import summary: got\n%s\nwant it to end with %q", out, want)
 	}
-	got, want := overrideTexts(t, dst), overrideTexts(t, src)
+	// Imported as drafts: nothing is served until published.
+	if served := overrideTexts(t, dst); len(served) != 0 {
+		t.Errorf("the import published %d overrides, want none (drafts)", len(served))
+	}
+	got, want := draftTexts(t, dst), overrideTexts(t, src)
 	if len(got) != 3 {
-		t.Errorf("imported %d overrides, want 3", len(got))
+		t.Errorf("imported %d drafts, want 3", len(got))
 	}
 	for key, text := range want {
 		if got[key] != text {
@@ -262,7 +287,7 @@ func TestImportReportsEveryFile(t *testing.T) {
 		"failed   " + mod("en-US", "task-summary.md") + ":2: field id: id \"task.summarize\" does not match the file name task-summary.md (expected id \"task.summary\")",
 		"failed   " + mod("en-US", "base-behavior.md") + ":" + strconv.Itoa(unknownLine) + ": field body: unknown placeholder {{visitor_name}}",
 		"failed   " + mod("not_a_locale!", "base-tools.md") + ": folder \"not_a_locale!\" is not a BCP 47 locale tag",
-		"imported " + mod("zh-CN", "base-identity.md") + ": base.identity (zh-CN) saved as revision 1",
+		"imported " + mod("zh-CN", "base-identity.md") + ": base.identity (zh-CN) saved as draft revision 1 (not served until published)",
 		"imported 1, skipped 1, failed 4 of 6 files from " + dir,
 	}
 	for _, w := range want {
@@ -273,9 +298,12 @@ func TestImportReportsEveryFile(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != 7 {
 		t.Errorf("import printed %d lines, want 6 files and a summary:\n%s", n, out)
 	}
-	texts := overrideTexts(t, st)
+	texts := draftTexts(t, st)
 	if len(texts) != 1 || texts["base.identity zh-CN"] != good {
-		t.Errorf("stored overrides %v, want only base.identity (zh-CN)", texts)
+		t.Errorf("stored drafts %v, want only base.identity (zh-CN)", texts)
+	}
+	if served := overrideTexts(t, st); len(served) != 0 {
+		t.Errorf("the import published %v, want drafts only", served)
 	}
 }
 

@@ -12,6 +12,8 @@ const (
 	StatusDrifted    = "drifted"
 	StatusUser       = "user"
 	StatusBroken     = "broken"
+	// StatusDraft marks a module or locale with a draft not published yet.
+	StatusDraft = "draft"
 )
 
 // badgeLabels gives the words of statuses and report sources (S5.5)

@@ -33,11 +33,14 @@ type Row struct {
 	Version                int
 	Status                 string
 	Locales                []Locale
+	// Draft is true when a draft is pending in any locale.
+	Draft bool
 }
 
 // Locale is one locale a module exists in, with its status there.
 type Locale struct {
 	Locale, Status string
+	Draft          bool // a draft is pending in this locale
 }
 
 // Broken is an override whose stored text no longer parses; it is not

@@ -16,6 +16,8 @@ type Model struct {
 	// Fallback is the fallback locale, the default of the new-locale form.
 	Fallback string
 	Flash    string
+	// Alert explains a refused publish or discard (409).
+	Alert string
 }
 
 // Fields are a module's frontmatter fields.
@@ -53,15 +55,30 @@ type Locale struct {
 	Version      int
 	Title        string
 	Body         string
-	// Override is set when an override row exists for this locale.
+	// Override is set when a published override exists for this locale.
 	Override *Override
+	// Draft is set when a draft not published yet exists for this locale.
+	Draft *Draft
 	// BuiltinVersion is the builtin's version now, 0 for a user module.
 	BuiltinVersion int
 	EditURL        string
 	DeleteURL      string
 }
 
-// Override is the stored override of one locale.
+// Draft is the unpublished head of one locale's override, with the
+// forms that publish or discard it (POST with revision as the base).
+type Draft struct {
+	Revision   int
+	Author     string
+	Updated    string
+	PublishURL string
+	DiscardURL string
+	// Broken is the parse error of a draft that does not parse; it cannot
+	// be published until fixed.
+	Broken string
+}
+
+// Override is the published override of one locale.
 type Override struct {
 	Revision       int
 	Author         string

@@ -13,6 +13,9 @@ type Model struct {
 	// Locale, when set, replaces the request's locale.
 	Locale      string
 	BuiltinOnly bool
+	// IncludeDrafts assembles with the drafts on top of the published
+	// overrides (the runtime serves only published text).
+	IncludeDrafts bool
 	// Errors are shown above the form (bad JSON, assembly errors).
 	Errors []string
 	Result *Result
@@ -35,6 +38,10 @@ type Result struct {
 	// Source says what was assembled, e.g. `scenario "minutes-zh"`.
 	Source      string
 	BuiltinOnly bool
+	// DraftsIncluded is true when the drafts were included; Drafts is
+	// how many of them served in this assembly.
+	DraftsIncluded bool
+	Drafts         int
 }
 
 // Entry is one row of the composition panel (S5.5).
