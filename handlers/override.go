@@ -179,7 +179,7 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Version:  m.Version,
 		Author:   consoleAuthor,
 	}
-	o.Fields, _ = json.Marshal(fieldsOf(m))
+	o.Fields, _ = json.Marshal(m.Frontmatter())
 	if row, ok := v.head(e.ID, e.Locale); ok && e.Revision > 0 {
 		// An edit keeps the base it was copied from: only the drift review
 		// moves it (S2), so editing never hides a drift.
@@ -342,25 +342,6 @@ func lineErrors(err error) []components.LineError {
 		return []components.LineError{{Line: fe.Line, Msg: msg}}
 	}
 	return []components.LineError{{Msg: err.Error()}}
-}
-
-// overrideFields is the parsed frontmatter stored with an override.
-type overrideFields struct {
-	ID                  string             `json:"id"`
-	Layer               library.Layer      `json:"layer"`
-	Version             int                `json:"version"`
-	Title               string             `json:"title"`
-	Description         string             `json:"description"`
-	Priority            int                `json:"priority"`
-	RequiresAttachments bool               `json:"requiresAttachments"`
-	Variables           []library.Variable `json:"variables,omitempty"`
-	OutputContract      string             `json:"outputContract,omitempty"`
-	Triggers            []library.Trigger  `json:"triggers,omitempty"`
-}
-
-func fieldsOf(m *library.Module) overrideFields {
-	return overrideFields{m.ID, m.Layer, m.Version, m.Title, m.Description, m.Priority,
-		m.RequiresAttachments, m.Variables, m.OutputContract, m.Triggers}
 }
 
 // ConfirmDelete renders GET /modules/:id/override/:locale/delete, the

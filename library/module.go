@@ -167,3 +167,24 @@ func ValidName(s string) bool {
 	}
 	return true
 }
+
+// Frontmatter is a module's frontmatter fields: the "parsed fields" stored
+// as JSON with an override (S2), in the file's key names.
+type Frontmatter struct {
+	ID                  string     `json:"id"`
+	Layer               Layer      `json:"layer"`
+	Version             int        `json:"version"`
+	Title               string     `json:"title"`
+	Description         string     `json:"description"`
+	Priority            int        `json:"priority"`
+	RequiresAttachments bool       `json:"requiresAttachments"`
+	Variables           []Variable `json:"variables,omitempty"`
+	OutputContract      string     `json:"outputContract,omitempty"`
+	Triggers            []Trigger  `json:"triggers,omitempty"`
+}
+
+// Frontmatter returns the module's frontmatter fields.
+func (m *Module) Frontmatter() Frontmatter {
+	return Frontmatter{m.ID, m.Layer, m.Version, m.Title, m.Description, m.Priority,
+		m.RequiresAttachments, m.Variables, m.OutputContract, m.Triggers}
+}

@@ -236,7 +236,7 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 		Author:   cliActor,
 		Action:   store.ActionImport,
 	}
-	if o.Fields, err = json.Marshal(fieldsOf(m)); err != nil {
+	if o.Fields, err = json.Marshal(m.Frontmatter()); err != nil {
 		return importResult{}, err
 	}
 	if hasBuiltin {
@@ -279,24 +279,4 @@ func includeLine(m *library.Module, err error) int {
 		}
 	}
 	return m.BodyLine
-}
-
-// moduleFields is the parsed frontmatter stored with an override, the
-// same shape the console stores (handlers.overrideFields).
-type moduleFields struct {
-	ID                  string             `json:"id"`
-	Layer               library.Layer      `json:"layer"`
-	Version             int                `json:"version"`
-	Title               string             `json:"title"`
-	Description         string             `json:"description"`
-	Priority            int                `json:"priority"`
-	RequiresAttachments bool               `json:"requiresAttachments"`
-	Variables           []library.Variable `json:"variables,omitempty"`
-	OutputContract      string             `json:"outputContract,omitempty"`
-	Triggers            []library.Trigger  `json:"triggers,omitempty"`
-}
-
-func fieldsOf(m *library.Module) moduleFields {
-	return moduleFields{m.ID, m.Layer, m.Version, m.Title, m.Description, m.Priority,
-		m.RequiresAttachments, m.Variables, m.OutputContract, m.Triggers}
 }
