@@ -218,7 +218,7 @@ func (h *DriftReview) Act(c echo.Context) error {
 		if err != nil {
 			return h.failed(c, r, err, "", false)
 		}
-		flash = fmt.Sprintf("Kept the override of %s (%s): revision %d is now based on builtin v%d.", id, saved.Locale, saved.Revision, b.Version)
+		flash = fmt.Sprintf("Kept the override of %s (%s): revision %d is now based on builtin v%d and serves.", id, saved.Locale, saved.Revision, b.Version)
 	case driftreviewpage.ActionTakeBuiltin:
 		if err := h.Store.TakeBuiltin(ctx, id, locale, base); err != nil {
 			return h.failed(c, r, err, "", false)
@@ -232,7 +232,7 @@ func (h *DriftReview) Act(c echo.Context) error {
 		if err != nil || !done {
 			return err
 		}
-		flash = fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: revision %d.", id, saved.Locale, b.Version, saved.Revision)
+		flash = fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: revision %d is published and serves now.", id, saved.Locale, b.Version, saved.Revision)
 	}
 	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("drift review %s done, but reloading the state failed: %w", action, err)
@@ -268,7 +268,11 @@ func rebaseModel(text string, merged linediff.Merged) *driftreviewpage.Rebase {
 // the text equals the builtin and nothing is stored, 409 when stale).
 func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.Override, bool, error) {
 	m := &r.model
-	if lines := linediff.MarkerLines(text); len(lines) > 0 {
+	lines := linediff.MarkerLines(text)
+	if len(lines) == 0 {
+		lines = linediff.StraySeparators(text, r.builtin.Text, r.row.Text)
+	}
+	if len(lines) > 0 {
 		m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
 		errs := make([]components.LineError, len(lines))
 		for i, n := range lines {

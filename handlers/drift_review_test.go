@@ -338,6 +338,17 @@ func TestDriftRebaseWithConflict(t *testing.T) {
 		t.Fatalf("a text with markers was saved: revision %d", o.Revision)
 	}
 
+	// Removing only the outer markers leaves a stray separator: refused too.
+	var half []string
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "<<<<<<<") && !strings.HasPrefix(line, ">>>>>>>") {
+			half = append(half, line)
+		}
+	}
+	if r := d.act(t, "rebase", "text", strings.Join(half, "\n")).want(t, http.StatusUnprocessableEntity); r.find("line-error").Length() != 1 {
+		t.Errorf("a stray ======= line is not flagged")
+	}
+
 	// A resolution that breaks the module is refused like in the editor.
 	resolved := resolve(text, "- Do not invent a product name, a company or a version; say \"this workspace's assistant\".")
 	broken := strings.Replace(resolved, "id: base.identity", "id: base.other", 1)

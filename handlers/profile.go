@@ -178,8 +178,11 @@ func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
 		errs["id"] = fmt.Sprintf("required: up to %d lowercase letters, digits, dots, dashes or underscores", maxProfileID)
 	}
 	for field, val := range map[string]string{"name": f.Name, "locale": f.Locale, "model": f.Model, "timeZone": f.TimeZone, "promptModules": f.PromptModules, "systemPrompt": f.SystemPrompt} {
-		if !utf8.ValidString(val) {
+		switch {
+		case !utf8.ValidString(val):
 			errs[field] = "the text is not valid UTF-8"
+		case strings.ContainsFunc(val, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == 0x7f }):
+			errs[field] = "the text contains a control character; use only tabs and line breaks"
 		}
 	}
 	if loc := strings.TrimSpace(f.Locale); loc != "" {

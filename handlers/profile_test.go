@@ -126,6 +126,12 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 	if errs := r.find("field-error"); errs.AttrOr("data-field", "") != "systemPrompt" || !strings.Contains(errs.Text(), "UTF-8") {
 		t.Errorf("invalid UTF-8: error %q on %q, want systemPrompt naming UTF-8", errs.Text(), errs.AttrOr("data-field", ""))
 	}
+	form = profileForm("desk", "base.identity")
+	form.Set("name", "nul \x00 name")
+	r = a.post("/profiles", form).want(t, http.StatusUnprocessableEntity)
+	if errs := r.find("field-error"); errs.AttrOr("data-field", "") != "name" || !strings.Contains(errs.Text(), "control character") {
+		t.Errorf("NUL byte: error %q on %q, want name naming a control character", errs.Text(), errs.AttrOr("data-field", ""))
+	}
 	if ps, _ := a.store.ListProfiles(context.Background()); len(ps) != 0 {
 		t.Errorf("%d profiles stored by failed saves", len(ps))
 	}

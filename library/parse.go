@@ -41,6 +41,12 @@ func Parse(file string, data []byte) (*Module, error) {
 	if !utf8.Valid(data) {
 		return nil, &FileError{File: file, Line: invalidUTF8Line(data), Msg: "the text is not valid UTF-8"}
 	}
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte(bom)))) == 0 {
+		return nil, &FileError{File: file, Line: 1, Msg: "the file is empty: a module starts with a frontmatter block between --- lines"}
+	}
+	if line, c, ok := controlChar(data); ok {
+		return nil, &FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)}
+	}
 	text := Normalize(data)
 	front, body, bodyLine, err := splitFrontmatter(file, text)
 	if err != nil {
@@ -506,4 +512,21 @@ func checkFrontmatterShape(file, front string) error {
 		}
 	}
 	return nil
+}
+
+// controlChar finds the first C0 control character other than tab, LF and
+// CR, or DEL: such bytes are invisible in the editor, and Postgres refuses
+// NUL in text.
+func controlChar(data []byte) (line int, c byte, found bool) {
+	line = 1
+	for _, b := range data {
+		switch {
+		case b == '\n':
+			line++
+		case b == '\t' || b == '\r':
+		case b < 0x20 || b == 0x7f:
+			return line, b, true
+		}
+	}
+	return 0, 0, false
 }

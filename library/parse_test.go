@@ -169,3 +169,12 @@ func TestNormalizeIdempotent(t *testing.T) {
 		t.Fatalf("Normalize = %q", once)
 	}
 }
+
+func TestParseRefusesControlCharactersAndEmptyFiles(t *testing.T) {
+	if fe := parseErr(t, head+"---\nok\nnul \x00 here\n"); fe.Line != 9 || !strings.Contains(fe.Msg, "U+0000") {
+		t.Fatalf("NUL: got %v, want line 9 naming U+0000", fe)
+	}
+	if fe := parseErr(t, " \n\n"); fe.Line != 1 || !strings.Contains(fe.Msg, "the file is empty") {
+		t.Fatalf("empty file: got %v", fe)
+	}
+}

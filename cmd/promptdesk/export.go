@@ -61,6 +61,18 @@ func (a *app) export(ctx context.Context) error {
 		}
 		fmt.Fprintf(a.stdout, "wrote %s (%s, %s, revision %d)\n", paths[i], o.ModuleID, o.Locale, o.Revision)
 	}
+	// Drafts are not served, so they are not exported; say which exist.
+	drafts, err := st.ListDrafts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range drafts {
+		if d.PublishedRevision > 0 {
+			fmt.Fprintf(a.stdout, "draft    %s (%s) revision %d is not published: the file holds published revision %d\n", d.ModuleID, d.Locale, d.Revision, d.PublishedRevision)
+		} else {
+			fmt.Fprintf(a.stdout, "draft    %s (%s) revision %d was never published: not exported\n", d.ModuleID, d.Locale, d.Revision)
+		}
+	}
 	fmt.Fprintf(a.stdout, "exported %d overrides to %s\n", len(list), out)
 	return nil
 }

@@ -138,6 +138,9 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
+	if want := "draft    base.identity (en-US) revision 3 is not published: the file holds published revision 2\n"; !strings.Contains(out, want) {
+		t.Errorf("export does not name the pending draft; want %q in:\n%s", want, out)
+	}
 	files := map[string]store.Override{
 		filepath.Join(dir, "modules", "en-US", "base-identity.md"):      seed[0],
 		filepath.Join(dir, "modules", "zh-CN", "task-doc-minutes.md"):   seed[1],

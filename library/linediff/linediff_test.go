@@ -201,3 +201,13 @@ func TestMarkerLines(t *testing.T) {
 		t.Errorf("MarkerLines = %v, want %v (a ======= outside a block is a heading underline)", got, want)
 	}
 }
+
+func TestStraySeparators(t *testing.T) {
+	half := "a\n=======\nb\n"
+	if got := StraySeparators(half, "a\n", "b\n"); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("StraySeparators = %v, want [2]", got)
+	}
+	if got := StraySeparators(half, "Title\n=======\n", "b\n"); got != nil {
+		t.Fatalf("a source with a setext heading keeps the line legitimate: %v", got)
+	}
+}

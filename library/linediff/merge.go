@@ -120,6 +120,27 @@ func MarkerLines(text string) []int {
 	return out
 }
 
+// StraySeparators returns the 1-based numbers of the lines of text that
+// are exactly "=======" when none of the sources has such a line: the
+// middle marker of a conflict whose other markers were removed. A source
+// that uses the line itself (a setext heading) keeps it legitimate.
+func StraySeparators(text string, sources ...string) []int {
+	for _, src := range sources {
+		for _, line := range strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n") {
+			if strings.TrimRight(line, " \t\r") == MarkerSeparator {
+				return nil
+			}
+		}
+	}
+	var out []int
+	for i, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if strings.TrimRight(line, " \t\r") == MarkerSeparator {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
 // runeBytes is the UTF-8 length of every line code: diffmatchpatch
 // patches and matching count bytes, so with codes of one fixed width every
 // offset, margin and split falls on a line boundary.
