@@ -19,7 +19,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	// The console's body limit; /api has its own (handlers.LimitBody) that
 	// answers JSON and keeps the connection.
-	e.Use(s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
+	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
 
 	health := &handlers.Health{DB: s.cfg.Store}
 	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}

@@ -21,8 +21,9 @@ type Meta struct {
 }
 
 // htmxConfig is read by htmx from a meta tag, so no inline script is
-// needed (a strict CSP comes later): no eval, no injected <style>, and 409
-// and 422 responses are swapped because they carry the form with its errors.
+// needed (web.ContentSecurityPolicy forbids it): no eval, no injected
+// <style>, and 409 and 422 responses are swapped because they carry the
+// form with its errors.
 const htmxConfig = `{"allowEval":false,"allowScriptTags":false,"includeIndicatorStyles":false,` +
 	`"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},` +
 	`{"code":"409","swap":true},{"code":"422","swap":true},{"code":"[45]..","swap":false,"error":true}]}`
