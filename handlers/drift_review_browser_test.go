@@ -4,13 +4,14 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/promptdesk/promptdesk/web/browsertest"
 
 	"github.com/promptdesk/promptdesk/library/linediff"
 )
@@ -21,16 +22,7 @@ import (
 // first revision from the history. Screenshots go to
 // $PROMPTDESK_SCREENSHOTS, else to a temp folder named in the log.
 func TestBrowserDriftReviewAndHistory(t *testing.T) {
-	exe := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			exe = p
-			break
-		}
-	}
-	if exe == "" {
-		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
-	}
+	browser := browsertest.New(t)
 	t.Parallel()
 	mine := func(s string) string {
 		s = mineOpening(s)
@@ -50,23 +42,6 @@ func TestBrowserDriftReviewAndHistory(t *testing.T) {
 	} else if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
 	// The first action starts the browser and must not carry a timeout.
 	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/drift")); err != nil {
 		t.Fatalf("start chromium: %v", err)

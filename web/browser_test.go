@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,27 +12,15 @@ import (
 
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/web/browsertest"
 )
-
-// chromium returns the path of a Chromium or Chrome binary, or "".
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // TestBrowserOverrideFlow drives the real server in headless Chromium: it
 // overrides base.identity through the editor (hitting a line error first),
 // sees the library mark it overridden, finds the new text in a preview of
 // an example scenario in en-US, and saves screenshots of every page.
 func TestBrowserOverrideFlow(t *testing.T) {
-	exe := chromium()
-	if exe == "" {
-		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
-	}
+	browser := browsertest.New(t)
 	t.Parallel()
 	srv, _ := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		// A drifted override (the builtin text changed at the same
@@ -64,23 +51,6 @@ func TestBrowserOverrideFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
 	// The first action starts the browser and must not carry a timeout.
 	if err := chromedp.Do(browser, chromedp.Navigate(base+"/")); err != nil {
 		t.Fatalf("start chromium: %v", err)

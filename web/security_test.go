@@ -22,6 +22,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
 // TestSecurityHeadersOnEveryResponse checks that pages, the API, static
@@ -231,10 +232,7 @@ func (b *browserEvents) listen(ctx context.Context) error {
 // no CSP violation is reported (so no page needs inline code), and the text
 // is visible as typed. The API returns the same characters unescaped (E6).
 func TestBrowserUntrustedTextStaysText(t *testing.T) {
-	exe := chromium()
-	if exe == "" {
-		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
-	}
+	browser := browsertest.New(t)
 	t.Parallel()
 	var evilText string
 	srv, _ := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
@@ -296,23 +294,6 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 		}
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
 	var events browserEvents
 	// Listen starts the browser: it must not carry a timeout.
 	if err := events.listen(browser); err != nil {
