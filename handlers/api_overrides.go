@@ -365,6 +365,23 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
 }
 
+// missingRevision answers a publish or delete (verb) sent without If-Match
+// or with revision 0: 404 when there is no override, 428 without the
+// header, 409 for revision 0 on an existing override.
+func (h *APIOverrides) missingRevision(ctx context.Context, v *View, id, locale string, present bool, verb string) error {
+	cur, err := h.Store.GetOverride(ctx, id, locale)
+	switch {
+	case errors.Is(err, library.ErrNotFound):
+		return apiNoOverride(v, id, locale)
+	case err != nil:
+		return err
+	case !present:
+		return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
+			Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to %s", id, cur.Locale, cur.Revision, verb)}
+	}
+	return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+}
+
 // Publish handles POST /api/v1/overrides/{id}/publish[?locale=L] with
 // If-Match: the revision to publish, the override's head. 200 with
 // APIOverridePublished (the revision, also as the ETag); publishing the
@@ -384,17 +401,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	}
 	ctx := store.WithActor(c.Request().Context(), apiActor)
 	if !present || base == 0 {
-		cur, err := h.Store.GetOverride(ctx, id, locale)
-		switch {
-		case errors.Is(err, library.ErrNotFound):
-			return apiNoOverride(v, id, locale)
-		case err != nil:
-			return err
-		case !present:
-			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
-				Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to publish", id, cur.Locale, cur.Revision)}
-		}
-		return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+		return h.missingRevision(ctx, v, id, locale, present, "publish")
 	}
 	if d, ok := v.Drafts[assembler.Key(id, locale)]; ok && d.Revision == base {
 		if perr, broken := v.DraftBroken[assembler.Key(id, locale)]; broken {
@@ -436,17 +443,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	}
 	ctx := store.WithActor(c.Request().Context(), apiActor)
 	if !present || base == 0 {
-		cur, err := h.Store.GetOverride(ctx, id, locale)
-		switch {
-		case errors.Is(err, library.ErrNotFound):
-			return apiNoOverride(v, id, locale)
-		case err != nil:
-			return err
-		case !present:
-			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
-				Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to delete", id, cur.Locale, cur.Revision)}
-		}
-		return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+		return h.missingRevision(ctx, v, id, locale, present, "delete")
 	}
 	err = h.Store.DeleteOverride(ctx, id, locale, base)
 	switch {
