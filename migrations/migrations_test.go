@@ -16,9 +16,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 // allTables is how many tables the migrations create.
-const allTables = 5
+const allTables = 6
 
-// tables returns how many of the schema's five tables exist.
+// tables returns how many of the schema's six tables exist.
 func tables(t *testing.T, dbURL string) int {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dbURL)
@@ -29,7 +29,7 @@ func tables(t *testing.T, dbURL string) int {
 	var n int
 	err = conn.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables
 		WHERE table_schema = current_schema()
-			AND table_name IN ('overrides', 'profiles', 'scenarios', 'override_revisions', 'audit_log')`).Scan(&n)
+			AND table_name IN ('overrides', 'profiles', 'scenarios', 'override_revisions', 'audit_log', 'api_tokens')`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}

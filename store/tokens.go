@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// SubjectToken is the audit subject of API tokens; its actions are
+// ActionCreate and ActionRevoke, its SubjectID the token's name.
+const SubjectToken = "api_token"
+
+// ActionRevoke is the audit action of revoking an API token.
+const ActionRevoke = "revoke"
+
+// Scopes of API tokens (issue 5): what each /api/v1 route requires is
+// decided by the web package's route table.
+const (
+	ScopeAssemble = "assemble" // runtimes: assemble, render, commands, tools
+	ScopeRead     = "read"     // modules, overrides (GET)
+	ScopeWrite    = "write"    // the override API's PUT, DELETE and publish
+)
+
+// Scopes lists every scope, in order.
+var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite}
+
+// TokenPrefix starts every API token.
+const TokenPrefix = "pd_"
+
+// tokenPrefixLen is how many leading characters of a token are stored in
+// the clear, to tell tokens apart in lists.
+const tokenPrefixLen = 8
+
+// lastUsedEvery is how often at most Authenticate records a token's
+// last use: a write per request would be a write per runtime call.
+const lastUsedEvery = time.Minute
+
+// Token is an API token as stored: never its secret, only its hash.
+type Token struct {
+	ID         int64
+	Name       string
+	Scopes     []string
+	Prefix     string // the first 8 characters of the secret
+	CreatedAt  time.Time
+	LastUsedAt *time.Time // nil: never used
+	RevokedAt  *time.Time // nil: active
+}
+
+// Has reports whether the token carries scope.
+func (t Token) Has(scope string) bool { return slices.Contains(t.Scopes, scope) }
+
+// ErrTokenRevoked is Authenticate's error for a revoked token; it also
+// matches library.ErrNotFound, so callers that only tell "authenticated
+// or not" need no special case.
+var ErrTokenRevoked = fmt.Errorf("the API token is revoked: %w", library.ErrNotFound)
+
+// HashToken is the stored form of a token secret: its sha256, hex. A fast
+// hash is right for tokens (unlike passwords): they are 256-bit random
+// secrets, so there is nothing to guess, and every request looks one up.
+func HashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// NormalizeScopes checks scopes against Scopes and returns them sorted in
+// Scopes order without repeats. Errors: library.ErrInvalid for an empty
+// list or an unknown scope.
+func NormalizeScopes(scopes []string) ([]string, error) {
+	var out []string
+	for _, s := range scopes {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(Scopes, s) {
+			return nil, fmt.Errorf("unknown scope %q (scopes: %s): %w", s, strings.Join(Scopes, ", "), library.ErrInvalid)
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("a token needs at least one scope (%s): %w", strings.Join(Scopes, ", "), library.ErrInvalid)
+	}
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(Scopes, a) - slices.Index(Scopes, b) })
+	return out, nil
+}
+
+const tokenColumns = `id, name, scopes, prefix, created_at, last_used_at, revoked_at`
+
+func scanToken(r pgx.Row) (Token, error) {
+	var t Token
+	err := r.Scan(&t.ID, &t.Name, &t.Scopes, &t.Prefix, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+	return t, err
+}
+
+// CreateToken creates an API token called name with scopes and returns it
+// with its secret, "pd_" and 32 random bytes in base64url: the only time
+// the secret is available. The audit row records the actor of ctx.
+// Errors: library.ErrConflict when the name is taken (revoked tokens
+// keep theirs), library.ErrInvalid for an empty name or a bad scope.
+func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (Token, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Token{}, "", fmt.Errorf("api token: the name is empty: %w", library.ErrInvalid)
+	}
+	scopes, err := NormalizeScopes(scopes)
+	if err != nil {
+		return Token{}, "", fmt.Errorf("api token %s: %w", name, err)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return Token{}, "", fmt.Errorf("api token %s: %w", name, err)
+	}
+	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	var tok Token
+	err = s.WithTx(ctx, func(tx *Store) error {
+		row := tx.db.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, hash, prefix) VALUES ($1, $2, $3, $4)
+			RETURNING `+tokenColumns, name, scopes, HashToken(secret), secret[:tokenPrefixLen])
+		if tok, err = scanToken(row); err != nil {
+			return dbError(err, "api token "+name)
+		}
+		after, err := auditJSON(map[string]any{"name": tok.Name, "scopes": tok.Scopes, "prefix": tok.Prefix})
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionCreate, Subject: SubjectToken, SubjectID: tok.Name, After: after})
+	})
+	if err != nil {
+		return Token{}, "", err
+	}
+	return tok, secret, nil
+}
+
+// Authenticate returns the active token whose secret this is, and records
+// its use (last_used_at) when the last record is older than a minute.
+// The lookup is by hash, so no constant-time comparison is needed.
+// Errors: library.ErrNotFound for an unknown secret; ErrTokenRevoked
+// (which matches library.ErrNotFound too) for a revoked one.
+func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
+	if !strings.HasPrefix(secret, TokenPrefix) {
+		return Token{}, fmt.Errorf("api token: %w", library.ErrNotFound)
+	}
+	tok, err := scanToken(s.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = $1`, HashToken(secret)))
+	if err != nil {
+		return Token{}, dbError(err, "api token")
+	}
+	if tok.RevokedAt != nil {
+		return Token{}, fmt.Errorf("api token %s: %w", tok.Name, ErrTokenRevoked)
+	}
+	if tok.LastUsedAt == nil || time.Since(*tok.LastUsedAt) >= lastUsedEvery {
+		var at time.Time
+		err := s.db.QueryRow(ctx, `UPDATE api_tokens SET last_used_at = now()
+			WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+			RETURNING last_used_at`, tok.ID).Scan(&at)
+		switch {
+		case err == nil:
+			tok.LastUsedAt = &at
+		case errors.Is(err, pgx.ErrNoRows): // another request recorded it just now
+		default:
+			return Token{}, dbError(err, "api token "+tok.Name+": last use")
+		}
+	}
+	return tok, nil
+}
+
+// ListTokens returns every token, revoked ones included, by name.
+func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY name`)
+	if err != nil {
+		return nil, dbError(err, "list api tokens")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Token, error) { return scanToken(r) })
+	if err != nil {
+		return nil, dbError(err, "list api tokens")
+	}
+	return list, nil
+}
+
+// RevokeToken revokes the token called name: from then on Authenticate
+// refuses it. The audit row records the actor of ctx. Errors:
+// library.ErrNotFound when there is no such token; library.ErrConflict
+// when it is already revoked.
+func (s *Store) RevokeToken(ctx context.Context, name string) (Token, error) {
+	var tok Token
+	err := s.WithTx(ctx, func(tx *Store) error {
+		cur, err := scanToken(tx.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE name = $1 FOR UPDATE`, name))
+		if err != nil {
+			return dbError(err, "api token "+name)
+		}
+		if cur.RevokedAt != nil {
+			return fmt.Errorf("api token %s was revoked at %s: %w", name, cur.RevokedAt.Format(time.RFC3339), library.ErrConflict)
+		}
+		if tok, err = scanToken(tx.db.QueryRow(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1 RETURNING `+tokenColumns, cur.ID)); err != nil {
+			return dbError(err, "api token "+name)
+		}
+		before, err := auditJSON(map[string]any{"name": cur.Name, "scopes": cur.Scopes, "prefix": cur.Prefix})
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionRevoke, Subject: SubjectToken, SubjectID: name, Before: before})
+	})
+	return tok, err
+}
