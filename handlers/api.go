@@ -28,6 +28,8 @@ import (
 //   - 400 invalid_json: the body is not one JSON value (syntax error,
 //     truncated, empty, trailing data); the message gives line and column.
 //     Well-formed JSON of the wrong shape is 422, below.
+//   - 401 unauthorized: no valid API token, with WWW-Authenticate: Bearer;
+//     403 forbidden: the token lacks the route's scope (RequireToken).
 //   - 404 not_found: an unknown module, profile or route.
 //   - 405 method_not_allowed, with an Allow header.
 //   - 413 limit_exceeded: the body is larger than MaxRequestBytes (8 MiB).

@@ -23,7 +23,8 @@ import (
 // save (a draft), publish and delete one override, with optimistic locking through If-Match
 // (the override's revision). Unlike the runtime routes it reads the
 // database, so that the revision it reports is the current one; every
-// write rebuilds the Overlay. Changes are recorded with the actor "api".
+// write rebuilds the Overlay. Changes are recorded with the actor of the token, "token:<name>"
+// (RequireToken).
 //
 // Besides the errors documented on API it answers 409 conflict (field
 // If-Match) when the override has moved past the If-Match revision, the
@@ -36,9 +37,9 @@ type APIOverrides struct {
 	Log       *slog.Logger
 }
 
-// apiActor is the actor of changes made through the API until API keys
-// exist (docs/overrides-lifecycle.md).
-const apiActor = "api"
+// apiActor is the actor of changes made through the API: the one
+// RequireToken put in the request's context, "token:<name>".
+func apiActor(c echo.Context) string { return store.ActorFrom(c.Request().Context()) }
 
 // The status of a module in one locale, as the override API reports it.
 const (
@@ -305,7 +306,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := store.WithActor(c.Request().Context(), apiActor)
+	ctx := c.Request().Context() // carries the token's actor (RequireToken)
 	cur, err := h.Store.GetOverride(ctx, id, locale)
 	exists := err == nil
 	if err != nil && !errors.Is(err, library.ErrNotFound) {
@@ -339,7 +340,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		return WriteJSON(c, http.StatusOK, out)
 	}
 
-	o := store.Override{ModuleID: id, Locale: locale, Text: m.Text, Title: m.Title, Version: m.Version, Author: apiActor}
+	o := store.Override{ModuleID: id, Locale: locale, Text: m.Text, Title: m.Title, Version: m.Version, Author: apiActor(c)}
 	if o.Fields, err = json.Marshal(m.Frontmatter()); err != nil {
 		return fmt.Errorf("override %s (%s): encode its fields: %w", id, locale, err)
 	}
@@ -399,7 +400,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := store.WithActor(c.Request().Context(), apiActor)
+	ctx := c.Request().Context() // carries the token's actor (RequireToken)
 	if !present || base == 0 {
 		return h.missingRevision(ctx, v, id, locale, present, "publish")
 	}
@@ -421,7 +422,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("override published, but reloading the state failed: %w", err)
 	}
-	h.Log.Info("override published", "module", id, "locale", locale, "revision", saved.Revision, "author", apiActor)
+	h.Log.Info("override published", "module", id, "locale", locale, "revision", saved.Revision, "author", apiActor(c))
 	setETag(c, saved.Revision)
 	return WriteJSON(c, http.StatusOK, APIOverridePublished{Revision: saved.Revision, Published: true})
 }
@@ -441,7 +442,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := store.WithActor(c.Request().Context(), apiActor)
+	ctx := c.Request().Context() // carries the token's actor (RequireToken)
 	if !present || base == 0 {
 		return h.missingRevision(ctx, v, id, locale, present, "delete")
 	}
@@ -457,6 +458,6 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("override deleted, but reloading the state failed: %w", err)
 	}
-	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", base, "author", apiActor)
+	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", base, "author", apiActor(c))
 	return c.NoContent(http.StatusNoContent)
 }

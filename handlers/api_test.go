@@ -31,10 +31,12 @@ const scenarioDir = "../../shared/cases/scenarios"
 func asm() *assembler.Assembler { return assembler.New(assembler.Config{CountTokens: true}) }
 
 // api sends body (JSON unless a Content-Type header pair says otherwise;
-// an empty value removes the header) to the server.
+// an empty value removes the header) to the server, with the app's API
+// token (authorize).
 func (a *app) api(method, target, body string, header ...string) *httptest.ResponseRecorder {
 	a.t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	a.authorize(req)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -352,6 +354,7 @@ func TestAPIBodyLimit(t *testing.T) {
 	rec := a.api(http.MethodPost, "/api/v1/assemble", bigBody(9*mib))
 	wantError(t, "9 MiB", rec, http.StatusRequestEntityTooLarge, "limit_exceeded", "", "8 MiB")
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/render", strings.NewReader(bigBody(8*mib+1)))
+	a.authorize(req)
 	req.ContentLength = -1
 	rec = httptest.NewRecorder()
 	a.h.ServeHTTP(rec, req)
@@ -375,6 +378,7 @@ func TestAPIBodyLimitKeepsTheConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		a.authorize(req)
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
 		}

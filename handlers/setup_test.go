@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +35,20 @@ type app struct {
 	h     http.Handler
 	store *store.Store
 	lib   *library.Snapshot
+	// token is an API token with every scope, which authorize sends.
+	token string
+}
+
+// dbTokens maps a test database's URL to the secret of its testToken.
+var dbTokens sync.Map
+
+// testToken is the name of the API token of every test server.
+const testToken = "handlers-test"
+
+// authorize adds the app's API token to req (Authorization: Bearer): the
+// one helper through which the tests call /api/v1.
+func (a *app) authorize(req *http.Request) {
+	req.Header.Set("Authorization", "Bearer "+a.token)
 }
 
 // setup starts a server with the builtin library, or lib when given, on a
@@ -67,7 +82,17 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &app{t: t, h: srv.Handler(), store: st, lib: snap}
+	// Two servers on one database share its token.
+	secret, ok := dbTokens.Load(dbURL)
+	if !ok {
+		_, created, err := st.CreateToken(store.WithActor(ctx, "test"), testToken, store.Scopes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret = created
+		dbTokens.Store(dbURL, created)
+	}
+	return &app{t: t, h: srv.Handler(), store: st, lib: snap, token: secret.(string)}
 }
 
 func builtin(t *testing.T) *library.Snapshot {

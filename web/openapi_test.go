@@ -17,6 +17,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
@@ -77,8 +78,8 @@ var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 // both ways, method by method.
 func TestOpenAPIMatchesTheRouteTable(t *testing.T) {
 	t.Parallel()
-	srv, _ := newServer(t, nil)
-	doc := decodeOpenAPI(t, serve(srv.Handler(), http.MethodGet, "/api/v1/openapi.json"))
+	srv, st := newServer(t, nil)
+	doc := decodeOpenAPI(t, serveAPI(srv.Handler(), http.MethodGet, "/api/v1/openapi.json", "", newToken(t, st, "openapi", store.ScopeAssemble)))
 
 	registered := map[string]bool{}
 	for _, r := range srv.echo.Routes() {
@@ -191,13 +192,13 @@ func TestOpenAPIOperations(t *testing.T) {
 		method, path, body, ok string
 		errors                 []string
 	}{
-		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "404", "413", "415", "422"}},
-		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "404", "413", "415", "422"}},
-		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, nil},
-		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"404", "422"}},
-		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"422"}},
-		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"422", "500"}},
-		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, nil},
+		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422"}},
+		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422"}},
+		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"401", "403"}},
+		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"401", "403", "404", "422"}},
+		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"401", "403", "422"}},
+		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"401", "403", "422", "500"}},
+		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"401", "403"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -229,14 +230,15 @@ func TestOpenAPIOperations(t *testing.T) {
 	codes, _ := obj(t, doc, "components", "schemas", "Error", "properties", "code")["description"].(string)
 	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
 		assembler.CodeMissingVariable, assembler.CodeExtraVariable, assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle,
-		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal"} {
+		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal",
+		handlers.CodeUnauthorized, handlers.CodeForbidden} {
 		if !strings.Contains(codes, code) {
 			t.Errorf("Error.code does not list %s", code)
 		}
 	}
 	info, _ := obj(t, doc, "info")["description"].(string)
 	for _, s := range []string{"8 MiB", "50 knowledge bases", "200 skills", "10 rows", "256 KiB",
-		"400", "404", "405", "413", "415", "422"} {
+		"400", "401", "403", "404", "405", "413", "415", "422", "Authorization: Bearer"} {
 		if !strings.Contains(info, s) {
 			t.Errorf("info.description does not state %q", s)
 		}
@@ -426,5 +428,64 @@ func checkPropType(t *testing.T, doc jsonObject, names map[reflect.Type]string, 
 		}
 		values, _ := p["additionalProperties"].(jsonObject)
 		checkPropType(t, doc, names, where+"{}", values, typ.Elem())
+	}
+}
+
+// TestOpenAPISecurity: the document declares the bearer scheme, and every
+// operation requires it with the scopes the server enforces (apiScopes,
+// which TestEveryAPIRouteNeedsAToken holds to the route table), names
+// them in its description and documents the 401 and 403.
+func TestOpenAPISecurity(t *testing.T) {
+	t.Parallel()
+	doc := openAPIDoc(t)
+	scheme := obj(t, doc, "components", "securitySchemes", "bearerToken")
+	if scheme["type"] != "http" || scheme["scheme"] != "bearer" {
+		t.Errorf("securitySchemes.bearerToken = %v, want http bearer", scheme)
+	}
+	if _, ok := obj(t, doc, "components", "responses", "Unauthorized", "headers")["WWW-Authenticate"]; !ok {
+		t.Error("the 401 response does not document the WWW-Authenticate header")
+	}
+	ops := 0
+	for path, item := range obj(t, doc, "paths") {
+		for method, op := range item.(jsonObject) {
+			if !slices.Contains(httpMethods, method) {
+				continue
+			}
+			ops++
+			what := strings.ToUpper(method) + " " + path
+			want, ok := apiScopes[strings.ToUpper(method)+" "+regexp.MustCompile(`\{([^}]+)\}`).ReplaceAllString(path, ":$1")]
+			if !ok {
+				t.Errorf("%s: not in apiScopes", what)
+				continue
+			}
+			var got []string
+			reqs, _ := op.(jsonObject)["security"].([]any)
+			for _, r := range reqs {
+				scopes, ok := r.(jsonObject)["bearerToken"].([]any)
+				if !ok || len(scopes) != 1 || len(r.(jsonObject)) != 1 {
+					t.Errorf("%s: security requirement %v, want {bearerToken: [one scope]}", what, r)
+					continue
+				}
+				got = append(got, scopes[0].(string))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: security scopes %v, want %v (one requirement per accepted scope)", what, got, want)
+			}
+			desc, _ := op.(jsonObject)["description"].(string)
+			for _, s := range want {
+				if !strings.Contains(desc, "`"+s+"`") {
+					t.Errorf("%s: description does not name the scope %s", what, s)
+				}
+			}
+			responses := obj(t, op.(jsonObject), "responses")
+			for status, name := range map[string]string{"401": "Unauthorized", "403": "Forbidden"} {
+				if r, ok := responses[status].(jsonObject); !ok || r["$ref"] != "#/components/responses/"+name {
+					t.Errorf("%s: response %s = %v, want $ref %s", what, status, responses[status], name)
+				}
+			}
+		}
+	}
+	if ops != len(apiScopes) {
+		t.Errorf("%d operations documented, apiScopes has %d", ops, len(apiScopes))
 	}
 }

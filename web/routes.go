@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/static"
+	"github.com/promptdesk/promptdesk/store"
 )
 
 // newEcho builds the middleware stack and the route table: every route of
@@ -69,28 +70,41 @@ func (s *Server) newEcho() *echo.Echo {
 	// The runtime API (S11), JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
 	// catch-all 404 route to the group, which would answer 404 where a
-	// path exists under another method (405). Authentication goes into
-	// apiMW. Unknown /api routes reach Echo's 404 and become JSON in
-	// handleError.
+	// path exists under another method (405). Unknown /api routes reach
+	// Echo's 404 and become JSON in handleError.
+	//
+	// Every route needs a bearer token (issue 5) holding one of the scopes
+	// given to apiMW or textMW; authentication runs first, so a caller
+	// without a token learns nothing else. Scopes: assemble for what a
+	// runtime calls (assemble, render, commands, tools); read for the
+	// library and overrides as stored (modules, GET overrides); write for
+	// changing overrides. commands, tools and openapi.json take assemble
+	// or read: a runtime lists commands and tools, and any client may read
+	// the API's description.
 	api := &handlers.API{Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
-	apiMW := []echo.MiddlewareFunc{handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+	}
+	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
-	v1.POST("/assemble", api.Assemble, apiMW...)
-	v1.POST("/render", api.Render, apiMW...)
-	v1.GET("/modules", api.Modules, apiMW...)
-	v1.GET("/modules/:id", api.Module, apiMW...)
-	v1.GET("/commands", api.Commands, apiMW...)
-	v1.GET("/tools", api.Tools, apiMW...)
-	v1.GET("/openapi.json", api.OpenAPI, apiMW...)
+	v1.POST("/assemble", api.Assemble, apiMW(assemble)...)
+	v1.POST("/render", api.Render, apiMW(assemble)...)
+	v1.GET("/modules", api.Modules, apiMW(read)...)
+	v1.GET("/modules/:id", api.Module, apiMW(read)...)
+	v1.GET("/commands", api.Commands, apiMW(assemble, read)...)
+	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
+	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
 	// Overrides (issue 4): PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
-	// the two lists in step (authentication goes into both).
+	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
-	textMW := []echo.MiddlewareFunc{handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
-	v1.GET("/overrides/:id", apiOvr.Get, apiMW...)
-	v1.PUT("/overrides/:id", apiOvr.Put, textMW...)
-	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW...)
-	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW...)
+	textMW := func(scopes ...string) []echo.MiddlewareFunc {
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+	}
+	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
+	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
+	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)
+	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW(write)...)
 	return e
 }
 

@@ -29,7 +29,8 @@ import (
 // files, errors and health checks all carry the security headers (S12).
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
-	srv, _ := newServer(t, nil)
+	srv, st := newServer(t, nil)
+	token := newToken(t, st, "headers", store.Scopes...)
 	srv.echo.GET("/test/panic", func(echo.Context) error { panic("boom") })
 	for _, c := range []struct{ method, path, body string }{
 		{http.MethodGet, "/", ""},
@@ -53,6 +54,9 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		{http.MethodGet, "/api/v1/nothing", ""},
 	} {
 		req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+		if strings.HasPrefix(c.path, "/api/") {
+			authorize(req, token)
+		}
 		if c.body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -235,7 +239,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	browser := browsertest.New(t)
 	t.Parallel()
 	var evilText string
-	srv, _ := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
+	srv, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		m, ok := lib.Module("base.identity", "en-US")
 		if !ok {
 			t.Fatal("no builtin base.identity")
@@ -272,7 +276,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	base := srv.URL()
 
 	// E6: the API returns the characters as stored, not HTML-escaped.
-	req := httptest.NewRequest(http.MethodPost, "/api/v1/assemble", strings.NewReader(evilRequest(t)))
+	req := authorize(httptest.NewRequest(http.MethodPost, "/api/v1/assemble", strings.NewReader(evilRequest(t))), newToken(t, st, "runtime", store.ScopeAssemble))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)

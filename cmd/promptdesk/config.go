@@ -34,13 +34,24 @@ type CLI struct {
 		From string `name:"from" required:"" placeholder:"FORMAT" help:"Format of DIR. Only promptdesk for now: the library layout, as export writes it."`
 		Dir  string `arg:"" name:"dir" type:"existingdir" help:"Folder to read: DIR/modules/<locale>/*.md."`
 	} `cmd:"" help:"Save module files as overrides and report what became of each file."`
+	Token struct {
+		Add struct {
+			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides)."`
+			Name  string   `arg:"" name:"name" help:"Name of the token (unique), e.g. the runtime that uses it."`
+		} `cmd:"" help:"Create an API token and print it (once)."`
+		List   struct{} `cmd:"" help:"List the API tokens: name, prefix, scopes, created, last used, revoked."`
+		Revoke struct {
+			Name string `arg:"" name:"name" help:"Name of the token to revoke."`
+		} `cmd:"" help:"Revoke an API token: the API refuses it from then on."`
+	} `cmd:"" help:"Manage the API tokens of /api/v1 (Authorization: Bearer)."`
 }
 
 // errHelp means help was printed and there is nothing to run.
 var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
-// command name ("serve", "migrate", "assemble", "export", "import").
+// command name ("serve", "migrate", "assemble", "export", "import",
+// "token add", "token list", "token revoke").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	var cli CLI
@@ -61,9 +72,15 @@ func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	// Command() is the path with its arguments ("import <dir>").
-	command, _, _ := strings.Cut(kctx.Command(), " ")
-	return &cli, command, nil
+	// Command() is the path with its arguments ("import <dir>", "token add
+	// <name>"): keep the command words.
+	var words []string
+	for _, w := range strings.Fields(kctx.Command()) {
+		if !strings.HasPrefix(w, "<") {
+			words = append(words, w)
+		}
+	}
+	return &cli, strings.Join(words, " "), nil
 }
 
 // redacted returns the database URL with its password masked, for logs.

@@ -40,8 +40,15 @@ func TestSeveralInstances(t *testing.T) {
 	)
 	dbURL := storetest.NewDatabase(t) // first: its cleanup drops the database after the processes end
 	bin := buildBinary(t)
+	// The runtime's API token, made the way an operator would.
+	out, err := cliRun(t, "token", "add", "--scope", "assemble", "--database-url", dbURL, "instances-runtime")
+	m := tokenLine.FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("token add: %v\n%s", err, out)
+	}
 	first := startServe(t, bin, dbURL, "first")
 	second := startServe(t, bin, dbURL, "second")
+	second.token = m[1]
 	first.waitReady(t)
 	second.waitReady(t)
 
@@ -49,11 +56,11 @@ func TestSeveralInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := lib.Module("base.identity", "en-US")
+	mod, ok := lib.Module("base.identity", "en-US")
 	if !ok {
 		t.Fatal("no builtin base.identity en-US")
 	}
-	base := strings.TrimRight(m.Text, "\n")
+	base := strings.TrimRight(mod.Text, "\n")
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	run := hex.EncodeToString(rnd[:])
@@ -155,12 +162,13 @@ func buildBinary(t *testing.T) string {
 
 // process is one running `promptdesk serve`.
 type process struct {
-	name string
-	url  string
-	cmd  *exec.Cmd
-	out  *lockedBuffer
-	done chan struct{} // closed when it has exited
-	err  error         // Wait's, once done is closed
+	name  string
+	url   string
+	token string // API token sent by assemble
+	cmd   *exec.Cmd
+	out   *lockedBuffer
+	done  chan struct{} // closed when it has exited
+	err   error         // Wait's, once done is closed
 }
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -248,7 +256,12 @@ func (p *process) waitReady(t *testing.T) {
 // assemble returns the text of POST /api/v1/assemble {"locale":"en-US"}.
 func (p *process) assemble(t *testing.T, client *http.Client) string {
 	t.Helper()
-	resp, err := client.Post(p.url+"/api/v1/assemble", "application/json", strings.NewReader(`{"locale":"en-US"}`))
+	req, err := http.NewRequest(http.MethodPost, p.url+"/api/v1/assemble", strings.NewReader(`{"locale":"en-US"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(bearer(req, p.token))
 	if err != nil {
 		t.Fatalf("%s: assemble: %v", p.name, err)
 	}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// tokenAdd creates an API token and prints it once, with a curl hint.
+func (a *app) tokenAdd(ctx context.Context) error {
+	st, closeStore, err := a.openStore(ctx, a.logger())
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	tok, secret, err := st.CreateToken(store.WithActor(ctx, cliActor), a.cli.Token.Add.Name, a.cli.Token.Add.Scope)
+	if err != nil {
+		return err
+	}
+	addr := a.cli.Serve.Addr
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	path := "/api/v1/modules"
+	if !tok.Has(store.ScopeRead) {
+		path = "/api/v1/commands"
+	}
+	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
+	fmt.Fprintf(a.stdout, "Try it: curl -H \"Authorization: Bearer %s\" http://%s%s\n", secret, addr, path)
+	return nil
+}
+
+// tokenList prints every API token, revoked ones included.
+func (a *app) tokenList(ctx context.Context) error {
+	st, closeStore, err := a.openStore(ctx, a.logger())
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	list, err := st.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "no API tokens; create one with: promptdesk token add --scope assemble NAME")
+		return nil
+	}
+	when := func(t *time.Time, none string) string {
+		if t == nil {
+			return none
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tPREFIX\tSCOPES\tCREATED\tLAST USED\tREVOKED")
+	for _, t := range list {
+		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%s\n", t.Name, t.Prefix, strings.Join(t.Scopes, ","),
+			t.CreatedAt.UTC().Format(time.RFC3339), when(t.LastUsedAt, "never"), when(t.RevokedAt, "-"))
+	}
+	return w.Flush()
+}
+
+// tokenRevoke revokes an API token by name.
+func (a *app) tokenRevoke(ctx context.Context) error {
+	st, closeStore, err := a.openStore(ctx, a.logger())
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	tok, err := st.RevokeToken(store.WithActor(ctx, cliActor), a.cli.Token.Revoke.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "API token %s (%s…) revoked\n", tok.Name, tok.Prefix)
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+	"github.com/promptdesk/promptdesk/web"
+)
+
+// bearer adds token to req as "Authorization: Bearer": the one helper
+// through which this package's tests call /api/v1.
+func bearer(req *http.Request, token string) *http.Request {
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}
+
+var tokenLine = regexp.MustCompile(`(?m)^(pd_[A-Za-z0-9_-]{43})$`)
+
+// TestTokenCommands: token add prints a token that works against a
+// running server's /api/v1/modules, list shows it, revoke makes it 401.
+func TestTokenCommands(t *testing.T) {
+	dbURL := storetest.NewDatabase(t)
+	t.Setenv("DATABASE_URL", dbURL)
+
+	out, err := cliRun(t, "token", "add", "--scope", "read,assemble", "ci-reader")
+	if err != nil {
+		t.Fatalf("token add: %v\n%s", err, out)
+	}
+	m := tokenLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("token add printed no token line:\n%s", out)
+	}
+	secret := m[1]
+	if !strings.Contains(out, `curl -H "Authorization: Bearer `+secret+`"`) || strings.Count(out, "\n") != 3 {
+		t.Errorf("token add output, want the token and a one-line curl hint:\n%s", out)
+	}
+	if _, err := cliRun(t, "token", "add", "--scope", "admin", "bad"); err == nil || !strings.Contains(err.Error(), `"admin"`) {
+		t.Errorf("unknown scope: %v, want an error naming it", err)
+	}
+	if _, err := cliRun(t, "token", "add", "--scope", "read", "ci-reader"); !errors.Is(err, library.ErrConflict) {
+		t.Errorf("same name again: %v, want conflict", err)
+	}
+
+	st := openStore(t, dbURL)
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.New(context.Background(), web.Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store: st, Library: snap, Assembler: assembler.New(assembler.Config{}), Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := func() int {
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, bearer(httptest.NewRequest(http.MethodGet, "/api/v1/modules", nil), secret))
+		return rec.Code
+	}
+	if code := modules(); code != http.StatusOK {
+		t.Fatalf("GET /api/v1/modules with the new token: %d, want 200", code)
+	}
+
+	out, err = cliRun(t, "token", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") {
+		t.Fatalf("token list:\n%s", out)
+	}
+	f := strings.Fields(lines[1])
+	// name, prefix, scopes, created, last used, revoked
+	if len(f) != 6 || f[0] != "ci-reader" || f[1] != secret[:8]+"…" || f[2] != "assemble,read" || f[4] == "never" || f[5] != "-" {
+		t.Errorf("token list row %q", lines[1])
+	}
+	if strings.Contains(out, secret) {
+		t.Error("token list shows the secret")
+	}
+
+	if out, err := cliRun(t, "token", "revoke", "ci-reader"); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("token revoke: %v\n%s", err, out)
+	}
+	if code := modules(); code != http.StatusUnauthorized {
+		t.Errorf("GET /api/v1/modules with the revoked token: %d, want 401", code)
+	}
+	if _, err := st.Authenticate(context.Background(), secret); !errors.Is(err, store.ErrTokenRevoked) {
+		t.Errorf("Authenticate after revoke: %v", err)
+	}
+	out, _ = cliRun(t, "token", "list")
+	if f := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); len(f) != 6 || f[5] == "-" {
+		t.Errorf("after revoke, token list:\n%s", out)
+	}
+	if _, err := cliRun(t, "token", "revoke", "nobody"); !errors.Is(err, library.ErrNotFound) {
+		t.Errorf("revoke unknown: %v, want not found", err)
+	}
+	audit, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectToken})
+	if err != nil || len(audit) != 2 || audit[0].Actor != cliActor || audit[0].Action != store.ActionRevoke || audit[1].Action != store.ActionCreate {
+		t.Errorf("audit %+v %v", audit, err)
+	}
+}

@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// API error codes of authentication (issue 5).
+const (
+	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
+)
+
+// TokenAuthenticator checks an API token secret (*store.Store).
+type TokenAuthenticator interface {
+	Authenticate(ctx context.Context, secret string) (store.Token, error)
+}
+
+// tokenKey is the echo.Context key of the authenticated store.Token.
+const tokenKey = "promptdesk.apiToken"
+
+// TokenActor is the actor recorded for changes made with the token called
+// name: "token:<name>".
+func TokenActor(name string) string { return "token:" + name }
+
+// RequireToken is the authentication middleware of every /api/v1 route:
+// the request must carry "Authorization: Bearer <token>" for an active
+// token holding at least one of scopes. Without a token, or with an
+// unknown or revoked one, it fails with 401 unauthorized and a
+// "WWW-Authenticate: Bearer" header; with a token lacking the scope, 403
+// forbidden naming the scope needed. On success the handler's request
+// context carries the actor TokenActor(name) (store.WithActor).
+func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc {
+	if len(scopes) == 0 {
+		panic("handlers.RequireToken: no scope")
+	}
+	need := strings.Join(scopes, `" or "`)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			unauthorized := func(msg string) error {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="promptdesk"`)
+				return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Field: "Authorization", Message: msg}
+			}
+			h := c.Request().Header.Get(echo.HeaderAuthorization)
+			if h == "" {
+				return unauthorized(fmt.Sprintf(`this route needs an API token with scope "%s": send Authorization: Bearer <token> (create one with: promptdesk token add --scope %s NAME)`, need, scopes[0]))
+			}
+			scheme, secret, _ := strings.Cut(strings.TrimSpace(h), " ")
+			secret = strings.TrimSpace(secret)
+			if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+				return unauthorized("the Authorization header must be: Bearer <token>")
+			}
+			tok, err := auth.Authenticate(c.Request().Context(), secret)
+			switch {
+			case errors.Is(err, store.ErrTokenRevoked):
+				return unauthorized("the API token has been revoked")
+			case errors.Is(err, library.ErrNotFound):
+				return unauthorized("the API token is not valid")
+			case err != nil:
+				return err
+			}
+			ok := false
+			for _, s := range scopes {
+				ok = ok || tok.Has(s)
+			}
+			if !ok {
+				return &APIError{Status: http.StatusForbidden, Code: CodeForbidden, Field: "Authorization",
+					Message: fmt.Sprintf(`the API token %q (scopes: %s) lacks the scope "%s" that %s %s needs`,
+						tok.Name, strings.Join(tok.Scopes, ", "), need, c.Request().Method, c.Path())}
+			}
+			c.Set(tokenKey, tok)
+			c.SetRequest(c.Request().WithContext(store.WithActor(c.Request().Context(), TokenActor(tok.Name))))
+			return next(c)
+		}
+	}
+}
+
+// APIToken returns the token RequireToken accepted for this request.
+func APIToken(c echo.Context) (store.Token, bool) {
+	tok, ok := c.Get(tokenKey).(store.Token)
+	return tok, ok
+}
