@@ -11,7 +11,7 @@ const UnknownActor = "unknown"
 
 // WithActor returns ctx carrying name as the actor of the changes made
 // with it: every store method that changes data records it in the revision
-// and the audit row. The console passes "console", the CLI "cli", the API
+// and the audit row. The console passes the logged-in user's name, the CLI "cli", the API
 // "token:<name>" of the request's token (docs/overrides-lifecycle.md). An empty name is no actor.
 func WithActor(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, actorKey{}, name)

@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// SubjectUser is the audit subject of console accounts; its SubjectID is
+// the user's name (or the name tried, for a failed login).
+const SubjectUser = "user"
+
+// Audit actions of users.
+const (
+	ActionLogin       = "login"
+	ActionLoginFailed = "login_failed"
+	ActionRole        = "role"
+	ActionDisable     = "disable"
+	ActionEnable      = "enable"
+	ActionPassword    = "password"
+)
+
+// Roles, from least to most allowed (SPEC S12): viewer browses and
+// previews; editor also changes overrides, profiles and scenarios; admin
+// also manages users and tokens.
+const (
+	RoleViewer = "viewer"
+	RoleEditor = "editor"
+	RoleAdmin  = "admin"
+)
+
+// Roles lists every role, least allowed first.
+var Roles = []string{RoleViewer, RoleEditor, RoleAdmin}
+
+// RoleAtLeast reports whether role allows what min allows.
+func RoleAtLeast(role, min string) bool {
+	r, m := slices.Index(Roles, role), slices.Index(Roles, min)
+	return r >= 0 && m >= 0 && r >= m
+}
+
+// MinPasswordLength is the shortest password accepted.
+const MinPasswordLength = 10
+
+// SetupTTL is how long a setup link stays valid.
+const SetupTTL = time.Hour
+
+// User is a console account as stored (never its password).
+type User struct {
+	ID                int64
+	Name              string
+	Role              string
+	Disabled          bool
+	CreatedAt         time.Time
+	PasswordChangedAt time.Time
+	passwordHash      string
+}
+
+// SetupToken is what a setup link creates: an account called UserName
+// ("" lets the setup page choose it) with Role.
+type SetupToken struct {
+	UserName  string
+	Role      string
+	ExpiresAt time.Time
+}
+
+// ErrSetupLinkInvalid is the error of an unknown, used or expired setup
+// link; it matches library.ErrNotFound.
+var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used already, has expired or never existed: %w", library.ErrNotFound)
+
+// HashPassword returns the bcrypt hash of password.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// dummyHash is compared against for unknown users, so that a login takes
+// as long whether or not the account exists.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("promptdesk-dummy-password"), bcrypt.DefaultCost)
+
+func validPassword(p string) error {
+	if len(p) < MinPasswordLength {
+		return fmt.Errorf("the password must have at least %d characters: %w", MinPasswordLength, library.ErrInvalid)
+	}
+	if len(p) > 72 {
+		return fmt.Errorf("the password must have at most 72 bytes: %w", library.ErrInvalid)
+	}
+	return nil
+}
+
+// userNamePattern is what a user name may be: it appears in URLs.
+var userNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+
+func validName(name string) error {
+	if !userNamePattern.MatchString(name) {
+		return fmt.Errorf("the name %q must be 1 to 64 letters, digits, '.', '_', '@' or '-': %w", name, library.ErrInvalid)
+	}
+	return nil
+}
+
+func validRole(role string) error {
+	if !slices.Contains(Roles, role) {
+		return fmt.Errorf("unknown role %q (roles: %s): %w", role, strings.Join(Roles, ", "), library.ErrInvalid)
+	}
+	return nil
+}
+
+const userColumns = `id, name, role, disabled, created_at, password_changed_at, password_hash`
+
+func scanUser(r pgx.Row) (User, error) {
+	var u User
+	err := r.Scan(&u.ID, &u.Name, &u.Role, &u.Disabled, &u.CreatedAt, &u.PasswordChangedAt, &u.passwordHash)
+	return u, err
+}
+
+// Pool returns the store's connection pool, for the session store.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// CountUsers returns how many accounts exist.
+func (s *Store) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&n)
+	return n, dbErrOrNil(err, "count users")
+}
+
+// CreateSetupToken stores a setup link for an account called name (""
+// for the first admin, who picks a name) with role, valid for SetupTTL,
+// and returns its secret. Errors: library.ErrInvalid for a bad role;
+// library.ErrConflict when the name is taken.
+func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string, error) {
+	name = strings.TrimSpace(name)
+	if err := validRole(role); err != nil {
+		return "", err
+	}
+	if name != "" {
+		if err := validName(name); err != nil {
+			return "", err
+		}
+		if _, err := s.UserByName(ctx, name); err == nil {
+			return "", fmt.Errorf("user %s exists already: %w", name, library.ErrConflict)
+		}
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	secret := base64.RawURLEncoding.EncodeToString(raw[:])
+	_, err := s.db.Exec(ctx, `INSERT INTO setup_tokens (hash, user_name, role, expires_at) VALUES ($1, $2, $3, now() + $4::interval)`,
+		HashToken(secret), name, role, fmt.Sprintf("%d seconds", int(SetupTTL.Seconds())))
+	if err != nil {
+		return "", dbErrOrNil(err, "setup link")
+	}
+	return secret, nil
+}
+
+// SetupLink returns the unused, unexpired setup link of secret. Errors:
+// ErrSetupLinkInvalid.
+func (s *Store) SetupLink(ctx context.Context, secret string) (SetupToken, error) {
+	var t SetupToken
+	err := s.db.QueryRow(ctx, `SELECT user_name, role, expires_at FROM setup_tokens
+		WHERE hash = $1 AND used_at IS NULL AND expires_at > now()`, HashToken(secret)).Scan(&t.UserName, &t.Role, &t.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, ErrSetupLinkInvalid
+	}
+	return t, dbErrOrNil(err, "setup link")
+}
+
+// CompleteSetup uses the setup link of secret once: it creates its
+// account with password (name is used only when the link names none).
+// Errors: ErrSetupLinkInvalid; library.ErrInvalid for an empty name or a
+// short password; library.ErrConflict when the name is taken.
+func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string) (User, error) {
+	var u User
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var t SetupToken
+		err := tx.db.QueryRow(ctx, `SELECT user_name, role FROM setup_tokens
+			WHERE hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE`, HashToken(secret)).Scan(&t.UserName, &t.Role)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrSetupLinkInvalid
+		} else if err != nil {
+			return dbErrOrNil(err, "setup link")
+		}
+		if t.UserName != "" {
+			name = t.UserName
+		}
+		name = strings.TrimSpace(name)
+		if err := validName(name); err != nil {
+			return err
+		}
+		if err := validPassword(password); err != nil {
+			return err
+		}
+		hash, err := HashPassword(password)
+		if err != nil {
+			return err
+		}
+		if u, err = scanUser(tx.db.QueryRow(ctx, `INSERT INTO users (name, role, password_hash) VALUES ($1, $2, $3) RETURNING `+userColumns,
+			name, t.Role, hash)); err != nil {
+			return dbErrOrNil(err, "user "+name)
+		}
+		if _, err := tx.db.Exec(ctx, `UPDATE setup_tokens SET used_at = now() WHERE hash = $1`, HashToken(secret)); err != nil {
+			return dbErrOrNil(err, "setup link")
+		}
+		after, _ := auditJSON(map[string]any{"name": u.Name, "role": u.Role})
+		actor := ActorFrom(ctx)
+		if _, ok := actorOf(ctx); !ok {
+			actor = u.Name
+		}
+		return tx.audit(ctx, AuditEntry{Actor: actor, Action: ActionCreate, Subject: SubjectUser, SubjectID: u.Name, After: after})
+	})
+	return u, err
+}
+
+// UserByID returns the account id. Errors: library.ErrNotFound.
+func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
+	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	return u, dbErrOrNil(err, "user")
+}
+
+// UserByName returns the account called name. Errors: library.ErrNotFound.
+func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
+	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE name = $1`, name))
+	return u, dbErrOrNil(err, "user "+name)
+}
+
+// ListUsers returns every account by name.
+func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY name`)
+	if err != nil {
+		return nil, dbErrOrNil(err, "list users")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) { return scanUser(r) })
+	return list, dbErrOrNil(err, "list users")
+}
+
+// ErrLoginFailed is CheckLogin's one error for an unknown name, a wrong
+// password and a disabled account alike: the message tells none apart.
+var ErrLoginFailed = errors.New("the name or password is not correct")
+
+// CheckLogin returns the enabled account name whose password this is. An
+// unknown name is compared against a dummy hash, so it costs as long as a
+// wrong password. Errors: ErrLoginFailed, or the database's.
+func (s *Store) CheckLogin(ctx context.Context, name, password string) (User, error) {
+	u, err := s.UserByName(ctx, strings.TrimSpace(name))
+	if errors.Is(err, library.ErrNotFound) {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return User{}, ErrLoginFailed
+	} else if err != nil {
+		return User{}, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.passwordHash), []byte(password)) != nil || u.Disabled {
+		return User{}, ErrLoginFailed
+	}
+	return u, nil
+}
+
+// RecordLogin records a login attempt for throttling, and audits it
+// (actor: the name tried).
+func (s *Store) RecordLogin(ctx context.Context, name, addr string, ok bool) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "(empty)"
+	}
+	return s.WithTx(ctx, func(tx *Store) error {
+		if _, err := tx.db.Exec(ctx, `INSERT INTO login_attempts (user_name, addr, ok) VALUES ($1, $2, $3)`, name, addr, ok); err != nil {
+			return dbErrOrNil(err, "login attempt")
+		}
+		action := ActionLogin
+		if !ok {
+			action = ActionLoginFailed
+		}
+		after, _ := auditJSON(map[string]any{"addr": addr})
+		return tx.audit(ctx, AuditEntry{Actor: name, Action: action, Subject: SubjectUser, SubjectID: name, After: after})
+	})
+}
+
+// LoginFailures returns the failed logins since the time given for the
+// account name and for the address addr.
+func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time.Time) (byName, byAddr int, err error) {
+	err = s.db.QueryRow(ctx, `SELECT
+		count(*) FILTER (WHERE lower(user_name) = lower($1)),
+		count(*) FILTER (WHERE addr = $2)
+		FROM login_attempts WHERE NOT ok AND at > $3`, strings.TrimSpace(name), addr, since).Scan(&byName, &byAddr)
+	return byName, byAddr, dbErrOrNil(err, "login attempts")
+}
+
+// updateUser changes the account name with set (SQL SET clause over
+// args from $2) and audits action.
+func (s *Store) updateUser(ctx context.Context, name, action, set string, args ...any) (User, error) {
+	var u User
+	err := s.WithTx(ctx, func(tx *Store) error {
+		cur, err := scanUser(tx.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE name = $1 FOR UPDATE`, name))
+		if err != nil {
+			return dbErrOrNil(err, "user "+name)
+		}
+		if u, err = scanUser(tx.db.QueryRow(ctx, `UPDATE users SET `+set+` WHERE id = $1 RETURNING `+userColumns, append([]any{cur.ID}, args...)...)); err != nil {
+			return dbErrOrNil(err, "user "+name)
+		}
+		before, _ := auditJSON(map[string]any{"role": cur.Role, "disabled": cur.Disabled})
+		after, _ := auditJSON(map[string]any{"role": u.Role, "disabled": u.Disabled})
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectUser, SubjectID: name, Before: before, After: after})
+	})
+	return u, err
+}
+
+// SetRole changes name's role. Errors: library.ErrNotFound, ErrInvalid.
+func (s *Store) SetRole(ctx context.Context, name, role string) (User, error) {
+	if err := validRole(role); err != nil {
+		return User{}, err
+	}
+	return s.updateUser(ctx, name, ActionRole, `role = $2`, role)
+}
+
+// SetDisabled disables or enables name; a disabled user's sessions stop
+// working at their next request.
+func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) (User, error) {
+	action := ActionEnable
+	if disabled {
+		action = ActionDisable
+	}
+	return s.updateUser(ctx, name, action, `disabled = $2`, disabled)
+}
+
+// SetPassword changes name's password and its password_changed_at, which
+// ends every session opened before. Errors: library.ErrInvalid for a
+// short password.
+func (s *Store) SetPassword(ctx context.Context, name, password string) (User, error) {
+	if err := validPassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return User{}, err
+	}
+	return s.updateUser(ctx, name, ActionPassword, `password_hash = $2, password_changed_at = clock_timestamp()`, hash)
+}
+
+// dbErrOrNil is dbError for a possibly nil err.
+func dbErrOrNil(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return dbError(err, what)
+}
