@@ -246,7 +246,7 @@ func TestAPIOverrideParallelPuts(t *testing.T) {
 	}
 }
 
-// The console records its changes as "console", with the hash of the
+// The console records its changes as the logged-in user, with the hash of the
 // builtin an override was based on.
 func TestConsoleActor(t *testing.T) {
 	t.Parallel()
@@ -258,8 +258,8 @@ func TestConsoleActor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.BaseHash != store.TextHash(en.Text) || row.Author != "console" {
-		t.Errorf("console save: BaseHash %q author %q, want the builtin's hash and console", row.BaseHash, row.Author)
+	if row.BaseHash != store.TextHash(en.Text) || row.Author != testUser {
+		t.Errorf("console save: BaseHash %q author %q, want the builtin's hash and the user", row.BaseHash, row.Author)
 	}
 	a.post("/modules/base.identity/override/en-US/delete", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
 	a.post("/profiles", profileForm("support", "base.identity")).want(t, http.StatusSeeOther)
@@ -271,11 +271,11 @@ func TestConsoleActor(t *testing.T) {
 	}
 	var got []string
 	for _, e := range entries {
-		if e.Subject != store.SubjectScenario && e.Subject != store.SubjectToken { // the seeded examples, the test's API token
+		if e.Subject != store.SubjectScenario && e.Subject != store.SubjectToken && e.Subject != store.SubjectUser { // the seeded examples, the test's API token and user
 			got = append(got, e.Actor+" "+e.Action+" "+e.Subject)
 		}
 	}
-	want := "console delete profile,console create profile,console delete override,console publish override,console create override"
+	want := "tester delete profile,tester create profile,tester delete override,tester publish override,tester create override"
 	if strings.Join(got, ",") != want {
 		t.Errorf("audit %q, want %q", got, want)
 	}

@@ -33,11 +33,12 @@ const auditPageSize = 50
 
 // auditSubjects are the subjects the audit log records
 // (docs/overrides-lifecycle.md).
-var auditSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken}
+var auditSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser}
 
 // auditActions suggest values for the action filter; the filter takes any.
 var auditActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionRevoke}
+	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionRevoke,
+	store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
 
 // auditTimeLayout shows the seconds: several changes often share a minute.
 const auditTimeLayout = "2006-01-02 15:04:05 MST"

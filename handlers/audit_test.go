@@ -138,7 +138,7 @@ func TestAuditPageListsChangesNewestFirst(t *testing.T) {
 		t.Errorf("subject filter keeps %q", got)
 	}
 
-	a.get("/audit?subject=user").want(t, http.StatusUnprocessableEntity)
+	a.get("/audit?subject=no-such-subject").want(t, http.StatusUnprocessableEntity)
 	a.get("/audit?before=abc").want(t, http.StatusUnprocessableEntity)
 }
 

@@ -126,7 +126,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 	for _, e := range audit {
 		got = append(got, e.Actor+" "+e.Action+" "+itoa(e.Revision))
 	}
-	if want := "console discard 3,console save 2,console publish 1,console create 1"; strings.Join(got, ",") != want {
+	if want := "tester discard 3,tester save 2,tester publish 1,tester create 1"; strings.Join(got, ",") != want {
 		t.Errorf("audit %q, want %q", got, want)
 	}
 }

@@ -301,7 +301,7 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 		BasedOnVersion: b.Version,
 		BaseSnapshot:   b.Text,
 		BaseHash:       store.TextHash(b.Text),
-		Author:         consoleAuthor,
+		Author:         consoleAuthor(c),
 		Action:         store.ActionRebase,
 		// A rebase resolves a drift of the served text: served at once.
 		Publish: true,

@@ -48,6 +48,12 @@ func TestBrowserDriftReviewAndHistory(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
 	defer cancel()
+	if err := browsertest.Login(ctx, srv.URL, testUser, testPassword); err != nil {
+		t.Fatalf("log in: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift")); err != nil {
+		t.Fatal(err)
+	}
 
 	step := func(what string, err error) {
 		t.Helper()

@@ -223,7 +223,7 @@ func TestDriftKeepMine(t *testing.T) {
 		t.Errorf("keep mine is not served at once: draft %v, published revision %d", o.Draft, o.PublishedRevision)
 	}
 	audit := d.after.auditOf(t, store.ActionKeepMine)
-	if len(audit) != 1 || audit[0].Actor != "console" || audit[0].Revision != 2 {
+	if len(audit) != 1 || audit[0].Actor != testUser || audit[0].Revision != 2 {
 		t.Fatalf("keep-mine audit entries: %+v", audit)
 	}
 	if r := d.after.get(reviewPath).want(t, http.StatusOK); r.find("review-actions").Length() != 0 {
@@ -248,7 +248,7 @@ func TestDriftTakeBuiltin(t *testing.T) {
 		t.Errorf("en-US body is not the builtin now:\n%s", body)
 	}
 	audit := d.after.auditOf(t, store.ActionTakeBuiltin)
-	if len(audit) != 1 || audit[0].Actor != "console" || audit[0].Before != d.override || audit[0].After != "" {
+	if len(audit) != 1 || audit[0].Actor != testUser || audit[0].Before != d.override || audit[0].After != "" {
 		t.Fatalf("take-builtin audit entries: %+v", audit)
 	}
 	d.after.get(reviewPath).want(t, http.StatusNotFound)
@@ -283,7 +283,7 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 	if d.after.get("/drift").want(t, http.StatusOK).find("no-drift").Length() != 1 {
 		t.Error("still drifted after the rebase")
 	}
-	if audit := d.after.auditOf(t, store.ActionRebase); len(audit) != 1 || audit[0].Actor != "console" || audit[0].After != merged {
+	if audit := d.after.auditOf(t, store.ActionRebase); len(audit) != 1 || audit[0].Actor != testUser || audit[0].After != merged {
 		t.Errorf("rebase audit entries: %+v", audit)
 	}
 	revs, err := d.after.store.ListRevisions(context.Background(), "base.identity", "en-US")

@@ -76,7 +76,7 @@ func TestHistoryListsRevisionsWithDiffs(t *testing.T) {
 	if head.AttrOr("data-revision", "") != "4" || head.AttrOr("data-action", "") != "restore" {
 		t.Errorf("head after restore: %s %s", head.AttrOr("data-revision", ""), head.AttrOr("data-action", ""))
 	}
-	if audit := a.auditOf(t, "restore"); len(audit) != 1 || audit[0].Actor != "console" || audit[0].Before != textC || audit[0].After != textA {
+	if audit := a.auditOf(t, "restore"); len(audit) != 1 || audit[0].Actor != testUser || audit[0].Before != textC || audit[0].After != textA {
 		t.Errorf("restore audit: %+v", audit)
 	}
 

@@ -37,14 +37,15 @@ type Overrides struct {
 	Log       *slog.Logger
 }
 
-// consoleAuthor is recorded as the author until users exist (S12).
-const consoleAuthor = "console"
-
-// consoleContext is the request's context with the console as the actor
-// of the changes made with it (store.WithActor).
+// consoleContext is the request's context, whose actor (store.WithActor)
+// is the logged-in user: LoadUser puts it there (issue 5).
 func consoleContext(c echo.Context) context.Context {
-	return store.WithActor(c.Request().Context(), consoleAuthor)
+	return c.Request().Context()
 }
+
+// consoleAuthor is the name recorded as the author of c's changes: the
+// logged-in user.
+func consoleAuthor(c echo.Context) string { return store.ActorFrom(c.Request().Context()) }
 
 // Pick handles GET /modules/:id/override?locale=L, the new-locale form of
 // the module page, by redirecting to the editor of that locale.
@@ -177,7 +178,7 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Text:     m.Text,
 		Title:    m.Title,
 		Version:  m.Version,
-		Author:   consoleAuthor,
+		Author:   consoleAuthor(c),
 	}
 	o.Fields, _ = json.Marshal(m.Frontmatter())
 	if row, ok := v.head(e.ID, e.Locale); ok && e.Revision > 0 {

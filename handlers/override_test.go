@@ -142,7 +142,7 @@ func TestOverrideSaveServesEverywhere(t *testing.T) {
 	}
 	o := rows[0]
 	if o.ModuleID != "base.identity" || o.Locale != "en-US" || o.Text != text || o.Revision != 1 ||
-		o.BasedOnVersion != en.Version || o.BaseSnapshot != en.Text || o.Author != "console" || o.Title != en.Title {
+		o.BasedOnVersion != en.Version || o.BaseSnapshot != en.Text || o.Author != testUser || o.Title != en.Title {
 		t.Errorf("stored %+v", o)
 	}
 
@@ -164,7 +164,7 @@ func TestOverrideSaveServesEverywhere(t *testing.T) {
 	if s := card.AttrOr("data-source", ""); s != "override" {
 		t.Errorf("en-US served by %q, want override", s)
 	}
-	if meta := card.Find(`[data-testid="override-meta"]`).Text(); !strings.Contains(meta, "revision 1 by console") {
+	if meta := card.Find(`[data-testid="override-meta"]`).Text(); !strings.Contains(meta, "revision 1 by "+testUser) {
 		t.Errorf("override meta %q", meta)
 	}
 	if !strings.Contains(card.Find(`[data-testid="body"]`).Text(), "You are Quill") {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -37,6 +38,71 @@ type app struct {
 	lib   *library.Snapshot
 	// token is an API token with every scope, which authorize sends.
 	token string
+	// jar holds the console cookies (session, CSRF) that do sends; csrf
+	// is the CSRF token do sends with every request (X-CSRF-Token).
+	jar  *cookiejar.Jar
+	csrf string
+}
+
+// consoleURL is where the test requests go (httptest.NewRequest's host).
+var consoleURL, _ = url.Parse("http://example.com/")
+
+// testPassword is the password of every test user.
+const testPassword = "correct horse battery"
+
+// testUser is the user every test server's app logs in as: an admin, so
+// that every console route is open to the existing tests.
+const testUser = "tester"
+
+// dbUsers records the test databases whose testUser exists.
+var dbUsers sync.Map
+
+// newUser creates the account name with role and testPassword through a
+// setup link.
+func newUser(t *testing.T, st *store.Store, name, role string) {
+	t.Helper()
+	ctx := context.Background()
+	secret, err := st.CreateSetupToken(ctx, name, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CompleteSetup(ctx, secret, "", testPassword); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// anonymous returns a client of the same server with no session.
+func (a *app) anonymous() *app {
+	jar, _ := cookiejar.New(nil)
+	b := *a
+	b.jar, b.csrf = jar, ""
+	b.refreshCSRF()
+	return &b
+}
+
+// as returns a client of the same server logged in as name.
+func (a *app) as(name string) *app {
+	a.t.Helper()
+	b := a.anonymous()
+	b.login(name, testPassword).want(a.t, http.StatusSeeOther)
+	return b
+}
+
+// refreshCSRF reads the CSRF token from the login page's meta tag.
+func (a *app) refreshCSRF() {
+	a.t.Helper()
+	r := a.get("/login")
+	tok, _ := r.doc.Find(`meta[name="csrf-token"]`).Attr("content")
+	if tok == "" {
+		a.t.Fatalf("no CSRF token on the login page:\n%s", r.Body.String())
+	}
+	a.csrf = tok
+}
+
+// login posts the login form.
+func (a *app) login(name, password string) response {
+	a.t.Helper()
+	return a.post("/login", url.Values{"name": {name}, "password": {password}})
 }
 
 // dbTokens maps a test database's URL to the secret of its testToken.
@@ -92,7 +158,11 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 		secret = created
 		dbTokens.Store(dbURL, created)
 	}
-	return &app{t: t, h: srv.Handler(), store: st, lib: snap, token: secret.(string)}
+	if _, loaded := dbUsers.LoadOrStore(dbURL, true); !loaded {
+		newUser(t, st, testUser, store.RoleAdmin)
+	}
+	a := &app{t: t, h: srv.Handler(), store: st, lib: snap, token: secret.(string)}
+	return a.as(testUser)
 }
 
 func builtin(t *testing.T) *library.Snapshot {
@@ -120,16 +190,33 @@ func (a *app) do(method, target string, form url.Values, header ...string) respo
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if a.csrf != "" {
+		req.Header.Set("X-CSRF-Token", a.csrf)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	rec := httptest.NewRecorder()
-	a.h.ServeHTTP(rec, req)
+	rec := a.send(req)
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(rec.Body.String()))
 	if err != nil {
 		a.t.Fatalf("%s %s: parse HTML: %v", method, target, err)
 	}
 	return response{rec, doc}
+}
+
+// send serves req with the app's cookies and keeps the cookies set.
+func (a *app) send(req *http.Request) *httptest.ResponseRecorder {
+	if a.jar != nil {
+		for _, c := range a.jar.Cookies(consoleURL) {
+			req.AddCookie(c)
+		}
+	}
+	rec := httptest.NewRecorder()
+	a.h.ServeHTTP(rec, req)
+	if a.jar != nil {
+		a.jar.SetCookies(consoleURL, rec.Result().Cookies())
+	}
+	return rec
 }
 
 func (a *app) get(target string, header ...string) response {

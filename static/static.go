@@ -19,7 +19,7 @@ import (
 // Prefix is the URL path the assets are served under.
 const Prefix = "/static/"
 
-//go:embed app.css htmx.min.js
+//go:embed app.css app.js htmx.min.js
 var files embed.FS
 
 type asset struct {

@@ -57,6 +57,9 @@ func TestBrowserOverrideFlow(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
 	defer cancel()
+	if err := browsertest.Login(ctx, base, testUser, testPassword); err != nil {
+		t.Fatalf("log in: %v", err)
+	}
 
 	step := func(what string, err error) {
 		t.Helper()

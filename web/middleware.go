@@ -3,6 +3,12 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/static"
+	"github.com/promptdesk/promptdesk/views/components"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -75,6 +81,75 @@ func securityHeaders() echo.MiddlewareFunc {
 				h.Set(k, v)
 			}
 			return next(c)
+		}
+	}
+}
+
+// noSession reports whether a request needs no session or CSRF token:
+// the API (bearer tokens), the static files and the health checks.
+func noSession(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return isAPI(c) || strings.HasPrefix(p, static.Prefix) || p == "/healthz" || p == "/readyz"
+}
+
+// unlessNoSession runs mw except where noSession holds.
+func unlessNoSession(mw echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		with := mw(next)
+		return func(c echo.Context) error {
+			if noSession(c) {
+				return next(c)
+			}
+			return with(c)
+		}
+	}
+}
+
+// sessions loads and saves the console session (scs, in Postgres).
+func (s *Server) sessions() echo.MiddlewareFunc {
+	load := echo.WrapMiddleware(s.sessionManager.LoadAndSave)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		withSession := load(next)
+		return func(c echo.Context) error {
+			if noSession(c) {
+				return next(c)
+			}
+			return withSession(c)
+		}
+	}
+}
+
+// csrf is Echo's CSRF middleware on every console request: POST and the
+// other unsafe methods need the token of the _csrf cookie, in the _csrf
+// form field (components.CSRFInput; multipart forms too) or, for htmx, in
+// the X-CSRF-Token header (static/app.js, from the layout's meta tag).
+// The token goes into the request context for the views. The token is
+// the one mechanism: Echo's Sec-Fetch-Site shortcut is not used, so every
+// browser and client is held to the same rule.
+func (s *Server) csrf() echo.MiddlewareFunc {
+	check := middleware.CSRFWithConfig(middleware.CSRFConfig{
+		Skipper:        noSession,
+		TokenLookup:    "header:" + components.CSRFHeader + ",form:" + components.CSRFField,
+		CookieName:     "promptdesk_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSecure:   s.cfg.SecureCookies,
+		CookieSameSite: http.SameSiteLaxMode,
+		CookieMaxAge:   int(handlers.SessionLifetime.Seconds()),
+		ErrorHandler: func(error, echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This form was not sent by the console, or its security token has expired: reload the page and try again.")
+		},
+	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		withToken := check(func(c echo.Context) error {
+			if tok, ok := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string); ok {
+				c.SetRequest(c.Request().WithContext(components.WithCSRF(c.Request().Context(), tok)))
+			}
+			return next(c)
+		})
+		return func(c echo.Context) error {
+			c.Request().Header.Del(echo.HeaderSecFetchSite)
+			return withToken(c)
 		}
 	}
 }

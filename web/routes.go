@@ -21,6 +21,15 @@ func (s *Server) newEcho() *echo.Echo {
 	// The console's body limit; /api has its own (handlers.LimitBody) that
 	// answers JSON and keeps the connection.
 	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
+	// The client address of login throttling: the connection's, or behind
+	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
+	e.IPExtractor = echo.ExtractIPDirect()
+	if s.cfg.SecureCookies {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	}
+	// Console sessions, CSRF and the logged-in user (issue 5); the API
+	// and the open assets skip them.
+	e.Use(s.sessions(), s.csrf(), unlessNoSession(s.auth.LoadUser))
 
 	health := &handlers.Health{DB: s.cfg.Store}
 	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}
@@ -33,39 +42,63 @@ func (s *Server) newEcho() *echo.Echo {
 	prev := &handlers.Preview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
+	// Accounts (issue 5): pages need a session whose user has the role
+	// the route names: viewer browses and previews, editor changes
+	// overrides, profiles and scenarios, admin manages users. Without a
+	// session a page redirects to /login; the API uses bearer tokens
+	// instead. The open routes are the health checks, the static files,
+	// the login and the setup links.
+	auth := s.auth
+	viewer := handlers.RequireRole(store.RoleViewer)
+	editor := handlers.RequireRole(store.RoleEditor)
+	admin := handlers.RequireRole(store.RoleAdmin)
+
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	e.GET("/login", auth.LoginForm)
+	e.POST("/login", auth.Login)
+	e.GET("/setup/:token", auth.SetupForm)
+	e.POST("/setup/:token", auth.Setup)
 
-	e.GET("/", lib.List)
-	e.GET("/modules/:id", mod.Show)
-	e.GET("/modules/:id/override", ovr.Pick)
-	e.GET("/modules/:id/override/:locale", ovr.Edit)
-	e.POST("/modules/:id/override/:locale", ovr.Save)
-	e.GET("/modules/:id/override/:locale/delete", ovr.ConfirmDelete)
-	e.POST("/modules/:id/override/:locale/delete", ovr.Delete)
-	e.POST("/modules/:id/override/:locale/publish", ovr.Publish)
-	e.POST("/modules/:id/override/:locale/discard", ovr.Discard)
-	e.GET("/overrides/new", ovr.New)
-	e.POST("/overrides/new", ovr.Create)
-	e.GET("/modules/:id/override/:locale/history", hist.Show)
-	e.POST("/modules/:id/override/:locale/restore", hist.Restore)
-	e.GET("/drift", drift.List)
-	e.GET("/drift/:id/:locale", review.Show)
-	e.POST("/drift/:id/:locale", review.Act)
+	e.POST("/logout", auth.Logout, viewer)
+	e.GET("/account/password", auth.PasswordForm, viewer)
+	e.POST("/account/password", auth.ChangePassword, viewer)
 
-	e.GET("/profiles", prof.List)
-	e.POST("/profiles", prof.Create)
-	e.GET("/profiles/new", prof.New)
-	e.GET("/profiles/:id", prof.Edit)
-	e.POST("/profiles/:id", prof.Update)
-	e.GET("/profiles/:id/delete", prof.ConfirmDelete)
-	e.POST("/profiles/:id/delete", prof.Delete)
+	e.GET("/", lib.List, viewer)
+	e.GET("/modules/:id", mod.Show, viewer)
+	e.GET("/modules/:id/override", ovr.Pick, editor)
+	e.GET("/modules/:id/override/:locale", ovr.Edit, editor)
+	e.POST("/modules/:id/override/:locale", ovr.Save, editor)
+	e.GET("/modules/:id/override/:locale/delete", ovr.ConfirmDelete, editor)
+	e.POST("/modules/:id/override/:locale/delete", ovr.Delete, editor)
+	e.POST("/modules/:id/override/:locale/publish", ovr.Publish, editor)
+	e.POST("/modules/:id/override/:locale/discard", ovr.Discard, editor)
+	e.GET("/overrides/new", ovr.New, editor)
+	e.POST("/overrides/new", ovr.Create, editor)
+	e.GET("/modules/:id/override/:locale/history", hist.Show, viewer)
+	e.POST("/modules/:id/override/:locale/restore", hist.Restore, editor)
+	e.GET("/drift", drift.List, viewer)
+	e.GET("/drift/:id/:locale", review.Show, viewer)
+	e.POST("/drift/:id/:locale", review.Act, editor)
 
-	e.GET("/preview", prev.Show)
-	e.POST("/preview", prev.Run)
+	e.GET("/profiles", prof.List, viewer)
+	e.POST("/profiles", prof.Create, editor)
+	e.GET("/profiles/new", prof.New, editor)
+	e.GET("/profiles/:id", prof.Edit, viewer)
+	e.POST("/profiles/:id", prof.Update, editor)
+	e.GET("/profiles/:id/delete", prof.ConfirmDelete, editor)
+	e.POST("/profiles/:id/delete", prof.Delete, editor)
 
-	e.GET("/audit", audit.List)
+	e.GET("/preview", prev.Show, viewer)
+	e.POST("/preview", prev.Run, viewer)
+
+	e.GET("/audit", audit.List, viewer)
+
+	e.GET("/users", auth.Users, admin)
+	e.POST("/users", auth.AddUser, admin)
+	e.POST("/users/:name/role", auth.SetRole, admin)
+	e.POST("/users/:name/disable", auth.SetDisabled, admin)
 
 	// The runtime API (S11), JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a

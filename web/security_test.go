@@ -305,6 +305,9 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
 	defer cancel()
+	if err := browsertest.Login(ctx, base, testUser, testPassword); err != nil {
+		t.Fatalf("log in: %v", err)
+	}
 
 	step := func(what string, err error) {
 		t.Helper()

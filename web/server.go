@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
@@ -34,6 +36,9 @@ type Config struct {
 	Assembler *assembler.Assembler
 	// Now is the clock of previews whose request sets no "now".
 	Now func() time.Time
+	// SecureCookies marks the session and CSRF cookies Secure: set it
+	// when the console is reached over HTTPS (a TLS proxy in front).
+	SecureCookies bool
 	// Refresh is the period of the full reload of the operator state that
 	// catches changes whose notification was missed (S6).
 	Refresh time.Duration
@@ -50,6 +55,10 @@ type Server struct {
 	echo    *echo.Echo
 	overlay *handlers.Overlay
 	http    *http.Server
+
+	sessionStore   *pgxstore.PostgresStore
+	sessionManager *scs.SessionManager
+	auth           *handlers.Auth
 
 	mu       sync.Mutex
 	listener net.Listener
@@ -87,6 +96,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := seedScenarios(store.WithActor(ctx, "system"), cfg.Store); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
+	s.sessionStore = pgxstore.NewWithCleanupInterval(cfg.Store.Pool(), 30*time.Minute)
+	s.sessionManager = handlers.NewSessions(s.sessionStore, cfg.SecureCookies)
+	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	return s, nil
 }
@@ -202,6 +214,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	srv, stop := s.http, s.stop
 	s.mu.Unlock()
+	s.sessionStore.StopCleanup()
 	if srv == nil {
 		return nil
 	}
@@ -218,4 +231,19 @@ func (s *Server) Close(ctx context.Context) error {
 		return fmt.Errorf("web: shutdown: %w", err)
 	}
 	return nil
+}
+
+// FirstSetupLink returns a one-time link (valid store.SetupTTL) to create
+// the first admin when there are no users yet, or "" when there are.
+// Call it after Start: the link is on the server's URL.
+func (s *Server) FirstSetupLink(ctx context.Context) (string, error) {
+	n, err := s.cfg.Store.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return "", err
+	}
+	secret, err := s.cfg.Store.CreateSetupToken(ctx, "", store.RoleAdmin)
+	if err != nil {
+		return "", err
+	}
+	return handlers.SetupURL(s.URL(), secret), nil
 }

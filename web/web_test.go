@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,13 +57,118 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 	if err != nil {
 		t.Fatal(err)
 	}
+	newUser(t, st, testUser, store.RoleAdmin)
+	clients.Store(srv.Handler(), login(t, srv.Handler(), testUser))
 	return srv, st
 }
 
-func serve(h http.Handler, method, target string) *httptest.ResponseRecorder {
+// testUser is the admin every test server's serve calls are logged in
+// as; testPassword is every test user's password.
+const (
+	testUser     = "tester"
+	testPassword = "correct horse battery"
+)
+
+// clients holds the logged-in client of each test server's handler,
+// which serve uses.
+var clients sync.Map
+
+// client is a console session: its cookies and CSRF token.
+type client struct {
+	mu      sync.Mutex
+	cookies map[string]*http.Cookie
+	csrf    string
+}
+
+var csrfMeta = regexp.MustCompile(`<meta name="csrf-token" content="([^"]*)"`)
+
+// newUser creates the account name with role and testPassword through a
+// setup link.
+func newUser(t *testing.T, st *store.Store, name, role string) {
+	t.Helper()
+	secret, err := st.CreateSetupToken(context.Background(), name, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CompleteSetup(context.Background(), secret, "", testPassword); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// anonymous returns a client with a CSRF token and no session.
+func anonymous(t *testing.T, h http.Handler) *client {
+	t.Helper()
+	c := &client{cookies: map[string]*http.Cookie{}}
+	rec := c.do(h, httptest.NewRequest(http.MethodGet, "/login", nil))
+	m := csrfMeta.FindStringSubmatch(rec.Body.String())
+	if m == nil || m[1] == "" {
+		t.Fatalf("no CSRF token on the login page: %d %s", rec.Code, rec.Body.String())
+	}
+	c.csrf = m[1]
+	return c
+}
+
+// login returns a client logged in as name (password testPassword).
+func login(t *testing.T, h http.Handler, name string) *client {
+	t.Helper()
+	c := anonymous(t, h)
+	form := url.Values{"name": {name}, "password": {testPassword}}
+	rec := c.do(h, c.form(http.MethodPost, "/login", form))
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("log in as %s: %d %s", name, rec.Code, rec.Body.String())
+	}
+	return c
+}
+
+// form is a url-encoded form request carrying the client's CSRF token
+// in the _csrf field.
+func (c *client) form(method, target string, form url.Values) *http.Request {
+	form = maps.Clone(form)
+	if form == nil {
+		form = url.Values{}
+	}
+	if c.csrf != "" && !form.Has("_csrf") {
+		form.Set("_csrf", c.csrf)
+	}
+	req := httptest.NewRequest(method, target, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return req
+}
+
+// do serves req with the client's cookies and keeps the cookies set.
+func (c *client) do(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	c.mu.Lock()
+	for _, ck := range c.cookies {
+		req.AddCookie(ck)
+	}
+	c.mu.Unlock()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	h.ServeHTTP(rec, req)
+	c.mu.Lock()
+	for _, ck := range rec.Result().Cookies() {
+		if ck.MaxAge < 0 {
+			delete(c.cookies, ck.Name)
+		} else {
+			c.cookies[ck.Name] = ck
+		}
+	}
+	c.mu.Unlock()
 	return rec
+}
+
+// serve sends a request to h as its server's logged-in test admin (with
+// the CSRF token as the X-CSRF-Token header).
+func serve(h http.Handler, method, target string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	v, ok := clients.Load(h)
+	if !ok {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	c := v.(*client)
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	return c.do(h, req)
 }
 
 func TestNewRequiresItsDependencies(t *testing.T) {

@@ -98,7 +98,8 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: snap, Assembler: asm, Now: time.Now})
+	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: snap, Assembler: asm, Now: time.Now,
+		SecureCookies: a.cli.Serve.SecureCookies})
 	if err != nil {
 		return err
 	}
@@ -106,6 +107,13 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %d modules)\n", srv.URL(), snap.Source, len(snap.IDs()))
+	link, err := srv.FirstSetupLink(ctx)
+	if err != nil {
+		return err
+	}
+	if link != "" {
+		fmt.Fprintf(a.stdout, "No users yet. Create the first admin within an hour with this one-time link:\n%s\n", link)
+	}
 	<-ctx.Done()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

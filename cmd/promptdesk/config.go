@@ -19,7 +19,8 @@ type CLI struct {
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	Serve struct {
-		Addr string `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+		Addr          string `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+		SecureCookies bool   `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
 	} `cmd:"" help:"Run the console and the runtime API."`
 	Migrate  struct{} `cmd:"" help:"Apply the database migrations and exit."`
 	Assemble struct {
@@ -34,6 +35,13 @@ type CLI struct {
 		From string `name:"from" required:"" placeholder:"FORMAT" help:"Format of DIR. Only promptdesk for now: the library layout, as export writes it."`
 		Dir  string `arg:"" name:"dir" type:"existingdir" help:"Folder to read: DIR/modules/<locale>/*.md."`
 	} `cmd:"" help:"Save module files as overrides and report what became of each file."`
+	User struct {
+		Add struct {
+			Role string `name:"role" required:"" enum:"viewer,editor,admin" help:"Role of the user: viewer (browse, preview), editor (+ overrides, profiles, scenarios), admin (+ users, tokens)."`
+			URL  string `name:"url" env:"PROMPTDESK_URL" help:"Base URL of the console in the printed link; default http://<serve --addr>."`
+			Name string `arg:"" name:"name" help:"Name the user logs in with."`
+		} `cmd:"" help:"Print a one-time setup link (valid 1 hour) with which the user sets their password."`
+	} `cmd:"" help:"Manage console users."`
 	Token struct {
 		Add struct {
 			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides)."`

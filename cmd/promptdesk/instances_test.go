@@ -10,10 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +53,13 @@ func TestSeveralInstances(t *testing.T) {
 	second.token = m[1]
 	first.waitReady(t)
 	second.waitReady(t)
+	// With no users yet, serve prints the first admin's setup link.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(first.out.String(), "/setup/") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(first.out.String(), "one-time link") || !setupLinkLine.MatchString(first.out.String()) {
+		t.Errorf("serve on an empty database printed no setup link:\n%s", first.out)
+	}
 
 	lib, err := library.Builtin()
 	if err != nil {
@@ -65,10 +74,15 @@ func TestSeveralInstances(t *testing.T) {
 	rand.Read(rnd[:])
 	run := hex.EncodeToString(rnd[:])
 
+	jar, _ := cookiejar.New(nil)
 	client := &http.Client{
 		Timeout:       5 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Jar:           jar,
 	}
+	// An editor, set up the way an operator would: user add prints a
+	// setup link, where the editor sets a password and is logged in.
+	csrf := setupEditor(t, client, first.url, dbURL)
 	// Warm up: the first assemble of a process loads the tokenizer's
 	// vocabulary (hundreds of ms), which is not propagation.
 	if got := second.assemble(t, client); strings.Contains(got, "pdmark-") {
@@ -84,7 +98,7 @@ func TestSeveralInstances(t *testing.T) {
 		text := base + "\n\nThis wording is revision " + strconv.Itoa(i+1) + ", " + marker + ".\n"
 		// The console's Save makes a draft (revision i+1), which the
 		// second instance must not serve; the Publish form serves it.
-		form := url.Values{"text": {text}, "revision": {strconv.Itoa(i)}}
+		form := url.Values{"text": {text}, "revision": {strconv.Itoa(i)}, "_csrf": {csrf}}
 		resp, err := client.PostForm(first.url+"/modules/base.identity/override/en-US", form)
 		if err != nil {
 			t.Fatalf("save %d: %v", i+1, err)
@@ -98,7 +112,7 @@ func TestSeveralInstances(t *testing.T) {
 			t.Fatalf("save %d: the second instance serves the unpublished draft", i+1)
 		}
 		start := time.Now()
-		resp, err = client.PostForm(first.url+"/modules/base.identity/override/en-US/publish", url.Values{"revision": {strconv.Itoa(i + 1)}})
+		resp, err = client.PostForm(first.url+"/modules/base.identity/override/en-US/publish", url.Values{"revision": {strconv.Itoa(i + 1)}, "_csrf": {csrf}})
 		if err != nil {
 			t.Fatalf("publish %d: %v", i+1, err)
 		}
@@ -274,4 +288,41 @@ func (p *process) assemble(t *testing.T, client *http.Client) string {
 		t.Fatalf("%s: assemble: %d\n%s", p.name, resp.StatusCode, body)
 	}
 	return res.Text
+}
+
+var (
+	setupLinkLine = regexp.MustCompile(`(?m)^https?://[^/\s]+(/setup/\S+)$`)
+	csrfMetaTag   = regexp.MustCompile(`<meta name="csrf-token" content="([^"]*)"`)
+)
+
+// setupEditor runs `promptdesk user add --role editor`, opens the printed
+// setup link on the console at base with client (which keeps cookies),
+// sets the password and returns the CSRF token of the logged-in session.
+func setupEditor(t *testing.T, client *http.Client, base, dbURL string) string {
+	t.Helper()
+	out, err := cliRun(t, "user", "add", "--role", "editor", "--database-url", dbURL, "instances-editor")
+	m := setupLinkLine.FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("user add: %v\n%s", err, out)
+	}
+	resp, err := client.Get(base + m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	tok := csrfMetaTag.FindSubmatch(body)
+	if resp.StatusCode != http.StatusOK || tok == nil {
+		t.Fatalf("setup page: %d\n%s", resp.StatusCode, body)
+	}
+	pw := "instances password"
+	resp, err = client.PostForm(base+m[1], url.Values{"password": {pw}, "password2": {pw}, "_csrf": {string(tok[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("setup: %d", resp.StatusCode)
+	}
+	return string(tok[1])
 }

@@ -1,7 +1,7 @@
 // Command promptdesk runs the promptdesk console and runtime API (serve),
 // migrates its database (migrate), assembles a request from the shell
 // (assemble), moves overrides in and out as module files (export,
-// import) and manages API tokens (token add, list, revoke). See README.md and SPEC S12.
+// import) manages API tokens (token add, list, revoke) and users (user add). See README.md and SPEC S12.
 package main
 
 import (
@@ -43,6 +43,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.export(ctx)
 	case "import":
 		return a.importModules(ctx)
+	case "user add":
+		return a.userAdd(ctx)
 	case "token add":
 		return a.tokenAdd(ctx)
 	case "token list":

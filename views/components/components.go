@@ -3,7 +3,10 @@
 // shown under the offending line.
 package components
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Module statuses shown in the library and on module pages (S2).
 const (
@@ -66,4 +69,46 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 		}
 	}
 	return lines, general
+}
+
+// CSRFField is the name of the hidden form field carrying the CSRF token;
+// htmx requests send it as the CSRFHeader header instead (static/app.js
+// reads it from the layout's csrf-token meta tag).
+const (
+	CSRFField  = "_csrf"
+	CSRFHeader = "X-CSRF-Token"
+)
+
+type csrfKey struct{}
+
+// WithCSRF returns ctx carrying the request's CSRF token, for CSRFInput
+// and the layout.
+func WithCSRF(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, csrfKey{}, token)
+}
+
+// CSRFToken returns the token WithCSRF put in ctx, or "".
+func CSRFToken(ctx context.Context) string {
+	t, _ := ctx.Value(csrfKey{}).(string)
+	return t
+}
+
+// User is the logged-in user as the pages show it.
+type User struct {
+	Name string
+	Role string
+}
+
+type userKey struct{}
+
+// WithUser returns ctx carrying the logged-in user, for the layout.
+func WithUser(ctx context.Context, u User) context.Context {
+	return context.WithValue(ctx, userKey{}, u)
+}
+
+// CurrentUser returns the user WithUser put in ctx; ok is false when no
+// one is logged in.
+func CurrentUser(ctx context.Context) (User, bool) {
+	u, ok := ctx.Value(userKey{}).(User)
+	return u, ok
 }

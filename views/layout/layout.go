@@ -12,6 +12,7 @@ const (
 	NavProfiles Nav = "profiles"
 	NavPreview  Nav = "preview"
 	NavAudit    Nav = "audit"
+	NavUsers    Nav = "users"
 )
 
 // Meta is what the frame needs from a page: its title and section.

@@ -50,3 +50,18 @@ func New(t *testing.T) context.Context {
 	t.Cleanup(cancelBrowser)
 	return browser
 }
+
+// Login logs the browser in to the console at base through its login
+// page, as a user would, and waits for the page after it.
+func Login(ctx context.Context, base, name, password string) error {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/login"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`))); err != nil {
+		return err
+	}
+	if _, err := chromedp.RunResponse(ctx,
+		chromedp.SetValue(chromedp.CSS(`input[name="name"]`), name),
+		chromedp.SetValue(chromedp.CSS(`input[name="password"]`), password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-form"] button[type="submit"]`))); err != nil {
+		return err
+	}
+	return chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="account"]`)))
+}

@@ -1,0 +1,353 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/authpage"
+	"github.com/promptdesk/promptdesk/views/components"
+)
+
+// Session lifetimes (SPEC S12): a session ends after SessionIdleTimeout
+// without a request, and SessionLifetime after the login in any case.
+const (
+	SessionIdleTimeout = 12 * time.Hour
+	SessionLifetime    = 7 * 24 * time.Hour
+)
+
+// Login throttling: more than LoginMaxFailuresPerAccount failed logins
+// for one name, or LoginMaxFailuresPerAddress from one client address,
+// within LoginThrottleWindow refuse further logins (429) until the window
+// has passed. The message is the same for existing and unknown names.
+const (
+	LoginThrottleWindow        = 15 * time.Minute
+	LoginMaxFailuresPerAccount = 5
+	LoginMaxFailuresPerAddress = 20
+)
+
+// Session keys.
+const (
+	sessionUserID   = "uid"
+	sessionPassword = "pwc" // the user's password_changed_at, µs since 1970
+)
+
+// userCtxKey is the echo.Context key of the logged-in store.User.
+const userCtxKey = "promptdesk.user"
+
+// loginFailed is the one message of a refused login (no enumeration).
+const loginFailed = "The name or password is not correct."
+
+// tooManyLogins is the message of a throttled login.
+const tooManyLogins = "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
+
+// Auth handles accounts: login, logout, setup links, the own-password
+// form and the users page, and the middleware that loads the user of the
+// session and checks roles.
+type Auth struct {
+	Store    *store.Store
+	Sessions *scs.SessionManager
+	Log      *slog.Logger
+}
+
+// NewSessions returns the session manager of the console: sessions in
+// Postgres (store), cookies HttpOnly, SameSite=Lax, Secure when secure.
+func NewSessions(st scs.Store, secure bool) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = st
+	sm.IdleTimeout = SessionIdleTimeout
+	sm.Lifetime = SessionLifetime
+	sm.Cookie.Name = "promptdesk_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = secure
+	sm.Cookie.Path = "/"
+	return sm
+}
+
+// CurrentUser returns the user LoadUser found for this request.
+func CurrentUser(c echo.Context) (store.User, bool) {
+	u, ok := c.Get(userCtxKey).(store.User)
+	return u, ok
+}
+
+// LoadUser finds the user of the request's session: it must exist, be
+// enabled and not have changed its password since the session began;
+// otherwise the session is destroyed. The request context then carries
+// the user's name as the actor of its changes (store.WithActor) and the
+// user for the layout.
+func (a *Auth) LoadUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		id := a.Sessions.GetInt64(ctx, sessionUserID)
+		if id == 0 {
+			return next(c)
+		}
+		u, err := a.Store.UserByID(ctx, id)
+		switch {
+		case errors.Is(err, library.ErrNotFound):
+		case err != nil:
+			return err
+		case !u.Disabled && u.PasswordChangedAt.UnixMicro() == a.Sessions.GetInt64(ctx, sessionPassword):
+			c.Set(userCtxKey, u)
+			ctx = store.WithActor(ctx, u.Name)
+			ctx = components.WithUser(ctx, components.User{Name: u.Name, Role: u.Role})
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
+		}
+		if err := a.Sessions.Destroy(ctx); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// RequireRole lets through a logged-in user whose role allows what role
+// allows. Without a session it redirects to /login?next=<this page>; with
+// a lesser role it fails with 403.
+func RequireRole(role string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			u, ok := CurrentUser(c)
+			if !ok {
+				target := "/login"
+				if uri := c.Request().URL.RequestURI(); uri != "/" {
+					target += "?next=" + url.QueryEscape(uri)
+				}
+				if c.Request().Header.Get("HX-Request") == "true" {
+					c.Response().Header().Set("HX-Redirect", target)
+				}
+				return c.Redirect(http.StatusFound, target)
+			}
+			if !store.RoleAtLeast(u.Role, role) {
+				return echo.NewHTTPError(http.StatusForbidden,
+					fmt.Sprintf("Your role (%s) does not allow this: it needs the %s role. Ask an admin.", u.Role, role))
+			}
+			return next(c)
+		}
+	}
+}
+
+// safeNext returns next when it is a path on this site, else "/".
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+// LoginForm handles GET /login.
+func (a *Auth) LoginForm(c echo.Context) error {
+	if _, ok := CurrentUser(c); ok {
+		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
+	}
+	return Render(c, http.StatusOK, authpage.LoginPage(authpage.Login{Next: c.QueryParam("next")}))
+}
+
+// Login handles POST /login.
+func (a *Auth) Login(c echo.Context) error {
+	ctx := c.Request().Context()
+	m := authpage.Login{Name: strings.TrimSpace(c.FormValue("name")), Next: c.FormValue("next")}
+	addr := c.RealIP()
+	byName, byAddr, err := a.Store.LoginFailures(ctx, m.Name, addr, time.Now().Add(-LoginThrottleWindow))
+	if err != nil {
+		return err
+	}
+	if byName >= LoginMaxFailuresPerAccount || byAddr >= LoginMaxFailuresPerAddress {
+		m.Error = tooManyLogins
+		return Render(c, http.StatusTooManyRequests, authpage.LoginPage(m))
+	}
+	u, err := a.Store.CheckLogin(ctx, m.Name, c.FormValue("password"))
+	if errors.Is(err, store.ErrLoginFailed) {
+		if err := a.Store.RecordLogin(ctx, m.Name, addr, false); err != nil {
+			return err
+		}
+		m.Error = loginFailed
+		return Render(c, http.StatusUnauthorized, authpage.LoginPage(m))
+	} else if err != nil {
+		return err
+	}
+	if err := a.Store.RecordLogin(ctx, u.Name, addr, true); err != nil {
+		return err
+	}
+	if err := a.startSession(c, u); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, safeNext(m.Next))
+}
+
+// startSession logs u in with a new session token.
+func (a *Auth) startSession(c echo.Context, u store.User) error {
+	ctx := c.Request().Context()
+	if err := a.Sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	a.Sessions.Put(ctx, sessionUserID, u.ID)
+	a.Sessions.Put(ctx, sessionPassword, u.PasswordChangedAt.UnixMicro())
+	return nil
+}
+
+// Logout handles POST /logout.
+func (a *Auth) Logout(c echo.Context) error {
+	if err := a.Sessions.Destroy(c.Request().Context()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// SetupForm handles GET /setup/:token.
+func (a *Auth) SetupForm(c echo.Context) error {
+	t, err := a.Store.SetupLink(c.Request().Context(), c.Param("token"))
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, authpage.SetupPage(authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role}))
+}
+
+// Setup handles POST /setup/:token: it creates the account and logs in.
+func (a *Auth) Setup(c echo.Context) error {
+	ctx := c.Request().Context()
+	secret := c.Param("token")
+	t, err := a.Store.SetupLink(ctx, secret)
+	if err != nil {
+		return err
+	}
+	m := authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role}
+	if c.FormValue("password") != c.FormValue("password2") {
+		m.Error = "The two passwords differ."
+		return Render(c, http.StatusUnprocessableEntity, authpage.SetupPage(m))
+	}
+	u, err := a.Store.CompleteSetup(ctx, secret, c.FormValue("name"), c.FormValue("password"))
+	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
+		m.Error = errorText(err)
+		return Render(c, http.StatusUnprocessableEntity, authpage.SetupPage(m))
+	} else if err != nil {
+		return err
+	}
+	if err := a.startSession(c, u); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// errorText is err's message without the sentinel's suffix.
+func errorText(err error) string {
+	msg := err.Error()
+	for _, s := range []error{library.ErrInvalid, library.ErrConflict, library.ErrNotFound} {
+		msg = strings.TrimSuffix(msg, ": "+s.Error())
+	}
+	return msg
+}
+
+// PasswordForm handles GET /account/password.
+func (a *Auth) PasswordForm(c echo.Context) error {
+	return Render(c, http.StatusOK, authpage.PasswordPage(authpage.Password{Done: c.QueryParam("done") == "1"}))
+}
+
+// ChangePassword handles POST /account/password: it ends every other
+// session of the user and keeps this one.
+func (a *Auth) ChangePassword(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, _ := CurrentUser(c)
+	var m authpage.Password
+	if _, err := a.Store.CheckLogin(ctx, u.Name, c.FormValue("current")); err != nil {
+		if !errors.Is(err, store.ErrLoginFailed) {
+			return err
+		}
+		m.Error = "The current password is not correct."
+		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
+	}
+	if c.FormValue("password") != c.FormValue("password2") {
+		m.Error = "The two new passwords differ."
+		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
+	}
+	nu, err := a.Store.SetPassword(ctx, u.Name, c.FormValue("password"))
+	if errors.Is(err, library.ErrInvalid) {
+		m.Error = errorText(err)
+		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
+	} else if err != nil {
+		return err
+	}
+	if err := a.startSession(c, nu); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account/password?done=1")
+}
+
+// SetupURL is the setup link of secret on the console at base
+// ("http://127.0.0.1:8080").
+func SetupURL(base, secret string) string {
+	return strings.TrimSuffix(base, "/") + "/setup/" + secret
+}
+
+// Users handles GET /users (admins).
+func (a *Auth) Users(c echo.Context) error {
+	return a.renderUsers(c, http.StatusOK, authpage.Users{})
+}
+
+func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
+	me, _ := CurrentUser(c)
+	list, err := a.Store.ListUsers(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, u := range list {
+		m.Users = append(m.Users, authpage.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, Self: u.ID == me.ID})
+	}
+	m.Roles = store.Roles
+	return Render(c, status, authpage.UsersPage(m))
+}
+
+// AddUser handles POST /users: it shows a one-time setup link for the
+// new account.
+func (a *Auth) AddUser(c echo.Context) error {
+	name, role := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
+	secret, err := a.Store.CreateSetupToken(c.Request().Context(), name, role)
+	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
+		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{Error: errorText(err)})
+	} else if err != nil {
+		return err
+	}
+	base := c.Scheme() + "://" + c.Request().Host
+	return a.renderUsers(c, http.StatusOK, authpage.Users{Link: SetupURL(base, secret), LinkName: name})
+}
+
+// SetRole handles POST /users/:name/role.
+func (a *Auth) SetRole(c echo.Context) error {
+	if err := a.notSelf(c); err != nil {
+		return err
+	}
+	if _, err := a.Store.SetRole(c.Request().Context(), c.Param("name"), c.FormValue("role")); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/users")
+}
+
+// SetDisabled handles POST /users/:name/disable (disabled=true|false).
+func (a *Auth) SetDisabled(c echo.Context) error {
+	if err := a.notSelf(c); err != nil {
+		return err
+	}
+	if _, err := a.Store.SetDisabled(c.Request().Context(), c.Param("name"), c.FormValue("disabled") != "false"); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/users")
+}
+
+// notSelf refuses an admin's change of their own role or status, so the
+// console always keeps an admin.
+func (a *Auth) notSelf(c echo.Context) error {
+	if me, _ := CurrentUser(c); me.Name == c.Param("name") {
+		return fmt.Errorf("you cannot change your own role or status: %w", library.ErrConflict)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+// Package authpage holds the account pages: login, first set-up from a
+// setup link, the own-password form and the admins' users page (S12).
+package authpage
+
+// Login is the login form.
+type Login struct {
+	Name  string
+	Next  string
+	Error string
+}
+
+// Setup is the page of a setup link.
+type Setup struct {
+	Action string
+	// Name is the account's name when the link names it; "" lets the
+	// user choose (first admin).
+	Name  string
+	Role  string
+	Error string
+}
+
+// Password is the change-own-password form.
+type Password struct {
+	Error string
+	Done  bool
+}
+
+// UserRow is one account on the users page.
+type UserRow struct {
+	Name     string
+	Role     string
+	Disabled bool
+	Self     bool
+}
+
+// Users is the admins' users page.
+type Users struct {
+	Users []UserRow
+	Roles []string
+	// Link is a setup link just created, shown once.
+	Link     string
+	LinkName string
+	Error    string
+}

@@ -1,0 +1,441 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+// openConsole are the console routes that need no session (issue 5).
+var openConsole = map[string]bool{
+	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true,
+	"GET /login": true, "POST /login": true,
+	"GET /setup/:token": true, "POST /setup/:token": true,
+}
+
+// consoleRoles is the least role of every other console route. A route
+// registered but missing here fails TestEveryConsoleRouteNeedsALogin.
+var consoleRoles = map[string]string{
+	"POST /logout":                               store.RoleViewer,
+	"GET /account/password":                      store.RoleViewer,
+	"POST /account/password":                     store.RoleViewer,
+	"GET /":                                      store.RoleViewer,
+	"GET /modules/:id":                           store.RoleViewer,
+	"GET /modules/:id/override":                  store.RoleEditor,
+	"GET /modules/:id/override/:locale":          store.RoleEditor,
+	"POST /modules/:id/override/:locale":         store.RoleEditor,
+	"GET /modules/:id/override/:locale/delete":   store.RoleEditor,
+	"POST /modules/:id/override/:locale/delete":  store.RoleEditor,
+	"POST /modules/:id/override/:locale/publish": store.RoleEditor,
+	"POST /modules/:id/override/:locale/discard": store.RoleEditor,
+	"GET /overrides/new":                         store.RoleEditor,
+	"POST /overrides/new":                        store.RoleEditor,
+	"GET /modules/:id/override/:locale/history":  store.RoleViewer,
+	"POST /modules/:id/override/:locale/restore": store.RoleEditor,
+	"GET /drift":                                 store.RoleViewer,
+	"GET /drift/:id/:locale":                     store.RoleViewer,
+	"POST /drift/:id/:locale":                    store.RoleEditor,
+	"GET /profiles":                              store.RoleViewer,
+	"POST /profiles":                             store.RoleEditor,
+	"GET /profiles/new":                          store.RoleEditor,
+	"GET /profiles/:id":                          store.RoleViewer,
+	"POST /profiles/:id":                         store.RoleEditor,
+	"GET /profiles/:id/delete":                   store.RoleEditor,
+	"POST /profiles/:id/delete":                  store.RoleEditor,
+	"GET /preview":                               store.RoleViewer,
+	"POST /preview":                              store.RoleViewer,
+	"GET /audit":                                 store.RoleViewer,
+	"GET /users":                                 store.RoleAdmin,
+	"POST /users":                                store.RoleAdmin,
+	"POST /users/:name/role":                     store.RoleAdmin,
+	"POST /users/:name/disable":                  store.RoleAdmin,
+}
+
+// routeTarget fills a route's parameters.
+func routeTarget(path string) string {
+	r := strings.NewReplacer(":id", "base.identity", ":locale", "en-US", ":name", "nobody", ":token", "x", "*", "app.css")
+	return r.Replace(path)
+}
+
+// Every console route answers 302 to /login without a session (except
+// the open ones); a viewer gets 403 on editor routes, an editor on admin
+// routes; the API answers 401 (TestEveryAPIRouteNeedsAToken).
+func TestEveryConsoleRouteNeedsALogin(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "vera", store.RoleViewer)
+	newUser(t, st, "ed", store.RoleEditor)
+	anon, viewer, editor := anonymous(t, h), login(t, h, "vera"), login(t, h, "ed")
+	seen := 0
+	for _, r := range srv.echo.Routes() {
+		key := r.Method + " " + r.Path
+		if strings.HasPrefix(r.Path, "/api/") || r.Method == echoRouteNotFound {
+			continue
+		}
+		if openConsole[key] {
+			continue
+		}
+		seen++
+		role, ok := consoleRoles[key]
+		if !ok {
+			t.Errorf("console route %s has no entry in consoleRoles: give it its role", key)
+			continue
+		}
+		target := routeTarget(r.Path)
+		rec := anon.do(h, anon.form(r.Method, target, nil))
+		if loc := rec.Header().Get("Location"); rec.Code != http.StatusFound || !strings.HasPrefix(loc, "/login") {
+			t.Errorf("%s without a session: %d %q, want 302 to /login", key, rec.Code, loc)
+		}
+		for _, c := range []struct {
+			who    string
+			cl     *client
+			denied bool
+		}{
+			{"viewer", viewer, !store.RoleAtLeast(store.RoleViewer, role)},
+			{"editor", editor, !store.RoleAtLeast(store.RoleEditor, role)},
+		} {
+			if !c.denied {
+				continue
+			}
+			rec := c.cl.do(h, c.cl.form(r.Method, target, nil))
+			if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "needs the "+role+" role") {
+				t.Errorf("%s as %s: %d, want 403 naming the %s role", key, c.who, rec.Code, role)
+			}
+		}
+	}
+	if seen != len(consoleRoles) {
+		t.Errorf("%d console routes registered, consoleRoles lists %d", seen, len(consoleRoles))
+	}
+	// The page asked for comes back after the login.
+	rec := anon.do(h, httptest.NewRequest(http.MethodGet, "/drift?x=1", nil))
+	if loc := rec.Header().Get("Location"); loc != "/login?next="+url.QueryEscape("/drift?x=1") {
+		t.Errorf("redirect to %q", loc)
+	}
+	// The open routes open.
+	for _, p := range []string{"/healthz", "/readyz", "/login"} {
+		if rec := anon.do(h, httptest.NewRequest(http.MethodGet, p, nil)); rec.Code != http.StatusOK {
+			t.Errorf("%s: %d", p, rec.Code)
+		}
+	}
+}
+
+// echoRouteNotFound is the method of Echo's internal any-route entries.
+const echoRouteNotFound = "echo_route_not_found"
+
+// A POST without the CSRF token is refused with 403, for a normal form, a
+// multipart form and an htmx request; with the token it goes through.
+func TestCSRF(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	h := srv.Handler()
+	c := login(t, h, testUser)
+	profile := url.Values{"id": {"support"}, "name": {"Support"}, "description": {""}}
+
+	form := func(withToken bool, id string) *http.Request {
+		v := url.Values{}
+		for k, vs := range profile {
+			v[k] = vs
+		}
+		v.Set("id", id)
+		if !withToken {
+			v.Set("_csrf", "")
+		}
+		return c.form(http.MethodPost, "/profiles", v)
+	}
+	multi := func(token, id string) *http.Request {
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		for k, vs := range profile {
+			if k == "id" {
+				vs = []string{id}
+			}
+			_ = w.WriteField(k, vs[0])
+		}
+		if token != "" {
+			_ = w.WriteField("_csrf", token)
+		}
+		_ = w.Close()
+		req := httptest.NewRequest(http.MethodPost, "/profiles", &body)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		return req
+	}
+	htmx := func(token string) *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/preview", strings.NewReader(url.Values{"scenario": {""}, "locale": {"en-US"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		if token != "" {
+			req.Header.Set("X-CSRF-Token", token)
+		}
+		return req
+	}
+	for what, req := range map[string]*http.Request{
+		"form without token":      form(false, "a"),
+		"multipart without token": multi("", "b"),
+		"multipart wrong token":   multi("not-the-token", "b"),
+		"htmx without token":      htmx(""),
+		"htmx wrong token":        htmx("not-the-token"),
+	} {
+		if rec := c.do(h, req); rec.Code != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", what, rec.Code)
+		}
+	}
+	for what, req := range map[string]*http.Request{
+		"form with token":      form(true, "with-form"),
+		"multipart with token": multi(c.csrf, "with-multipart"),
+	} {
+		if rec := c.do(h, req); rec.Code != http.StatusSeeOther {
+			t.Errorf("%s: %d %s, want 303", what, rec.Code, rec.Body.String())
+		}
+	}
+	if rec := c.do(h, htmx(c.csrf)); rec.Code == http.StatusForbidden {
+		t.Errorf("htmx with token: %d", rec.Code)
+	}
+	// Sec-Fetch-Site does not replace the token.
+	req := form(false, "sfs")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	if rec := c.do(h, req); rec.Code != http.StatusForbidden {
+		t.Errorf("same-origin without token: %d, want 403", rec.Code)
+	}
+	// The layout carries the token for htmx, the forms as a hidden field.
+	page := serve(h, http.MethodGet, "/profiles/new").Body.String()
+	if !csrfMeta.MatchString(page) || !strings.Contains(page, `name="_csrf"`) {
+		t.Error("the page lacks the csrf-token meta tag or the _csrf field")
+	}
+}
+
+func TestLoginMessagesAndThrottling(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "alice", store.RoleEditor)
+	try := func(c *client, name, password string) (int, string) {
+		rec := c.do(h, c.form(http.MethodPost, "/login", url.Values{"name": {name}, "password": {password}}))
+		m := regexpLoginError.FindStringSubmatch(rec.Body.String())
+		if m == nil {
+			return rec.Code, ""
+		}
+		return rec.Code, m[1]
+	}
+	c := anonymous(t, h)
+	// No enumeration: the same answer, in similar time.
+	t0 := time.Now()
+	codeBad, msgBad := try(c, "alice", "wrong password!")
+	dBad := time.Since(t0)
+	t0 = time.Now()
+	codeUnknown, msgUnknown := try(c, "nobody", "wrong password!")
+	dUnknown := time.Since(t0)
+	if codeBad != http.StatusUnauthorized || codeBad != codeUnknown || msgBad != msgUnknown || msgBad == "" {
+		t.Errorf("bad password %d %q, unknown user %d %q: want the same", codeBad, msgBad, codeUnknown, msgUnknown)
+	}
+	if dUnknown < dBad/4 {
+		t.Errorf("unknown user answered in %s, bad password in %s: the timing tells them apart", dUnknown, dBad)
+	}
+	// A disabled account gets the same message.
+	newUser(t, st, "dora", store.RoleViewer)
+	if _, err := st.SetDisabled(context.Background(), "dora", true); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := try(c, "dora", testPassword); code != codeBad || msg != msgBad {
+		t.Errorf("disabled user: %d %q", code, msg)
+	}
+
+	// Per account: after 5 failures (from any address), even the right
+	// password is refused, with the same message for unknown names.
+	for i := 0; i < handlers.LoginMaxFailuresPerAccount-1; i++ {
+		try(anonymous(t, h), "alice", "wrong password!")
+	}
+	code, msg := try(anonymous(t, h), "alice", testPassword)
+	if code != http.StatusTooManyRequests || !strings.Contains(msg, "Too many failed logins") {
+		t.Errorf("throttled account: %d %q, want 429", code, msg)
+	}
+	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+		try(anonymous(t, h), "ghost", "wrong password!")
+	}
+	if code2, msg2 := try(anonymous(t, h), "ghost", "x"); code2 != code || msg2 != msg {
+		t.Errorf("throttled unknown name: %d %q, want %d %q", code2, msg2, code, msg)
+	}
+	// Per address: the failures above all came from httptest's address.
+	for i := 0; i < handlers.LoginMaxFailuresPerAddress; i++ {
+		try(c, "user"+itoa(i), "wrong password!")
+	}
+	newUser(t, st, "bob", store.RoleViewer)
+	if code, _ := try(c, "bob", testPassword); code != http.StatusTooManyRequests {
+		t.Errorf("throttled address: %d, want 429", code)
+	}
+	// Logins and failures are audited.
+	entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: store.ActionLoginFailed})
+	if err != nil || len(entries) == 0 {
+		t.Errorf("no failed login audited (%v)", err)
+	}
+}
+
+func TestSessionsEndOnPasswordChangeAndDisable(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "carol", store.RoleEditor)
+	one, two := login(t, h, "carol"), login(t, h, "carol")
+	get := func(c *client) int { return c.do(h, httptest.NewRequest(http.MethodGet, "/", nil)).Code }
+	if get(one) != http.StatusOK || get(two) != http.StatusOK {
+		t.Fatal("sessions do not work")
+	}
+	rec := one.do(h, one.form(http.MethodPost, "/account/password", url.Values{
+		"current": {testPassword}, "password": {"a brand new password"}, "password2": {"a brand new password"}}))
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("change password: %d %s", rec.Code, rec.Body.String())
+	}
+	if get(one) != http.StatusOK {
+		t.Error("the session that changed the password was logged out")
+	}
+	if code := get(two); code != http.StatusFound {
+		t.Errorf("the other session after the password change: %d, want 302 to login", code)
+	}
+
+	// An admin disables carol: her session stops at the next request.
+	admin := login(t, h, testUser)
+	if rec := admin.do(h, admin.form(http.MethodPost, "/users/carol/disable", url.Values{"disabled": {"true"}})); rec.Code != http.StatusSeeOther {
+		t.Fatalf("disable: %d %s", rec.Code, rec.Body.String())
+	}
+	if code := get(one); code != http.StatusFound {
+		t.Errorf("disabled user's session: %d, want 302 to login", code)
+	}
+	// Role changes and disabling are audited with the admin as actor.
+	if rec := admin.do(h, admin.form(http.MethodPost, "/users/carol/role", url.Values{"role": {"viewer"}})); rec.Code != http.StatusSeeOther {
+		t.Fatalf("role: %d", rec.Code)
+	}
+	for _, action := range []string{store.ActionDisable, store.ActionRole, store.ActionPassword} {
+		e, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: action, SubjectID: "carol"})
+		if err != nil || len(e) != 1 {
+			t.Errorf("audit %s: %v %v", action, e, err)
+		}
+	}
+	// Logout ends the session.
+	rec = admin.do(h, admin.form(http.MethodPost, "/logout", nil))
+	if rec.Code != http.StatusSeeOther || get(admin) != http.StatusFound {
+		t.Errorf("logout: %d, then %d", rec.Code, get(admin))
+	}
+}
+
+func TestSetupLinks(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	ctx := context.Background()
+
+	// An admin adds a user: the page shows a one-time link.
+	admin := login(t, h, testUser)
+	rec := admin.do(h, admin.form(http.MethodPost, "/users", url.Values{"name": {"dan"}, "role": {"editor"}}))
+	m := regexpSetupLink.FindStringSubmatch(rec.Body.String())
+	if rec.Code != http.StatusOK || m == nil {
+		t.Fatalf("add user: %d, no setup link in\n%s", rec.Code, rec.Body.String())
+	}
+	link := m[1]
+	c := anonymous(t, h)
+	if rec := c.do(h, httptest.NewRequest(http.MethodGet, link, nil)); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "dan") {
+		t.Fatalf("setup page: %d", rec.Code)
+	}
+	set := url.Values{"password": {"dans password!"}, "password2": {"dans password!"}}
+	if rec := c.do(h, c.form(http.MethodPost, link, set)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("setup: %d %s", rec.Code, rec.Body.String())
+	}
+	// It logged dan in, as an editor.
+	if rec := c.do(h, httptest.NewRequest(http.MethodGet, "/overrides/new", nil)); rec.Code != http.StatusOK {
+		t.Errorf("dan after setup: %d", rec.Code)
+	}
+	// Single use.
+	c2 := anonymous(t, h)
+	if rec := c2.do(h, c2.form(http.MethodPost, link, set)); rec.Code != http.StatusNotFound {
+		t.Errorf("setup link used twice: %d, want 404\n%s", rec.Code, rec.Body.String())
+	}
+	// Expiry.
+	secret, err := st.CreateSetupToken(ctx, "erin", store.RoleViewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `UPDATE setup_tokens SET expires_at = now() - interval '1 second' WHERE hash = $1`, store.HashToken(secret)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := c2.do(h, httptest.NewRequest(http.MethodGet, "/setup/"+secret, nil)); rec.Code != http.StatusNotFound {
+		t.Errorf("expired setup link: %d, want 404", rec.Code)
+	}
+	// First start: a link for the first admin only while there are no users.
+	if link, err := srv.FirstSetupLink(ctx); err != nil || link != "" {
+		t.Errorf("FirstSetupLink with users: %q %v", link, err)
+	}
+}
+
+func TestFirstSetupLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetestDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	srv := newServerOn(t, st)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close(context.Background()) })
+	link, err := srv.FirstSetupLink(ctx)
+	if err != nil || !strings.HasPrefix(link, srv.URL()+"/setup/") {
+		t.Fatalf("FirstSetupLink: %q %v", link, err)
+	}
+	h := srv.Handler()
+	c := anonymous(t, h)
+	path := strings.TrimPrefix(link, srv.URL())
+	rec := c.do(h, c.form(http.MethodPost, path, url.Values{"name": {"root"}, "password": {"short"}, "password2": {"short"}}))
+	if rec.Code != http.StatusUnprocessableEntity {
+		t.Errorf("short password: %d", rec.Code)
+	}
+	rec = c.do(h, c.form(http.MethodPost, path, url.Values{"name": {"root"}, "password": {"long enough pw"}, "password2": {"long enough pw"}}))
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("first admin: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := c.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)); rec.Code != http.StatusOK {
+		t.Errorf("first admin on /users: %d", rec.Code)
+	}
+}
+
+var (
+	regexpLoginError = regexp.MustCompile(`data-testid="login-error">([^<]*)<`)
+	regexpSetupLink  = regexp.MustCompile(`<code>https?://[^/<]+(/setup/[^<]+)</code>`)
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func storetestDatabase(t *testing.T) string { return storetest.NewDatabase(t) }
+
+// newServerOn builds a Server on st with no users.
+func newServerOn(t *testing.T, st *store.Store) *Server {
+	t.Helper()
+	lib, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Config{
+		Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store: st, Library: lib, Assembler: assembler.New(assembler.Config{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
