@@ -19,9 +19,10 @@ const (
 	CodeForbidden    = "forbidden"
 )
 
-// TokenAuthenticator checks an API token secret (*store.Store).
+// TokenAuthenticator checks an API token secret (*store.Store) and
+// records its use by the request method and path.
 type TokenAuthenticator interface {
-	Authenticate(ctx context.Context, secret string) (store.Token, error)
+	Authenticate(ctx context.Context, secret, method, path string) (store.Token, error)
 }
 
 // tokenKey is the echo.Context key of the authenticated store.Token.
@@ -58,7 +59,7 @@ func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc
 			if !strings.EqualFold(scheme, "Bearer") || secret == "" {
 				return unauthorized("the Authorization header must be: Bearer <token>")
 			}
-			tok, err := auth.Authenticate(c.Request().Context(), secret)
+			tok, err := auth.Authenticate(c.Request().Context(), secret, c.Request().Method, c.Request().URL.Path)
 			switch {
 			case errors.Is(err, store.ErrTokenRevoked):
 				return unauthorized("the API token has been revoked")

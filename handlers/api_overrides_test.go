@@ -154,6 +154,9 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	// Four revisions and the publish of revision 1.
 	var got []string
 	for _, e := range audit {
+		if e.Action == store.ActionUse { // the token's use, once a minute
+			continue
+		}
 		got = append(got, itoa(e.Revision)+" "+e.Action)
 	}
 	if want := "4 create,3 delete,2 save,1 publish,1 create"; strings.Join(got, ",") != want {

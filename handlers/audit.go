@@ -37,7 +37,7 @@ var auditSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.
 
 // auditActions suggest values for the action filter; the filter takes any.
 var auditActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionRevoke,
+	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionRevoke, store.ActionUse,
 	store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
 
 // auditTimeLayout shows the seconds: several changes often share a minute.

@@ -18,11 +18,16 @@ import (
 )
 
 // SubjectToken is the audit subject of API tokens; its actions are
-// ActionCreate and ActionRevoke, its SubjectID the token's name.
+// ActionCreate, ActionRevoke and ActionUse, its SubjectID the token's name.
 const SubjectToken = "api_token"
 
 // ActionRevoke is the audit action of revoking an API token.
 const ActionRevoke = "revoke"
+
+// ActionUse is the audit action of an API token's use: recorded with its
+// last_used_at, so at most once a minute per token (lastUsedEvery); its
+// actor is "token:<name>" and its After {"method","path"} of the request.
+const ActionUse = "use"
 
 // Scopes of API tokens (issue 5): what each /api/v1 route requires is
 // decided by the web package's route table.
@@ -141,11 +146,14 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (
 }
 
 // Authenticate returns the active token whose secret this is, and records
-// its use (last_used_at) when the last record is older than a minute.
-// The lookup is by hash, so no constant-time comparison is needed.
+// its use when the last record is older than a minute: last_used_at and
+// an audit row (ActionUse, actor "token:<name>", After the request's
+// method and path) in one statement, so a use is in the audit log at
+// most once a minute per token. The lookup is by hash, so no
+// constant-time comparison is needed.
 // Errors: library.ErrNotFound for an unknown secret; ErrTokenRevoked
 // (which matches library.ErrNotFound too) for a revoked one.
-func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
+func (s *Store) Authenticate(ctx context.Context, secret, method, path string) (Token, error) {
 	if !strings.HasPrefix(secret, TokenPrefix) {
 		return Token{}, fmt.Errorf("api token: %w", library.ErrNotFound)
 	}
@@ -157,10 +165,22 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		return Token{}, fmt.Errorf("api token %s: %w", tok.Name, ErrTokenRevoked)
 	}
 	if tok.LastUsedAt == nil || time.Since(*tok.LastUsedAt) >= lastUsedEvery {
+		after, err := auditJSON(map[string]string{"method": method, "path": path})
+		if err != nil {
+			return Token{}, err
+		}
+		// One statement: the audit row is written only when the update
+		// matched (the condition guards against a concurrent request).
 		var at time.Time
-		err := s.db.QueryRow(ctx, `UPDATE api_tokens SET last_used_at = now()
-			WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-			RETURNING last_used_at`, tok.ID).Scan(&at)
+		err = s.db.QueryRow(ctx, `WITH used AS (
+				UPDATE api_tokens SET last_used_at = now()
+				WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+				RETURNING name, last_used_at
+			), logged AS (
+				INSERT INTO audit_log (actor, action, subject, subject_id, after)
+				SELECT 'token:' || name, $2, $3, name, $4 FROM used
+			)
+			SELECT last_used_at FROM used`, tok.ID, ActionUse, SubjectToken, after).Scan(&at)
 		switch {
 		case err == nil:
 			tok.LastUsedAt = &at

@@ -40,13 +40,13 @@ func TestTokens(t *testing.T) {
 		t.Errorf("stored hash %q (%v), want sha256 of the secret", hash, err)
 	}
 
-	got, err := s.Authenticate(t.Context(), secret)
+	got, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules")
 	if err != nil || got.Name != "runtime" || got.LastUsedAt == nil {
 		t.Fatalf("Authenticate: %+v %v", got, err)
 	}
 	first := *got.LastUsedAt
 	// Used again within the minute: last_used_at is not rewritten.
-	again, err := s.Authenticate(t.Context(), secret)
+	again, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules")
 	if err != nil || again.LastUsedAt == nil || !again.LastUsedAt.Equal(first) {
 		t.Errorf("second use: %+v %v, want last used still %s", again, err, first)
 	}
@@ -54,12 +54,12 @@ func TestTokens(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), `UPDATE api_tokens SET last_used_at = now() - interval '1 hour'`); err != nil {
 		t.Fatal(err)
 	}
-	if later, err := s.Authenticate(t.Context(), secret); err != nil || later.LastUsedAt == nil || !later.LastUsedAt.After(first.Add(-30*60e9)) {
+	if later, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules"); err != nil || later.LastUsedAt == nil || !later.LastUsedAt.After(first.Add(-30*60e9)) {
 		t.Errorf("use after an hour: %+v %v, want last used now", later, err)
 	}
 
 	for _, bad := range []string{"", "pd_", secret + "x", "Bearer " + secret, strings.ToUpper(secret)} {
-		if _, err := s.Authenticate(t.Context(), bad); !errors.Is(err, library.ErrNotFound) {
+		if _, err := s.Authenticate(t.Context(), bad, "GET", "/api/v1/modules"); !errors.Is(err, library.ErrNotFound) {
 			t.Errorf("Authenticate(%q): %v, want not found", bad, err)
 		}
 	}
@@ -82,10 +82,10 @@ func TestTokens(t *testing.T) {
 	if _, err := s.RevokeToken(store.WithActor(t.Context(), "bob"), "runtime"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Authenticate(t.Context(), secret); !errors.Is(err, store.ErrTokenRevoked) || !errors.Is(err, library.ErrNotFound) {
+	if _, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules"); !errors.Is(err, store.ErrTokenRevoked) || !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("revoked: %v, want ErrTokenRevoked", err)
 	}
-	if _, err := s.Authenticate(t.Context(), writer); err != nil {
+	if _, err := s.Authenticate(t.Context(), writer, "GET", "/api/v1/modules"); err != nil {
 		t.Errorf("the other token after a revoke: %v", err)
 	}
 	if _, err := s.RevokeToken(ctx, "runtime"); !errors.Is(err, library.ErrConflict) {
@@ -106,6 +106,9 @@ func TestTokens(t *testing.T) {
 	}
 	var rows []string
 	for _, e := range audit {
+		if e.Action == store.ActionUse { // TestTokenUseIsAudited
+			continue
+		}
 		rows = append(rows, e.Actor+" "+e.Action+" "+e.SubjectID)
 		if strings.Contains(e.Before+e.After, secret) || strings.Contains(e.Before+e.After, writer) {
 			t.Errorf("audit row %d holds a secret", e.ID)
@@ -113,5 +116,52 @@ func TestTokens(t *testing.T) {
 	}
 	if want := "bob revoke runtime,alice create writer,alice create runtime"; strings.Join(rows, ",") != want {
 		t.Errorf("audit %q, want %q", rows, want)
+	}
+}
+
+// A token's use writes one audit row (actor token:<name>, After the
+// method and path) with its last_used_at; a second use within the minute
+// writes none; after a minute the next use writes another.
+func TestTokenUseIsAudited(t *testing.T) {
+	t.Parallel()
+	dbURL, s := setupURL(t)
+	_, secret, err := s.CreateToken(store.WithActor(t.Context(), "alice"), "runtime", []string{"read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := func() []store.AuditEntry {
+		t.Helper()
+		list, err := s.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionUse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	if _, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules"); err != nil {
+		t.Fatal(err)
+	}
+	got := uses()
+	if len(got) != 1 || got[0].Actor != "token:runtime" || got[0].SubjectID != "runtime" || got[0].After != `{"method":"GET","path":"/api/v1/modules"}` {
+		t.Fatalf("after the first use: %+v, want one use row", got)
+	}
+	if _, err := s.Authenticate(t.Context(), secret, "POST", "/api/v1/assemble"); err != nil {
+		t.Fatal(err)
+	}
+	if got := uses(); len(got) != 1 {
+		t.Errorf("a second use within the minute wrote %d rows, want none", len(got)-1)
+	}
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), `UPDATE api_tokens SET last_used_at = now() - interval '2 minutes'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(t.Context(), secret, "POST", "/api/v1/assemble"); err != nil {
+		t.Fatal(err)
+	}
+	if got := uses(); len(got) != 2 || got[0].After != `{"method":"POST","path":"/api/v1/assemble"}` {
+		t.Errorf("a use after a minute: %+v, want a second row", got)
 	}
 }

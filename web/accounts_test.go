@@ -65,6 +65,9 @@ var consoleRoles = map[string]string{
 	"POST /users":                                store.RoleAdmin,
 	"POST /users/:name/role":                     store.RoleAdmin,
 	"POST /users/:name/disable":                  store.RoleAdmin,
+	"GET /tokens":                                store.RoleAdmin,
+	"POST /tokens":                               store.RoleAdmin,
+	"POST /tokens/revoke":                        store.RoleAdmin,
 }
 
 // routeTarget fills a route's parameters.

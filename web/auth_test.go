@@ -186,7 +186,7 @@ func TestAPIWritesRecordTheToken(t *testing.T) {
 	if o.Author != "token:deploy-bot" {
 		t.Errorf("author %q, want token:deploy-bot", o.Author)
 	}
-	audit, err := st.ListAudit(context.Background(), store.AuditFilter{Actor: "token:deploy-bot"})
+	audit, err := st.ListAudit(context.Background(), store.AuditFilter{Actor: "token:deploy-bot", Subject: store.SubjectOverride})
 	if err != nil || len(audit) != 1 || audit[0].Action != store.ActionCreate || audit[0].Subject != store.SubjectOverride {
 		t.Errorf("audit by token:deploy-bot: %+v %v, want the one create", audit, err)
 	}

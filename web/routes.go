@@ -100,6 +100,11 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/users/:name/role", auth.SetRole, admin)
 	e.POST("/users/:name/disable", auth.SetDisabled, admin)
 
+	tokens := &handlers.Tokens{Store: s.cfg.Store}
+	e.GET("/tokens", tokens.List, admin)
+	e.POST("/tokens", tokens.Create, admin)
+	e.POST("/tokens/revoke", tokens.Revoke, admin)
+
 	// The runtime API (S11), JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
 	// catch-all 404 route to the group, which would answer 404 where a

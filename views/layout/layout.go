@@ -13,6 +13,7 @@ const (
 	NavPreview  Nav = "preview"
 	NavAudit    Nav = "audit"
 	NavUsers    Nav = "users"
+	NavTokens   Nav = "tokens"
 )
 
 // Meta is what the frame needs from a page: its title and section.

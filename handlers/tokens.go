@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/tokenpage"
+)
+
+// Tokens is the admins' API tokens page (issue 5): list, create (the
+// secret shown once), revoke. The store audits create and revoke with the
+// logged-in admin as the actor.
+type Tokens struct {
+	Store *store.Store
+}
+
+// tokenTime is how the tokens page shows a time.
+const tokenTime = "2006-01-02 15:04 UTC"
+
+// List handles GET /tokens.
+func (h *Tokens) List(c echo.Context) error {
+	return h.render(c, http.StatusOK, tokenpage.Model{})
+}
+
+func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
+	list, err := h.Store.ListTokens(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		r := tokenpage.Row{Name: t.Name, Prefix: t.Prefix, Scopes: strings.Join(t.Scopes, ", "),
+			Created: t.CreatedAt.UTC().Format(tokenTime), LastUsed: "never"}
+		if t.LastUsedAt != nil {
+			r.LastUsed = t.LastUsedAt.UTC().Format(tokenTime)
+		}
+		if t.RevokedAt != nil {
+			r.Revoked = t.RevokedAt.UTC().Format(tokenTime)
+		}
+		m.Tokens = append(m.Tokens, r)
+	}
+	m.Scopes = store.Scopes
+	return Render(c, status, tokenpage.Page(m))
+}
+
+// Create handles POST /tokens (name, scope…): the page then shows the new
+// token's secret, once. A taken name answers 409, an empty name or no
+// scope 422, with the form kept and the error next to its field.
+func (h *Tokens) Create(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	f := tokenpage.Form{Name: strings.TrimSpace(form.Get("name")), Scopes: form["scope"]}
+	switch {
+	case f.Name == "":
+		f.NameError = "A token needs a name."
+	case len(f.Scopes) == 0:
+		f.ScopeError = "Choose at least one scope."
+	}
+	if f.NameError != "" || f.ScopeError != "" {
+		return h.render(c, http.StatusUnprocessableEntity, tokenpage.Model{Form: f})
+	}
+	tok, secret, err := h.Store.CreateToken(c.Request().Context(), f.Name, f.Scopes)
+	switch {
+	case errors.Is(err, library.ErrConflict):
+		f.NameError = "A token called " + f.Name + " exists already (revoked tokens keep their names)."
+		return h.render(c, http.StatusConflict, tokenpage.Model{Form: f})
+	case errors.Is(err, library.ErrInvalid):
+		f.ScopeError = errorText(err)
+		return h.render(c, http.StatusUnprocessableEntity, tokenpage.Model{Form: f})
+	case err != nil:
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return h.render(c, http.StatusOK, tokenpage.Model{Created: &tokenpage.Created{Name: tok.Name, Secret: secret}})
+}
+
+// Revoke handles POST /tokens/revoke (name): from then on the API answers
+// 401 to the token.
+func (h *Tokens) Revoke(c echo.Context) error {
+	if _, err := h.Store.RevokeToken(c.Request().Context(), c.FormValue("name")); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/tokens")
+}
