@@ -86,6 +86,8 @@ func dbError(err error, what string) error {
 			return fmt.Errorf("%s already exists: %w", what, library.ErrConflict)
 		case "23502", "23514", "22P02": // not_null_violation, check_violation, invalid_text_representation
 			return fmt.Errorf("%s: %s: %w", what, pgErr.Message, library.ErrInvalid)
+		case "22021": // character_not_in_repertoire: a NUL in text
+			return fmt.Errorf("%s: the text contains a NUL character (U+0000), which cannot be stored: %w", what, library.ErrInvalid)
 		}
 	}
 	return fmt.Errorf("%s: %w", what, err)

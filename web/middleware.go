@@ -153,34 +153,3 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		}
 	}
 }
-
-// rejectNUL refuses console requests whose path, query or form values
-// hold a NUL character, with 400: Postgres cannot store NUL in text, and
-// no field of the console has a use for it. Module and profile texts get
-// finer messages (line, field) from their own checks; this is the net
-// under every other field. The API decodes JSON and checks its own bodies.
-func rejectNUL() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if isAPI(c) {
-				return next(c)
-			}
-			bad := strings.ContainsRune(c.Request().URL.Path, 0) || strings.Contains(c.Request().URL.RawQuery, "%00")
-			if !bad {
-				if form, err := c.FormParams(); err == nil {
-					for _, vals := range form {
-						for _, v := range vals {
-							if strings.ContainsRune(v, 0) {
-								bad = true
-							}
-						}
-					}
-				}
-			}
-			if bad {
-				return echo.NewHTTPError(http.StatusBadRequest, "The request contains a NUL character (U+0000), which no field accepts.")
-			}
-			return next(c)
-		}
-	}
-}
