@@ -193,6 +193,10 @@ func (a *Auth) startSession(c echo.Context, u store.User) error {
 	}
 	a.Sessions.Put(ctx, sessionUserID, u.ID)
 	a.Sessions.Put(ctx, sessionPassword, u.PasswordChangedAt.UnixMicro())
+	// A CSRF token from before the login is worthless: the next request
+	// gets a new one.
+	c.SetCookie(&http.Cookie{Name: components.CSRFCookie, Path: "/", MaxAge: -1, HttpOnly: true,
+		Secure: a.Sessions.Cookie.Secure, SameSite: http.SameSiteLaxMode})
 	return nil
 }
 
@@ -222,6 +226,9 @@ func (a *Auth) Setup(c echo.Context) error {
 		return err
 	}
 	m := authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role}
+	if m.Name == "" {
+		m.Typed = strings.TrimSpace(c.FormValue("name"))
+	}
 	if c.FormValue("password") != c.FormValue("password2") {
 		m.Error = "The two passwords differ."
 		return Render(c, http.StatusUnprocessableEntity, authpage.SetupPage(m))
@@ -259,8 +266,22 @@ func (a *Auth) ChangePassword(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, _ := CurrentUser(c)
 	var m authpage.Password
+	// The current password is throttled and audited like a login: a
+	// wrong one counts as a failed login of the account from the address.
+	addr := c.RealIP()
+	byName, byAddr, err := a.Store.LoginFailures(ctx, u.Name, addr, time.Now().Add(-LoginThrottleWindow))
+	if err != nil {
+		return err
+	}
+	if byName >= LoginMaxFailuresPerAccount || byAddr >= LoginMaxFailuresPerAddress {
+		m.Error = tooManyLogins
+		return Render(c, http.StatusTooManyRequests, authpage.PasswordPage(m))
+	}
 	if _, err := a.Store.CheckLogin(ctx, u.Name, c.FormValue("current")); err != nil {
 		if !errors.Is(err, store.ErrLoginFailed) {
+			return err
+		}
+		if err := a.Store.RecordLogin(ctx, u.Name, addr, false); err != nil {
 			return err
 		}
 		m.Error = "The current password is not correct."
@@ -313,7 +334,7 @@ func (a *Auth) AddUser(c echo.Context) error {
 	name, role := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
 	secret, err := a.Store.CreateSetupToken(c.Request().Context(), name, role)
 	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
-		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{Error: errorText(err)})
+		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{Error: errorText(err), Name: name, Role: role})
 	} else if err != nil {
 		return err
 	}
@@ -332,12 +353,21 @@ func (a *Auth) SetRole(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/users")
 }
 
-// SetDisabled handles POST /users/:name/disable (disabled=true|false).
+// SetDisabled handles POST /users/:name/disable: disabled=true or
+// disabled=false, anything else is refused (422).
 func (a *Auth) SetDisabled(c echo.Context) error {
 	if err := a.notSelf(c); err != nil {
 		return err
 	}
-	if _, err := a.Store.SetDisabled(c.Request().Context(), c.Param("name"), c.FormValue("disabled") != "false"); err != nil {
+	var disabled bool
+	switch c.FormValue("disabled") {
+	case "true":
+		disabled = true
+	case "false":
+	default:
+		return fmt.Errorf("disabled must be true or false: %w", library.ErrInvalid)
+	}
+	if _, err := a.Store.SetDisabled(c.Request().Context(), c.Param("name"), disabled); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/users")

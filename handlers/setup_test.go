@@ -85,13 +85,19 @@ func (a *app) as(name string) *app {
 	a.t.Helper()
 	b := a.anonymous()
 	b.login(name, testPassword).want(a.t, http.StatusSeeOther)
+	b.refreshCSRF()
 	return b
 }
 
-// refreshCSRF reads the CSRF token from the login page's meta tag.
+// refreshCSRF reads the CSRF token from a page's meta tag (the login
+// page, or the password page once logged in: the login expires the token).
 func (a *app) refreshCSRF() {
 	a.t.Helper()
-	r := a.get("/login")
+	page := "/login"
+	if a.csrf != "" {
+		page = "/account/password"
+	}
+	r := a.get(page)
 	tok, _ := r.doc.Find(`meta[name="csrf-token"]`).Attr("content")
 	if tok == "" {
 		a.t.Fatalf("no CSRF token on the login page:\n%s", r.Body.String())

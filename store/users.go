@@ -296,7 +296,8 @@ func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time
 }
 
 // updateUser changes the account name with set (SQL SET clause over
-// args from $2) and audits action.
+// args from $2) and audits action; a role or status change that changes
+// nothing is not audited.
 func (s *Store) updateUser(ctx context.Context, name, action, set string, args ...any) (User, error) {
 	var u User
 	err := s.WithTx(ctx, func(tx *Store) error {
@@ -306,6 +307,9 @@ func (s *Store) updateUser(ctx context.Context, name, action, set string, args .
 		}
 		if u, err = scanUser(tx.db.QueryRow(ctx, `UPDATE users SET `+set+` WHERE id = $1 RETURNING `+userColumns, append([]any{cur.ID}, args...)...)); err != nil {
 			return dbErrOrNil(err, "user "+name)
+		}
+		if action != ActionPassword && cur.Role == u.Role && cur.Disabled == u.Disabled {
+			return nil // a repeat that changes nothing is not audited
 		}
 		before, _ := auditJSON(map[string]any{"role": cur.Role, "disabled": cur.Disabled})
 		after, _ := auditJSON(map[string]any{"role": u.Role, "disabled": u.Disabled})

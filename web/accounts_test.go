@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
+	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // openConsole are the console routes that need no session (issue 5).
@@ -408,6 +409,14 @@ func TestFirstSetupLink(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Errorf("short password: %d", rec.Code)
 	}
+	// The typed name is kept, the passwords are not.
+	if body := rec.Body.String(); !strings.Contains(body, `name="name" value="root"`) || strings.Contains(body, `value="short"`) {
+		t.Errorf("the setup page after a 422 lost the name or kept the password:\n%s", body)
+	}
+	rec = c.do(h, c.form(http.MethodPost, path, url.Values{"name": {"root2"}, "password": {"long enough pw"}, "password2": {"differs, though"}}))
+	if body := rec.Body.String(); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `value="root2"`) {
+		t.Errorf("passwords differ: %d, name kept: %v", rec.Code, strings.Contains(body, `value="root2"`))
+	}
 	rec = c.do(h, c.form(http.MethodPost, path, url.Values{"name": {"root"}, "password": {"long enough pw"}, "password2": {"long enough pw"}}))
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("first admin: %d %s", rec.Code, rec.Body.String())
@@ -441,4 +450,136 @@ func newServerOn(t *testing.T, st *store.Store) *Server {
 		t.Fatal(err)
 	}
 	return srv
+}
+
+// TestCSRFTokenRotatesAtLogin: a token planted before the login (login
+// CSRF, session fixation of the token) is refused once logged in; the
+// token issued after the login works.
+func TestCSRFTokenRotatesAtLogin(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	h := srv.Handler()
+	c := anonymous(t, h)
+	before := c.csrf
+	rec := c.do(h, c.form(http.MethodPost, "/login", url.Values{"name": {testUser}, "password": {testPassword}}))
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("log in: %d %s", rec.Code, rec.Body.String())
+	}
+	if _, ok := c.cookies[components.CSRFCookie]; ok {
+		t.Error("the login kept the CSRF cookie from before")
+	}
+	profile := func(id, token string) int {
+		v := url.Values{"id": {id}, "name": {"P " + id}, "description": {""}, "_csrf": {token}}
+		return c.do(h, c.form(http.MethodPost, "/profiles", v)).Code
+	}
+	if code := profile("old-token", before); code != http.StatusForbidden {
+		t.Errorf("the token from before the login: %d, want 403", code)
+	}
+	c.refreshCSRF(t, h)
+	if c.csrf == before {
+		t.Fatal("the token after the login is the one from before")
+	}
+	if code := profile("new-token", c.csrf); code != http.StatusSeeOther {
+		t.Errorf("the token from after the login: %d, want 303", code)
+	}
+}
+
+// TestPasswordChangeIsThrottled: a wrong current password counts as a
+// failed login of the account (audited); at the limit even the right one
+// is refused with 429 and the throttling message.
+func TestPasswordChangeIsThrottled(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "erin", store.RoleViewer)
+	c := login(t, h, "erin")
+	change := func(current string) (int, string) {
+		rec := c.do(h, c.form(http.MethodPost, "/account/password", url.Values{
+			"current": {current}, "password": {"a brand new password"}, "password2": {"a brand new password"}}))
+		return rec.Code, rec.Body.String()
+	}
+	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+		if code, body := change("wrong password!"); code != http.StatusUnprocessableEntity {
+			t.Fatalf("wrong current password %d: %d %s", i, code, body)
+		}
+	}
+	code, body := change(testPassword)
+	if code != http.StatusTooManyRequests || !strings.Contains(body, "Too many failed logins") {
+		t.Errorf("throttled password change: %d, want 429 with the message\n%s", code, body)
+	}
+	// The account's logins are throttled too.
+	rec := anonymous(t, h)
+	if r := rec.do(h, rec.form(http.MethodPost, "/login", url.Values{"name": {"erin"}, "password": {testPassword}})); r.Code != http.StatusTooManyRequests {
+		t.Errorf("login after the failed password checks: %d, want 429", r.Code)
+	}
+	entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: store.ActionLoginFailed, SubjectID: "erin"})
+	if err != nil || len(entries) != handlers.LoginMaxFailuresPerAccount {
+		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, handlers.LoginMaxFailuresPerAccount)
+	}
+}
+
+// TestUsersPageKeepsTheTypedName: after a 422 the add form still holds
+// the name and role typed.
+func TestUsersPageKeepsTheTypedName(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, nil)
+	h := srv.Handler()
+	c := login(t, h, testUser)
+	rec := c.do(h, c.form(http.MethodPost, "/users", url.Values{"name": {testUser}, "role": {store.RoleEditor}}))
+	if rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("existing name: %d, want 422", rec.Code)
+	}
+	body := rec.Body.String()
+	if !strings.Contains(body, `name="name" value="`+testUser+`"`) {
+		t.Errorf("the typed name is lost:\n%s", body)
+	}
+	if !strings.Contains(body, `value="`+store.RoleEditor+`" selected`) {
+		t.Errorf("the role chosen is lost")
+	}
+}
+
+// TestDisableTakesOnlyTrueOrFalse: POST /users/:name/disable takes
+// disabled=true or false, anything else is 422 and changes nothing; a
+// repeat that changes nothing is not audited.
+func TestDisableTakesOnlyTrueOrFalse(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "frank", store.RoleViewer)
+	admin := login(t, h, testUser)
+	post := func(v url.Values) int {
+		return admin.do(h, admin.form(http.MethodPost, "/users/frank/disable", v)).Code
+	}
+	audits := func(action string) int {
+		e, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: action, SubjectID: "frank"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(e)
+	}
+	for _, bad := range []url.Values{{}, {"disabled": {""}}, {"disabled": {"yes"}}, {"disabled": {"1"}}, {"disabled": {"TRUE"}}} {
+		if code := post(bad); code != http.StatusUnprocessableEntity {
+			t.Errorf("disabled=%q: %d, want 422", bad["disabled"], code)
+		}
+	}
+	if u, err := st.UserByName(context.Background(), "frank"); err != nil || u.Disabled {
+		t.Fatalf("a refused value changed the account: %+v %v", u, err)
+	}
+	for _, v := range []string{"true", "true", "false", "false"} {
+		if code := post(url.Values{"disabled": {v}}); code != http.StatusSeeOther {
+			t.Errorf("disabled=%s: %d, want 303", v, code)
+		}
+	}
+	if d, e := audits(store.ActionDisable), audits(store.ActionEnable); d != 1 || e != 1 {
+		t.Errorf("audited %d disables and %d enables, want 1 and 1", d, e)
+	}
+	// The same for roles: a repeat is not audited.
+	for range 2 {
+		if rec := admin.do(h, admin.form(http.MethodPost, "/users/frank/role", url.Values{"role": {store.RoleEditor}})); rec.Code != http.StatusSeeOther {
+			t.Fatalf("role: %d", rec.Code)
+		}
+	}
+	if n := audits(store.ActionRole); n != 1 {
+		t.Errorf("audited %d role changes, want 1", n)
+	}
 }

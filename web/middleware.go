@@ -130,7 +130,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 	check := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		Skipper:        noSession,
 		TokenLookup:    "header:" + components.CSRFHeader + ",form:" + components.CSRFField,
-		CookieName:     "promptdesk_csrf",
+		CookieName:     components.CSRFCookie,
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSecure:   s.cfg.SecureCookies,

@@ -117,7 +117,20 @@ func login(t *testing.T, h http.Handler, name string) *client {
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("log in as %s: %d %s", name, rec.Code, rec.Body.String())
 	}
+	c.refreshCSRF(t, h)
 	return c
+}
+
+// refreshCSRF takes the client's new CSRF token from a page (the login
+// expires the one from before).
+func (c *client) refreshCSRF(t *testing.T, h http.Handler) {
+	t.Helper()
+	rec := c.do(h, httptest.NewRequest(http.MethodGet, "/account/password", nil))
+	m := csrfMeta.FindStringSubmatch(rec.Body.String())
+	if m == nil || m[1] == "" {
+		t.Fatalf("no CSRF token after login: %d %s", rec.Code, rec.Body.String())
+	}
+	c.csrf = m[1]
 }
 
 // form is a url-encoded form request carrying the client's CSRF token

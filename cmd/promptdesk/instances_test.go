@@ -324,5 +324,15 @@ func setupEditor(t *testing.T, client *http.Client, base, dbURL string) string {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("setup: %d", resp.StatusCode)
 	}
+	// The login expired the token of the setup page: take the new one.
+	resp, err = client.Get(base + "/account/password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if tok = csrfMetaTag.FindSubmatch(body); resp.StatusCode != http.StatusOK || tok == nil {
+		t.Fatalf("page after setup: %d\n%s", resp.StatusCode, body)
+	}
 	return string(tok[1])
 }

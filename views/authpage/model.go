@@ -14,7 +14,10 @@ type Setup struct {
 	Action string
 	// Name is the account's name when the link names it; "" lets the
 	// user choose (first admin).
-	Name  string
+	Name string
+	// Typed is the name typed into the form (no Name), kept after an
+	// error.
+	Typed string
 	Role  string
 	Error string
 }
@@ -41,4 +44,7 @@ type Users struct {
 	Link     string
 	LinkName string
 	Error    string
+	// Name and Role are the add form's values kept after an error.
+	Name string
+	Role string
 }

@@ -77,6 +77,8 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 const (
 	CSRFField  = "_csrf"
 	CSRFHeader = "X-CSRF-Token"
+	// CSRFCookie is the cookie holding the CSRF token.
+	CSRFCookie = "promptdesk_csrf"
 )
 
 type csrfKey struct{}
