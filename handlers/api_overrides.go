@@ -341,7 +341,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 
 	o := store.Override{ModuleID: id, Locale: locale, Text: m.Text, Title: m.Title, Version: m.Version, Author: apiActor(c)}
-	if o.Fields, err = json.Marshal(m.Frontmatter()); err != nil {
+	if o.Fields, err = json.Marshal(m.Frontmatter); err != nil {
 		return fmt.Errorf("override %s (%s): encode its fields: %w", id, locale, err)
 	}
 	if hasBuiltin {

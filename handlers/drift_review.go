@@ -307,7 +307,7 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 		Publish: true,
 	}
 	var err error
-	if o.Fields, err = json.Marshal(mod.Frontmatter()); err != nil {
+	if o.Fields, err = json.Marshal(mod.Frontmatter); err != nil {
 		return store.Override{}, false, err
 	}
 	saved, err := h.Store.SaveOverride(consoleContext(c), o, r.row.Revision)

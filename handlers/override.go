@@ -180,7 +180,7 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		Version:  m.Version,
 		Author:   consoleAuthor(c),
 	}
-	o.Fields, _ = json.Marshal(m.Frontmatter())
+	o.Fields, _ = json.Marshal(m.Frontmatter)
 	if row, ok := v.head(e.ID, e.Locale); ok && e.Revision > 0 {
 		// An edit keeps the base it was copied from: only the drift review
 		// moves it (S2), so editing never hides a drift.

@@ -69,16 +69,9 @@ type Variable struct {
 // Module is one parsed module file in one locale (S1). Modules held by a
 // Snapshot are shared and must not be modified.
 type Module struct {
-	ID                  string     `json:"id"`
-	Layer               Layer      `json:"layer"`
-	Version             int        `json:"version"`
-	Title               string     `json:"title"`
-	Description         string     `json:"description"`
-	Priority            int        `json:"priority"`
-	RequiresAttachments bool       `json:"requiresAttachments"`
-	Variables           []Variable `json:"variables,omitempty"`
-	OutputContract      string     `json:"outputContract,omitempty"`
-	Triggers            []Trigger  `json:"triggers,omitempty"`
+	// Frontmatter holds the fields of the frontmatter block; they are
+	// promoted (m.ID, m.Version, …) and flattened in JSON.
+	Frontmatter
 	// Body is the instruction text after the frontmatter, LF line endings.
 	Body string `json:"body"`
 	// BodyLine is the 1-based file line where Body starts.
@@ -181,10 +174,4 @@ type Frontmatter struct {
 	Variables           []Variable `json:"variables,omitempty"`
 	OutputContract      string     `json:"outputContract,omitempty"`
 	Triggers            []Trigger  `json:"triggers,omitempty"`
-}
-
-// Frontmatter returns the module's frontmatter fields.
-func (m *Module) Frontmatter() Frontmatter {
-	return Frontmatter{m.ID, m.Layer, m.Version, m.Title, m.Description, m.Priority,
-		m.RequiresAttachments, m.Variables, m.OutputContract, m.Triggers}
 }

@@ -50,19 +50,23 @@ func (a *app) database(ctx context.Context, log *slog.Logger) (dbURL string, sto
 	}, nil
 }
 
-func (a *app) library() (*library.Snapshot, error) {
-	if a.cli.Library != "" {
-		return library.LoadDir(a.cli.Library)
-	}
-	return library.Builtin()
-}
-
-func (a *app) assembler(countTokens bool) (*assembler.Assembler, error) {
+// parts loads the library (embedded or --library) and builds the
+// assembler from the settings; every command that assembles needs both.
+func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, error) {
 	loc, err := time.LoadLocation(a.cli.TimeZone)
 	if err != nil || a.cli.TimeZone == "Local" {
-		return nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
+		return nil, nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
 	}
-	return assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
+	var snap *library.Snapshot
+	if a.cli.Library != "" {
+		snap, err = library.LoadDir(a.cli.Library)
+	} else {
+		snap, err = library.Builtin()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("library:\n%w", err)
+	}
+	return snap, assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
 }
 
 // openStore starts or reaches Postgres, migrates and opens the store.
@@ -85,11 +89,7 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger) (*store.Store, fu
 
 func (a *app) serve(ctx context.Context) error {
 	log := a.logger()
-	snap, err := a.library()
-	if err != nil {
-		return fmt.Errorf("library:\n%w", err)
-	}
-	asm, err := a.assembler(true)
+	snap, asm, err := a.parts(true)
 	if err != nil {
 		return err
 	}
@@ -143,11 +143,7 @@ func (a *app) assemble(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.cli.Assemble.Request, err)
 	}
-	snap, err := a.library()
-	if err != nil {
-		return fmt.Errorf("library:\n%w", err)
-	}
-	asm, err := a.assembler(true)
+	snap, asm, err := a.parts(true)
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,7 @@ func (a *app) importModules(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := a.library()
-	if err != nil {
-		return fmt.Errorf("library:\n%w", err)
-	}
-	asm, err := a.assembler(false)
+	snap, asm, err := a.parts(false)
 	if err != nil {
 		return err
 	}
@@ -236,7 +232,7 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 		Author:   cliActor,
 		Action:   store.ActionImport,
 	}
-	if o.Fields, err = json.Marshal(m.Frontmatter()); err != nil {
+	if o.Fields, err = json.Marshal(m.Frontmatter); err != nil {
 		return importResult{}, err
 	}
 	if hasBuiltin {
