@@ -20,12 +20,17 @@ func TestTokensPage(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newToken(t, st, "old-runtime", store.ScopeAssemble)
 	admin := login(t, h, testUser)
 
 	rec := admin.do(h, httptest.NewRequest(http.MethodGet, "/tokens", nil))
+	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, `data-testid="no-tokens"`) || strings.Contains(body, `data-testid="tokens"`) {
+		t.Fatalf("GET /tokens before the first token: want the no-tokens line and no table, got %d %s", rec.Code, body)
+	}
+
+	newToken(t, st, "old-runtime", store.ScopeAssemble)
+	rec = admin.do(h, httptest.NewRequest(http.MethodGet, "/tokens", nil))
 	body := rec.Body.String()
-	if rec.Code != http.StatusOK || !strings.Contains(body, `data-name="old-runtime"`) || !strings.Contains(body, "never") || !strings.Contains(body, `href="/tokens"`) {
+	if strings.Contains(body, `data-testid="no-tokens"`) || rec.Code != http.StatusOK || !strings.Contains(body, `data-name="old-runtime"`) || !strings.Contains(body, "never") || !strings.Contains(body, `href="/tokens"`) {
 		t.Fatalf("GET /tokens: %d %s", rec.Code, body)
 	}
 
