@@ -32,13 +32,22 @@ type Audit struct {
 const auditPageSize = 50
 
 // auditSubjects are the subjects the audit log records
-// (docs/overrides-lifecycle.md).
-var auditSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser}
+// (docs/overrides-lifecycle.md); contentSubjects are those every role
+// sees: user and token entries (logins, failed logins with addresses,
+// token use) are for admins only.
+var (
+	auditSubjects   = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser}
+	contentSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario}
+)
 
-// auditActions suggest values for the action filter; the filter takes any.
-var auditActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-	store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionRevoke, store.ActionUse,
-	store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
+// contentActions and securityActions suggest values for the action
+// filter (the filter takes any); only admins are offered the latter.
+var (
+	contentActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
+		store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard}
+	securityActions = []string{store.ActionRevoke, store.ActionUse,
+		store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
+)
 
 // auditTimeLayout shows the seconds: several changes often share a minute.
 const auditTimeLayout = "2006-01-02 15:04:05 MST"
@@ -61,8 +70,15 @@ func (h *Audit) List(c echo.Context) error {
 		Subject:   strings.TrimSpace(c.QueryParam("subject")),
 		SubjectID: strings.TrimSpace(c.QueryParam("subject_id")),
 	}
-	if f.Subject != "" && !slices.Contains(auditSubjects, f.Subject) {
-		return fmt.Errorf("unknown subject %q (allowed: %s): %w", f.Subject, strings.Join(auditSubjects, ", "), library.ErrInvalid)
+	subjects, allowed, actions := auditSubjects, []string(nil), slices.Concat(contentActions, securityActions)
+	if u, _ := CurrentUser(c); !store.RoleAtLeast(u.Role, store.RoleAdmin) {
+		subjects, allowed, actions = contentSubjects, contentSubjects, contentActions
+	}
+	if f.Subject != "" && !slices.Contains(subjects, f.Subject) {
+		if slices.Contains(auditSubjects, f.Subject) {
+			return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf("Only admins see %s entries of the audit log.", f.Subject))
+		}
+		return fmt.Errorf("unknown subject %q (allowed: %s): %w", f.Subject, strings.Join(subjects, ", "), library.ErrInvalid)
 	}
 	var before int64
 	if s := strings.TrimSpace(c.QueryParam("before")); s != "" {
@@ -76,12 +92,12 @@ func (h *Audit) List(c echo.Context) error {
 	// One more than a page tells whether an older page exists.
 	entries, err := h.Store.ListAudit(c.Request().Context(), store.AuditFilter{
 		Actor: f.Actor, Action: f.Action, Subject: f.Subject, SubjectID: f.SubjectID,
-		Limit: auditPageSize + 1, BeforeID: before,
+		Limit: auditPageSize + 1, BeforeID: before, Subjects: allowed,
 	})
 	if err != nil {
 		return err
 	}
-	m := auditpage.Model{Filter: f, Actions: auditActions, Subjects: auditSubjects}
+	m := auditpage.Model{Filter: f, Actions: actions, Subjects: subjects}
 	if len(entries) > auditPageSize {
 		entries = entries[:auditPageSize]
 		m.OlderURL = auditURL(f, entries[len(entries)-1].ID)

@@ -54,6 +54,9 @@ type AuditFilter struct {
 	// BeforeID, when > 0, returns only entries older than that id: pass the
 	// last ID of a page to get the next one.
 	BeforeID int64
+	// Subjects, when not empty, keeps only entries of these subjects
+	// (non-admins do not see user and token entries).
+	Subjects []string
 }
 
 // Page sizes of ListAudit.
@@ -81,8 +84,9 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		WHERE ($1::text = '' OR actor = $1) AND ($2::text = '' OR action = $2)
 			AND ($3::text = '' OR subject = $3) AND ($4::text = '' OR subject_id = $4)
 			AND ($5::bigint = 0 OR id < $5)
+			AND (coalesce(cardinality($7::text[]), 0) = 0 OR subject = ANY($7))
 		ORDER BY id DESC
-		LIMIT $6`, f.Actor, f.Action, f.Subject, f.SubjectID, f.BeforeID, limit)
+		LIMIT $6`, f.Actor, f.Action, f.Subject, f.SubjectID, f.BeforeID, limit, f.Subjects)
 	if err != nil {
 		return nil, dbError(err, "list audit")
 	}

@@ -583,3 +583,32 @@ func TestDisableTakesOnlyTrueOrFalse(t *testing.T) {
 		t.Errorf("audited %d role changes, want 1", n)
 	}
 }
+
+// Logins, failed logins (with the client address) and token use are
+// admin-only entries of the audit log: viewers and editors see the content
+// changes, and asking for the user subject is refused.
+func TestAuditSecurityEntriesAreAdminOnly(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "vera", store.RoleViewer)
+	form := url.Values{"name": {"vera"}, "password": {"wrong password!"}}
+	anon := anonymous(t, h)
+	anon.do(h, anon.form(http.MethodPost, "/login", form))
+	if _, err := st.CreateProfile(store.WithActor(context.Background(), testUser), store.Profile{ID: "support", Name: "Support", Locale: "en-US", TimeZone: "UTC"}); err != nil {
+		t.Fatal(err)
+	}
+
+	viewer, admin := login(t, h, "vera"), login(t, h, testUser)
+	body := viewer.do(h, httptest.NewRequest(http.MethodGet, "/audit", nil)).Body.String()
+	if strings.Contains(body, store.ActionLoginFailed) || strings.Contains(body, `value="user"`) || !strings.Contains(body, `href="/profiles/support"`) {
+		t.Errorf("viewer's audit page: want the profile entry and no user entries or user filter:\n%s", body)
+	}
+	if rec := viewer.do(h, httptest.NewRequest(http.MethodGet, "/audit?subject=user", nil)); rec.Code != http.StatusForbidden {
+		t.Errorf("viewer GET /audit?subject=user: %d, want 403", rec.Code)
+	}
+	body = admin.do(h, httptest.NewRequest(http.MethodGet, "/audit?subject=user", nil)).Body.String()
+	if !strings.Contains(body, `<span class="badge badge-kind">`+store.ActionLoginFailed+`</span>`) {
+		t.Errorf("admin's audit page lacks the failed login row:\n%s", body)
+	}
+}
