@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,7 +195,13 @@ func (a *Auth) startSession(c echo.Context, u store.User) error {
 	a.Sessions.Put(ctx, sessionUserID, u.ID)
 	a.Sessions.Put(ctx, sessionPassword, u.PasswordChangedAt.UnixMicro())
 	// A CSRF token from before the login is worthless: the next request
-	// gets a new one.
+	// gets a new one. The CSRF middleware has already re-set the old
+	// token on this response; drop that header so that clients see only
+	// the expiry, whatever order they apply cookies in.
+	h := c.Response().Header()
+	h["Set-Cookie"] = slices.DeleteFunc(h["Set-Cookie"], func(v string) bool {
+		return strings.HasPrefix(v, components.CSRFCookie+"=")
+	})
 	c.SetCookie(&http.Cookie{Name: components.CSRFCookie, Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: a.Sessions.Cookie.Secure, SameSite: http.SameSiteLaxMode})
 	return nil

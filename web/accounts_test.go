@@ -468,6 +468,17 @@ func TestCSRFTokenRotatesAtLogin(t *testing.T) {
 	if _, ok := c.cookies[components.CSRFCookie]; ok {
 		t.Error("the login kept the CSRF cookie from before")
 	}
+	// One header for the cookie, the expiry: clients that apply a
+	// response's cookies in any order must all drop the old token.
+	var csrfHeaders []string
+	for _, v := range rec.Result().Header.Values("Set-Cookie") {
+		if strings.HasPrefix(v, components.CSRFCookie+"=") {
+			csrfHeaders = append(csrfHeaders, v)
+		}
+	}
+	if len(csrfHeaders) != 1 || !strings.Contains(csrfHeaders[0], "Max-Age=0") {
+		t.Errorf("login response CSRF cookie headers: %q, want exactly one expiry", csrfHeaders)
+	}
 	profile := func(id, token string) int {
 		v := url.Values{"id": {id}, "name": {"P " + id}, "description": {""}, "_csrf": {token}}
 		return c.do(h, c.form(http.MethodPost, "/profiles", v)).Code
