@@ -73,7 +73,7 @@ func (h *History) Show(c echo.Context) error {
 		return err
 	}
 	if len(revs) == 0 && !v.exists(id) {
-		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	m := historyModel(id, locale, revs)
 	m.Flash = flashFor(c)
@@ -179,7 +179,7 @@ func (h *History) Restore(c echo.Context) error {
 	}
 	i := slices.IndexFunc(revs, func(r store.Revision) bool { return r.Revision == rev })
 	if i < 0 {
-		return fmt.Errorf("%s revision %d: %w", overrideFile(id, locale), rev, library.ErrNotFound)
+		return fmt.Errorf("%s has no revision %d: %w", overrideFile(id, locale), rev, library.ErrNotFound)
 	}
 	refuse := func(status int, alert string, errs []string) error {
 		m := historyModel(id, locale, revs)

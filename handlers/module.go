@@ -28,7 +28,7 @@ func (h *Module) Show(c echo.Context) error {
 	id := c.Param("id")
 	v := h.Overlay.Current()
 	if !v.exists(id) {
-		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	m := moduleModel(h.Assembler, v, id)
 	m.Flash = flashFor(c)

@@ -52,7 +52,7 @@ func consoleAuthor(c echo.Context) string { return store.ActorFrom(c.Request().C
 func (h *Overrides) Pick(c echo.Context) error {
 	id := c.Param("id")
 	if !h.Overlay.Current().exists(id) {
-		return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	locale, err := canonicalLocale(c.QueryParam("locale"))
 	if err != nil {
@@ -68,7 +68,7 @@ func (h *Overrides) target(c echo.Context) (v *View, id, locale string, redirect
 	v = h.Overlay.Current()
 	id = c.Param("id")
 	if !v.exists(id) {
-		return nil, "", "", false, fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+		return nil, "", "", false, fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	locale, err = canonicalLocale(c.Param("locale"))
 	if err != nil {
@@ -260,7 +260,7 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 		}
 		v := h.Overlay.Current()
 		if !v.exists(id) {
-			return fmt.Errorf("module %q: %w", id, library.ErrNotFound)
+			return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 		}
 		m := moduleModel(h.Assembler, v, id)
 		m.Alert = fmt.Sprintf("Nothing was done (%s): %v. The page below shows the override as it is now.", action, err)

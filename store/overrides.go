@@ -319,7 +319,7 @@ func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevisi
 		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale).Scan(&current, &deleted)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows), err == nil && deleted && deleting:
-		return fmt.Errorf("%s: %w", name, library.ErrNotFound)
+		return fmt.Errorf("%s does not exist: %w", name, library.ErrNotFound)
 	case err != nil:
 		return dbError(err, name)
 	case deleted:

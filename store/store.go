@@ -77,7 +77,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 // broken constraint or malformed JSON → invalid; else it wraps err.
 func dbError(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %w", what, library.ErrNotFound)
+		return fmt.Errorf("%s does not exist: %w", what, library.ErrNotFound)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

@@ -155,7 +155,7 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (
 // (which matches library.ErrNotFound too) for a revoked one.
 func (s *Store) Authenticate(ctx context.Context, secret, method, path string) (Token, error) {
 	if !strings.HasPrefix(secret, TokenPrefix) {
-		return Token{}, fmt.Errorf("api token: %w", library.ErrNotFound)
+		return Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
 	}
 	tok, err := scanToken(s.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = $1`, HashToken(secret)))
 	if err != nil {

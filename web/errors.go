@@ -80,13 +80,19 @@ func classify(err error) (status int, code, msg string) {
 		}
 		return he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"), msg
 	case errors.Is(err, library.ErrNotFound):
-		return http.StatusNotFound, "not_found", err.Error()
+		return http.StatusNotFound, "not_found", message(err, library.ErrNotFound)
 	case errors.Is(err, library.ErrInvalid):
-		return http.StatusUnprocessableEntity, "invalid", err.Error()
+		return http.StatusUnprocessableEntity, "invalid", message(err, library.ErrInvalid)
 	case errors.Is(err, library.ErrConflict):
-		return http.StatusConflict, "conflict", err.Error()
+		return http.StatusConflict, "conflict", message(err, library.ErrConflict)
 	}
 	return http.StatusInternalServerError, "internal", "Something went wrong on the server; the details are in its log."
+}
+
+// message is err's text without the trailing ": <sentinel>" that wrapping
+// adds: the status and code already say it.
+func message(err, sentinel error) string {
+	return strings.TrimSuffix(err.Error(), ": "+sentinel.Error())
 }
 
 // handleError is the server's one HTTPErrorHandler: it logs server

@@ -30,8 +30,9 @@ func TestClassifyAPI(t *testing.T) {
 		{&assembler.Error{Code: assembler.CodeLimitExceeded, Msg: "body"}, 413, apiError{"limit_exceeded", "body", ""}},
 		{&assembler.Error{Code: assembler.CodeLimitExceeded, Field: "skills", Msg: "201 skills; the limit is 200"}, 422, apiError{"limit_exceeded", "field skills: 201 skills; the limit is 200", "skills"}},
 		{echo.ErrNotFound, 404, apiError{"not_found", "no API route GET /api/v1/x", ""}},
-		{fmt.Errorf("x: %w", library.ErrInvalid), 422, apiError{"invalid_request", "x: invalid", ""}},
-		{fmt.Errorf("x: %w", library.ErrConflict), 409, apiError{"conflict", "x: conflict", ""}},
+		{fmt.Errorf("x: %w", library.ErrInvalid), 422, apiError{"invalid_request", "x", ""}},
+		{fmt.Errorf("x: %w", library.ErrConflict), 409, apiError{"conflict", "x", ""}},
+		{fmt.Errorf("profile p does not exist: %w", library.ErrNotFound), 404, apiError{"not_found", "profile p does not exist", ""}},
 		{errors.New("disk on fire"), 500, apiError{"internal", "Something went wrong on the server; the details are in its log.", ""}},
 	} {
 		c2 := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/api/v1/x", nil), httptest.NewRecorder())
