@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -332,7 +333,28 @@ func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
 		m.Users = append(m.Users, authpage.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, Self: u.ID == me.ID})
 	}
 	m.Roles = store.Roles
+	links, err := a.Store.PendingSetupLinks(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		m.Links = append(m.Links, authpage.LinkRow{ID: l.ID, Name: l.UserName, Role: l.Role, CreatedBy: l.CreatedBy,
+			Created: l.CreatedAt.UTC().Format(auditTimeLayout), Expires: l.ExpiresAt.UTC().Format(auditTimeLayout)})
+	}
 	return Render(c, status, authpage.UsersPage(m))
+}
+
+// RevokeSetupLink handles POST /users/links/:id/revoke: the pending setup
+// link can no longer be used. Errors: 404 when it is not pending.
+func (a *Auth) RevokeSetupLink(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return fmt.Errorf("setup link id must be a positive whole number, got %q: %w", c.Param("id"), library.ErrInvalid)
+	}
+	if err := a.Store.RevokeSetupLink(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/users")
 }
 
 // AddUser handles POST /users: it shows a one-time setup link for the

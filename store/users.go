@@ -30,7 +30,22 @@ const (
 	ActionDisable     = "disable"
 	ActionEnable      = "enable"
 	ActionPassword    = "password"
+	// ActionInvite records a setup link issued (subject user, the link's
+	// account name or "" for the first admin).
+	ActionInvite = "invite"
 )
+
+// firstAdminSubject is the audit subject id of the first admin's setup
+// link, whose account name is chosen only on the setup page.
+const firstAdminSubject = "(first admin)"
+
+// linkSubject is the audit subject id of a setup link for name.
+func linkSubject(name string) string {
+	if name == "" {
+		return firstAdminSubject
+	}
+	return name
+}
 
 // Roles, from least to most allowed (SPEC S12): viewer browses and
 // previews; editor also changes overrides, profiles and scenarios; admin
@@ -75,9 +90,21 @@ type SetupToken struct {
 	ExpiresAt time.Time
 }
 
-// ErrSetupLinkInvalid is the error of an unknown, used or expired setup
+// SetupLinkInfo is a pending setup link as the users page lists it: never
+// its secret. CreatedBy is the issuing admin's name ("cli" from the shell,
+// "server" for the first admin's link).
+type SetupLinkInfo struct {
+	ID        int64
+	UserName  string
+	Role      string
+	CreatedBy string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// ErrSetupLinkInvalid is the error of an unknown, used, revoked or expired setup
 // link; it matches library.ErrNotFound.
-var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used already, has expired or never existed: %w", library.ErrNotFound)
+var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used already, was revoked, has expired or never existed: %w", library.ErrNotFound)
 
 // HashPassword returns the bcrypt hash of password.
 func HashPassword(password string) (string, error) {
@@ -156,12 +183,59 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 		return "", err
 	}
 	secret := base64.RawURLEncoding.EncodeToString(raw[:])
-	_, err := s.db.Exec(ctx, `INSERT INTO setup_tokens (hash, user_name, role, expires_at) VALUES ($1, $2, $3, now() + $4::interval)`,
-		HashToken(secret), name, role, fmt.Sprintf("%d seconds", int(SetupTTL.Seconds())))
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var id int64
+		var expires time.Time
+		err := tx.db.QueryRow(ctx, `INSERT INTO setup_tokens (hash, user_name, role, expires_at, created_by)
+			VALUES ($1, $2, $3, now() + $4::interval, $5) RETURNING id, expires_at`,
+			HashToken(secret), name, role, fmt.Sprintf("%d seconds", int(SetupTTL.Seconds())), ActorFrom(ctx)).Scan(&id, &expires)
+		if err != nil {
+			return dbErrOrNil(err, "setup link")
+		}
+		after, _ := auditJSON(map[string]any{"link": id, "name": name, "role": role, "expires": expires.UTC().Format(time.RFC3339)})
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionInvite, Subject: SubjectUser, SubjectID: linkSubject(name), After: after})
+	})
 	if err != nil {
-		return "", dbErrOrNil(err, "setup link")
+		return "", err
 	}
 	return secret, nil
+}
+
+// PendingSetupLinks lists the setup links that can still be used (not
+// used, revoked or expired), oldest first.
+func (s *Store) PendingSetupLinks(ctx context.Context) ([]SetupLinkInfo, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, user_name, role, created_by, created_at, expires_at FROM setup_tokens
+		WHERE used_at IS NULL AND revoked_at IS NULL AND expires_at > now() ORDER BY id`)
+	if err != nil {
+		return nil, dbError(err, "setup links")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SetupLinkInfo, error) {
+		var l SetupLinkInfo
+		err := r.Scan(&l.ID, &l.UserName, &l.Role, &l.CreatedBy, &l.CreatedAt, &l.ExpiresAt)
+		return l, err
+	})
+	if err != nil {
+		return nil, dbError(err, "setup links")
+	}
+	return list, nil
+}
+
+// RevokeSetupLink makes the pending setup link id unusable and audits it
+// (action revoke, subject user). Errors: library.ErrNotFound when no
+// pending link has that id (used, revoked, expired or unknown).
+func (s *Store) RevokeSetupLink(ctx context.Context, id int64) error {
+	return s.WithTx(ctx, func(tx *Store) error {
+		var name, role string
+		err := tx.db.QueryRow(ctx, `UPDATE setup_tokens SET revoked_at = now()
+			WHERE id = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() RETURNING user_name, role`, id).Scan(&name, &role)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("setup link %d is not pending (used, revoked, expired or unknown): %w", id, library.ErrNotFound)
+		} else if err != nil {
+			return dbErrOrNil(err, "setup link")
+		}
+		before, _ := auditJSON(map[string]any{"link": id, "name": name, "role": role})
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionRevoke, Subject: SubjectUser, SubjectID: linkSubject(name), Before: before})
+	})
 }
 
 // SetupLink returns the unused, unexpired setup link of secret. Errors:
@@ -169,7 +243,7 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 func (s *Store) SetupLink(ctx context.Context, secret string) (SetupToken, error) {
 	var t SetupToken
 	err := s.db.QueryRow(ctx, `SELECT user_name, role, expires_at FROM setup_tokens
-		WHERE hash = $1 AND used_at IS NULL AND expires_at > now()`, HashToken(secret)).Scan(&t.UserName, &t.Role, &t.ExpiresAt)
+		WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()`, HashToken(secret)).Scan(&t.UserName, &t.Role, &t.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, ErrSetupLinkInvalid
 	}
@@ -185,7 +259,7 @@ func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var t SetupToken
 		err := tx.db.QueryRow(ctx, `SELECT user_name, role FROM setup_tokens
-			WHERE hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE`, HashToken(secret)).Scan(&t.UserName, &t.Role)
+			WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE`, HashToken(secret)).Scan(&t.UserName, &t.Role)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrSetupLinkInvalid
 		} else if err != nil {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
@@ -66,6 +68,7 @@ var consoleRoles = map[string]string{
 	"POST /users":                                store.RoleAdmin,
 	"POST /users/:name/role":                     store.RoleAdmin,
 	"POST /users/:name/disable":                  store.RoleAdmin,
+	"POST /users/links/:id/revoke":               store.RoleAdmin,
 	"GET /tokens":                                store.RoleAdmin,
 	"POST /tokens":                               store.RoleAdmin,
 	"POST /tokens/revoke":                        store.RoleAdmin,
@@ -621,5 +624,56 @@ func TestAuditSecurityEntriesAreAdminOnly(t *testing.T) {
 	body = admin.do(h, httptest.NewRequest(http.MethodGet, "/audit?subject=user", nil)).Body.String()
 	if !strings.Contains(body, `<span class="badge badge-kind">`+store.ActionLoginFailed+`</span>`) {
 		t.Errorf("admin's audit page lacks the failed login row:\n%s", body)
+	}
+}
+
+// Setup links are listed (never their secret) with the issuing admin,
+// revocable before use (the link then fails like a used one), and issuing
+// and revoking are audited with the admin as actor.
+func TestSetupLinksListedRevocableAndAudited(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	admin := login(t, h, testUser)
+	body := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)).Body.String()
+	if !strings.Contains(body, `data-testid="no-setup-links"`) {
+		t.Fatalf("users page before any link: want the no-setup-links line:\n%s", body)
+	}
+	rec := admin.do(h, admin.form(http.MethodPost, "/users", url.Values{"name": {"dora"}, "role": {store.RoleEditor}}))
+	link := regexp.MustCompile(`/setup/[A-Za-z0-9_-]+`).FindString(rec.Body.String())
+	if rec.Code != http.StatusOK || link == "" {
+		t.Fatalf("add user: %d, link %q", rec.Code, link)
+	}
+	secret := strings.TrimPrefix(link, "/setup/")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(rec.Body.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := doc.Find(`[data-testid="setup-link-row"][data-name="dora"]`)
+	cells := row.Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
+	if len(cells) < 3 || cells[0] != "dora" || cells[1] != store.RoleEditor || cells[2] != testUser {
+		t.Errorf("pending link row: %q, want dora, editor, issued by %s", cells, testUser)
+	}
+	if strings.Count(rec.Body.String(), secret) != 1 {
+		t.Errorf("the secret appears %d times on the page, want once (the just-created panel)", strings.Count(rec.Body.String(), secret))
+	}
+	action, _ := row.Find("form").Attr("action")
+	if rec := admin.do(h, admin.form(http.MethodPost, action, nil)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("revoke %s: %d %s", action, rec.Code, rec.Body.String())
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, action, nil)); rec.Code != http.StatusNotFound {
+		t.Errorf("revoke twice: %d, want 404", rec.Code)
+	}
+	if rec := anonymous(t, h).do(h, httptest.NewRequest(http.MethodGet, link, nil)); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "revoked") {
+		t.Errorf("GET revoked link: %d, want 404 saying it may be revoked", rec.Code)
+	}
+	if body := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)).Body.String(); strings.Contains(body, `data-testid="setup-link-row"`) {
+		t.Errorf("revoked link still listed")
+	}
+	for _, action := range []string{store.ActionInvite, store.ActionRevoke} {
+		entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, SubjectID: "dora", Action: action})
+		if err != nil || len(entries) != 1 || entries[0].Actor != testUser {
+			t.Errorf("audit %s of dora's link: %+v %v, want one entry by %s", action, entries, err, testUser)
+		}
 	}
 }

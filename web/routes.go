@@ -99,6 +99,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/users", auth.AddUser, admin)
 	e.POST("/users/:name/role", auth.SetRole, admin)
 	e.POST("/users/:name/disable", auth.SetDisabled, admin)
+	e.POST("/users/links/:id/revoke", auth.RevokeSetupLink, admin)
 
 	tokens := &handlers.Tokens{Store: s.cfg.Store}
 	e.GET("/tokens", tokens.List, admin)

@@ -241,7 +241,7 @@ func (s *Server) FirstSetupLink(ctx context.Context) (string, error) {
 	if err != nil || n > 0 {
 		return "", err
 	}
-	secret, err := s.cfg.Store.CreateSetupToken(ctx, "", store.RoleAdmin)
+	secret, err := s.cfg.Store.CreateSetupToken(store.WithActor(ctx, "server"), "", store.RoleAdmin)
 	if err != nil {
 		return "", err
 	}

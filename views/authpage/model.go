@@ -36,9 +36,21 @@ type UserRow struct {
 	Self     bool
 }
 
+// LinkRow is a pending setup link on the users page (never its secret).
+// Created and Expires are UTC times as the page shows them.
+type LinkRow struct {
+	ID        int64
+	Name      string // "" for the first admin's link
+	Role      string
+	CreatedBy string
+	Created   string
+	Expires   string
+}
+
 // Users is the admins' users page.
 type Users struct {
 	Users []UserRow
+	Links []LinkRow
 	Roles []string
 	// Link is a setup link just created, shown once.
 	Link     string
