@@ -86,6 +86,7 @@ type Note struct {
 	Msg  string
 }
 
+// String is "line N: msg", or msg when Line is 0.
 func (n Note) String() string {
 	if n.Line > 0 {
 		return fmt.Sprintf("line %d: %s", n.Line, n.Msg)
@@ -386,8 +387,8 @@ func (b *builder) finish() error {
 	return nil
 }
 
-// Existing lists the module files of r that exist in dir already.
-func (r *Result) Existing(dir string) ([]string, error) {
+// existing lists the module files of r that exist in dir already.
+func (r *Result) existing(dir string) ([]string, error) {
 	var out []string
 	for _, m := range r.Modules {
 		p := filepath.Join(dir, filepath.FromSlash(m.Path))
@@ -404,7 +405,7 @@ func (r *Result) Existing(dir string) ([]string, error) {
 // writes nothing and returns an error naming the files when any exists
 // already, unless force.
 func (r *Result) WriteDir(dir string, force bool) error {
-	existing, err := r.Existing(dir)
+	existing, err := r.existing(dir)
 	if err != nil {
 		return err
 	}
@@ -453,6 +454,6 @@ func (r *Result) Report(w io.Writer, root string) {
 		}
 	}
 	n := r.Counts()
-	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files\n",
+	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted\n",
 		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules))
 }

@@ -22,7 +22,6 @@ type maiPrompt struct {
 	outcome int
 	locale  string
 	name    string // file name without .prompt
-	text    string // normalised source text
 	pieces  []piece
 }
 
@@ -95,6 +94,9 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 
 	byName := map[string][]*maiPrompt{}
 	for _, pr := range prompts {
+		if e := entries[pr.locale][pr.name]; e != nil {
+			e.used = true
+		}
 		if readMaiPrompt(b, fsys, pr) {
 			byName[pr.name] = append(byName[pr.name], pr)
 		}
@@ -126,11 +128,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		sort.Slice(prs, func(i, j int) bool { return prs[i].locale < prs[j].locale })
 		vars := maiVariables(prs, ids)
 		for _, pr := range prs {
-			e := entries[pr.locale][pr.name]
-			if e != nil {
-				e.used = true
-			}
-			buildMaiModule(b, pr, e, metas[pr.locale] != "", mods[name], ids, vars)
+			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], ids, vars)
 		}
 	}
 
@@ -242,9 +240,8 @@ func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 		b.fail(pr.outcome, n)
 		return false
 	}
-	pr.text = library.Normalize(data)
 	var problems []Note
-	pr.pieces, problems = parsePyFormat(pr.text)
+	pr.pieces, problems = parsePyFormat(library.Normalize(data))
 	if len(problems) > 0 {
 		b.fail(pr.outcome, problems...)
 		return false
@@ -282,7 +279,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			w.text(pc.lit)
 			continue
 		}
-		name := pc.field
+		var name string
 		if id := ids[pc.field]; id != "" {
 			name = id
 			if !noted[name] {
@@ -307,6 +304,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			b.note(i, 0, "variable %s is used by another locale of %s but not this one; declared here too (all locales of a module share one variable list, S1)", v, pr.name)
 		}
 	}
+	out := w.String()
 	if w.escaped > 0 {
 		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text (S3)", w.escaped)
 	}
@@ -329,7 +327,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		description = d
 	}
 	if description == "" {
-		description = b.description(i, pr.text, title)
+		description = b.description(i, out, title)
 	}
 	b.module(i, spec{
 		layer:       b.layer(defaultLayer(pr.name)),
@@ -338,7 +336,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		title:       title,
 		description: description,
 		variables:   vars,
-		body:        w.String(),
+		body:        out,
 	})
 }
 

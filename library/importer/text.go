@@ -25,14 +25,6 @@ type body struct {
 // text appends literal text.
 func (w *body) text(s string) { w.pending.WriteString(s) }
 
-// trimRight drops trailing white space of the pending literal text (Jinja's
-// `{{-`, `{#-`).
-func (w *body) trimRight() {
-	s := strings.TrimRightFunc(w.pending.String(), unicode.IsSpace)
-	w.pending.Reset()
-	w.pending.WriteString(s)
-}
-
 // placeholder appends {{name}}; it returns false when the literal text
 // before it ends in a backslash, which would turn it into an escape.
 func (w *body) placeholder(name string) bool {

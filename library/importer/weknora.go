@@ -177,10 +177,10 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 			sample = top.user
 		}
 		loc := b.locale(i, sample.text)
-		if l, dup := parts[loc]; dup {
+		if _, dup := parts[loc]; dup {
 			b.note(i, sample.line, "the top-level content is replaced by the i18n %s content", loc)
 		} else {
-			l = i18n[loc]
+			l := i18n[loc]
 			if l == nil {
 				l = &wkLocale{}
 			}
