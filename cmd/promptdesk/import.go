@@ -5,21 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/language"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/web"
 )
 
-// importFormat is the only --from value for now: a folder in the library
-// layout, as export writes it. The other importers of S1 (Agent Skills,
-// MaiBot, WeKnora, Jinja template sets) come with issue 6.
+// importFormat is the --from value of a folder in the library layout, as
+// export writes it; the other formats are converted by library/importer.
 const importFormat = "promptdesk"
 
 // cliActor is who the CLI's changes are recorded as (audit log, revisions).
@@ -32,51 +34,150 @@ type moduleFile struct {
 	size   int64
 }
 
-// importModules saves every DIR/modules/<locale>/*.md as the override of
-// its id in that locale (S1, S2, issue 4 item 7). Each file is checked
-// like an edit in the console (it parses, its id matches the file name,
-// it keeps the builtin's layer, its placeholders are known, its includes
-// make no cycle) and ends as exactly one of imported, skipped or failed,
-// printed with its path (and line, for a failure). It returns an error,
-// so the exit status is 1, when any file failed.
+// importModules runs `import --from FORMAT SRC` (S1, issue 6). The
+// promptdesk format is a folder in the library layout: every
+// SRC/modules/<locale>/*.md is saved as the override of its id in that
+// locale (S2, issue 4 item 7). Each file is checked like an edit in the
+// console (it parses, its id matches the file name, it keeps the
+// builtin's layer, its placeholders are known, its includes make no
+// cycle) and ends as exactly one of imported, skipped or failed, printed
+// with its path (and line, for a failure). The other formats are converted
+// by library/importer and go either to module files (--out DIR) or through
+// the same checks into the database (--into db); the report lists every
+// source file or entry as imported, not imported (with the reason and
+// line), used (a manifest) or skipped (not part of the format). The error,
+// and so exit status 1, says that something did not come in: a file
+// failed, or a source item was not imported.
 //
-// Imports arrive as drafts (issue 4 item 7): an imported text is a new
+// Imports into the database arrive as drafts (issue 4 item 7): an imported text is a new
 // revision (action import) that is not served until an operator publishes
 // it (module page, or POST /api/v1/overrides/{id}/publish); what was
 // served before keeps serving. A file identical to the override's head
 // (its draft, if any) is skipped.
 func (a *app) importModules(ctx context.Context) error {
-	if from := a.cli.Import.From; from != importFormat {
-		return fmt.Errorf("--from %q: unknown format; only %q is supported for now (module files in DIR/modules/<locale>/<layer>-<name>.md, as export writes them); the other formats come with issue 6",
-			from, importFormat)
+	c := a.cli.Import
+	if c.Into != "" && c.Into != intoDB {
+		return fmt.Errorf("--into %q: the only target is %q (drafts in Postgres); write files with --out DIR", c.Into, intoDB)
 	}
-	dir := a.cli.Import.Dir
-	files, err := listModuleFiles(dir)
+	if c.From == importFormat {
+		switch {
+		case c.Out != "":
+			return fmt.Errorf("--out: a %s folder is in the library layout already; import it --into %s (the default)", importFormat, intoDB)
+		case c.Layer != "" || c.Locale != "":
+			return fmt.Errorf("--layer and --locale apply to the converted formats (%s), not to %s", formatNames(), importFormat)
+		}
+		return a.importLibrary(ctx)
+	}
+	if !slices.Contains(importer.Formats, importer.Format(c.From)) {
+		return fmt.Errorf("--from %q: unknown format (known: %s, %s)", c.From, importFormat, formatNames())
+	}
+	switch {
+	case c.Out != "" && c.Into != "":
+		return errors.New("--out and --into: choose one, module files in a folder or drafts in Postgres")
+	case c.Out == "" && c.Into == "":
+		return fmt.Errorf("say where the modules go: --out DIR (module files in the library layout) or --into %s (drafts in Postgres)", intoDB)
+	case c.Force && c.Out == "":
+		return errors.New("--force applies to --out only")
+	}
+	res, err := importer.Import(importer.Format(c.From), os.DirFS(c.Src), importer.Options{Layer: library.Layer(c.Layer), Locale: c.Locale})
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Src, err)
+	}
+	if c.Out != "" {
+		err = a.importToFolder(res)
+	} else {
+		err = a.importToDB(ctx, res)
+	}
 	if err != nil {
 		return err
 	}
-	snap, asm, err := a.parts(false)
-	if err != nil {
+	if n := res.Counts()[importer.StatusNotImported]; n > 0 {
+		return fmt.Errorf("import: %d of %d source items not imported", n, len(res.Outcomes))
+	}
+	return nil
+}
+
+// intoDB is the --into value that saves modules as drafts in Postgres.
+const intoDB = "db"
+
+func formatNames() string {
+	names := make([]string, len(importer.Formats))
+	for i, f := range importer.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// importToFolder writes the converted modules under --out (refusing to
+// overwrite without --force), prints the report and checks that the
+// folder loads as a library.
+func (a *app) importToFolder(res *importer.Result) error {
+	c := a.cli.Import
+	res.Report(a.stdout, c.Src)
+	if err := res.WriteDir(c.Out, c.Force); err != nil {
 		return err
 	}
-	log := a.logger()
-	st, closeStore, err := a.openStore(ctx, log)
+	fmt.Fprintf(a.stdout, "wrote %d module files to %s\n", len(res.Modules), filepath.Join(c.Out, "modules"))
+	if len(res.Modules) == 0 {
+		return nil
+	}
+	if _, err := library.LoadDir(c.Out); err != nil {
+		return fmt.Errorf("%s does not load as a library after the import:\n%w", c.Out, err)
+	}
+	return nil
+}
+
+// importToDB saves every converted module as a draft override (or user
+// module) like the promptdesk format's files, then prints the report. A
+// module refused by the checks turns its source item into not imported.
+func (a *app) importToDB(ctx context.Context, res *importer.Result) error {
+	im, closeStore, err := a.newImporter(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	ctx = store.WithActor(ctx, cliActor)
+	byPath := map[string]importer.Module{}
+	for _, m := range res.Modules {
+		byPath[m.Path] = m
+	}
+	for k := range res.Outcomes {
+		o := &res.Outcomes[k]
+		if o.Status != importer.StatusImported {
+			continue
+		}
+		for _, p := range o.Modules {
+			m := byPath[p]
+			r, err := im.save(ctx, p, m.Locale, []byte(m.Text))
+			if err != nil {
+				res.Report(a.stdout, a.cli.Import.Src)
+				return err
+			}
+			if r.outcome == outcomeFailed {
+				o.Status = importer.StatusNotImported
+				o.Reasons = append(o.Reasons, importer.Note{Msg: "refused by the database import: " + r.detail})
+				continue
+			}
+			o.Notes = append(o.Notes, importer.Note{Msg: r.detail})
+		}
+	}
+	res.Report(a.stdout, a.cli.Import.Src)
+	return nil
+}
 
-	im := &importer{st: st, snap: snap, asm: asm, fallback: a.cli.FallbackLocale}
-	// The state includes the overrides saved so far, so that include
-	// cycles among the imported files are found too.
-	reload := func() (err error) {
-		im.state, err = web.LoadState(ctx, st, snap, log)
+// importLibrary imports a folder in the library layout (--from promptdesk).
+func (a *app) importLibrary(ctx context.Context) error {
+	dir := a.cli.Import.Src
+	files, err := listModuleFiles(dir)
+	if err != nil {
 		return err
 	}
-	if err := reload(); err != nil {
+	im, closeStore, err := a.newImporter(ctx)
+	if err != nil {
 		return err
 	}
+	defer closeStore()
+	ctx = store.WithActor(ctx, cliActor)
 	var imported, skipped, failed int
 	for _, f := range files {
 		res, err := im.file(ctx, f)
@@ -88,9 +189,6 @@ func (a *app) importModules(ctx context.Context) error {
 		switch res.outcome {
 		case outcomeImported:
 			imported++
-			if err := reload(); err != nil {
-				return err
-			}
 		case outcomeSkipped:
 			skipped++
 		default:
@@ -102,6 +200,25 @@ func (a *app) importModules(ctx context.Context) error {
 		return fmt.Errorf("import: %d of %d files failed", failed, len(files))
 	}
 	return nil
+}
+
+// newImporter loads the library, opens the store and the current state.
+func (a *app) newImporter(ctx context.Context) (*dbImporter, func(), error) {
+	snap, asm, err := a.parts(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := a.logger()
+	st, closeStore, err := a.openStore(ctx, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	im := &dbImporter{st: st, snap: snap, asm: asm, fallback: a.cli.FallbackLocale, log: log}
+	if err := im.reload(ctx); err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return im, closeStore, nil
 }
 
 // listModuleFiles lists DIR/modules/<locale>/*.md in name order, and any
@@ -160,43 +277,59 @@ type importResult struct {
 	outcome, detail string
 }
 
-// importer checks and saves files against one library snapshot.
-type importer struct {
+// dbImporter checks and saves module texts against one library snapshot.
+type dbImporter struct {
 	st       *store.Store
 	snap     *library.Snapshot
 	asm      *assembler.Assembler
 	state    *assembler.State
 	fallback string
+	log      *slog.Logger
+}
+
+// reload reads the overrides into the state. It runs after every save, so
+// that include cycles among the imported modules are found too.
+func (im *dbImporter) reload(ctx context.Context) (err error) {
+	im.state, err = web.LoadState(ctx, im.st, im.snap, im.log)
+	return err
 }
 
 // file checks and saves one file. A problem with the file is a failed
 // result; the error is for the database failing, which stops the import.
-func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error) {
-	fail := func(line int, field, msg string) (importResult, error) {
-		return importResult{outcomeFailed, (&library.FileError{File: f.path, Line: line, Field: field, Msg: msg}).Error()}, nil
+func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, error) {
+	fail := func(msg string) (importResult, error) {
+		return importResult{outcomeFailed, (&library.FileError{File: f.path, Msg: msg}).Error()}, nil
 	}
 	if f.folder == "" {
-		return fail(0, "", "not in a locale folder: module files go in modules/<locale>/")
+		return fail("not in a locale folder: module files go in modules/<locale>/")
 	}
 	tag, err := language.Parse(f.folder)
 	if err != nil {
-		return fail(0, "", fmt.Sprintf("folder %q is not a BCP 47 locale tag", f.folder))
+		return fail(fmt.Sprintf("folder %q is not a BCP 47 locale tag", f.folder))
 	}
-	locale := tag.String()
 	if f.size > library.MaxModuleBytes {
-		return fail(0, "", fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", f.size, library.MaxModuleBytes))
+		return fail(fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", f.size, library.MaxModuleBytes))
 	}
 	data, err := os.ReadFile(f.path)
 	if err != nil {
-		return fail(0, "", err.Error())
+		return fail(err.Error())
 	}
+	return im.save(ctx, f.path, tag.String(), data)
+}
 
-	m, err := library.Parse(f.path, data)
+// save checks one module text like an edit in the console and saves it as
+// a draft revision of the override of its id in locale. path names the
+// text in the result and must end in the module's file name.
+func (im *dbImporter) save(ctx context.Context, path, locale string, data []byte) (importResult, error) {
+	fail := func(line int, field, msg string) (importResult, error) {
+		return importResult{outcomeFailed, (&library.FileError{File: path, Line: line, Field: field, Msg: msg}).Error()}, nil
+	}
+	m, err := library.Parse(path, data)
 	if err != nil {
 		return importResult{outcomeFailed, err.Error()}, nil
 	}
-	if want, _ := library.IDFromFileName(filepath.Base(f.path)); m.ID != want {
-		return fail(m.FieldLine("id"), "id", fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, filepath.Base(f.path), want))
+	if want, _ := library.IDFromFileName(filepath.Base(path)); m.ID != want {
+		return fail(m.FieldLine("id"), "id", fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, filepath.Base(path), want))
 	}
 	if b, ok := im.snap.Any(m.ID); ok && m.Layer != b.Layer {
 		return fail(m.FieldLine("layer"), "layer", fmt.Sprintf("an override may not change the layer; it must stay %q (S2)", b.Layer))
@@ -210,7 +343,7 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 
 	base, hasBuiltin := im.builtinBase(m.ID, locale)
 	if hasBuiltin && m.Text == base.Text {
-		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the builtin %s text (version %d); nothing stored", f.path, base.Locale, base.Version)}, nil
+		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the builtin %s text (version %d); nothing stored", path, base.Locale, base.Version)}, nil
 	}
 	head, err := im.st.GetOverride(ctx, m.ID, locale)
 	baseRevision := head.Revision
@@ -220,7 +353,7 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 	case err != nil:
 		return importResult{}, err
 	case head.Text == m.Text:
-		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the override of %s (%s) at revision %d; nothing stored", f.path, m.ID, head.Locale, head.Revision)}, nil
+		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the override of %s (%s) at revision %d; nothing stored", path, m.ID, head.Locale, head.Revision)}, nil
 	}
 
 	o := store.Override{
@@ -247,13 +380,16 @@ func (im *importer) file(ctx context.Context, f moduleFile) (importResult, error
 	case err != nil:
 		return importResult{}, err
 	}
-	return importResult{outcomeImported, fmt.Sprintf("%s: %s (%s) saved as draft revision %d (not served until published)", f.path, saved.ModuleID, saved.Locale, saved.Revision)}, nil
+	if err := im.reload(ctx); err != nil {
+		return importResult{}, err
+	}
+	return importResult{outcomeImported, fmt.Sprintf("%s: %s (%s) saved as draft revision %d (not served until published)", path, saved.ModuleID, saved.Locale, saved.Revision)}, nil
 }
 
 // builtinBase is the builtin an override of id in locale is based on: the
 // locale's, else the fallback locale's, else any locale's (as the
 // console's editor does). ok is false for a user module.
-func (im *importer) builtinBase(id, locale string) (*library.Module, bool) {
+func (im *dbImporter) builtinBase(id, locale string) (*library.Module, bool) {
 	if m, ok := im.snap.Module(id, locale); ok {
 		return m, true
 	}

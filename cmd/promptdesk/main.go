@@ -1,7 +1,10 @@
 // Command promptdesk runs the promptdesk console and runtime API (serve),
 // migrates its database (migrate), assembles a request from the shell
 // (assemble), moves overrides in and out as module files (export,
-// import) manages API tokens (token add, list, revoke) and users (user add). See README.md and SPEC S12.
+// import), converts other systems' prompt files into modules (import
+// --from skills|maibot|weknora|jinja-index, docs/importers.md), manages
+// API tokens (token add, list, revoke) and users (user add). See README.md
+// and SPEC S12.
 package main
 
 import (

@@ -311,9 +311,9 @@ func TestImportReportsEveryFile(t *testing.T) {
 }
 
 func TestImportUnknownFormat(t *testing.T) {
-	out, err := cliRun(t, "import", "--from", "maibot", t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), `--from "maibot"`) || !strings.Contains(err.Error(), `"promptdesk"`) {
-		t.Fatalf("err %v, want a message naming the format and the supported one\n%s", err, out)
+	out, err := cliRun(t, "import", "--from", "langchain", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), `--from "langchain"`) || !strings.Contains(err.Error(), "known: promptdesk, skills") {
+		t.Fatalf("err %v, want a message naming the format and the known ones\n%s", err, out)
 	}
 }
 

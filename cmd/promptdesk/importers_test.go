@@ -1,0 +1,184 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/importer"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+// fixtures are library/importer's own small source folders.
+const fixtures = "../../library/importer/testdata"
+
+// fixture is the absolute path of one fixture folder, as the CLI (kong's
+// existingdir) reports it.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(fixtures, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// converted is what library/importer makes of a fixture, to compare the
+// CLI's files and drafts with.
+func converted(t *testing.T, format importer.Format, dir string) map[string]string {
+	t.Helper()
+	res, err := importer.Import(format, os.DirFS(dir), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{}
+	for _, m := range res.Modules {
+		texts[m.ID+" "+m.Locale] = m.Text
+	}
+	return texts
+}
+
+func TestImportSkillsToFolder(t *testing.T) {
+	src := fixture(t, "skills")
+	out := t.TempDir()
+	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", out)
+	// Three source items did not come in: the exit status says so.
+	if err == nil || err.Error() != "import: 3 of 6 source items not imported" {
+		t.Fatalf("err %v, want 3 of 6 not imported\n%s", err, stdout)
+	}
+	for _, line := range []string{
+		"imported     " + filepath.Join(src, "meeting-notes/SKILL.md") + " → modules/en-US/task-meeting-notes.md\n",
+		"       note: line 7: field license: \"Fixture licence, see the project README\" has no place in the module format; not kept\n",
+		"not imported " + filepath.Join(src, "broken/SKILL.md") + ":",
+		"not imported " + filepath.Join(src, "meeting-notes/templates/agenda.txt") + ": a file of the skill in meeting-notes",
+		"skipped      " + filepath.Join(src, "README.md") + ": not in an Agent Skills folder",
+		"skills: imported 2, not imported 3, used 0, skipped 1 of 6 source items from " + src + "; 2 module files converted\n",
+		"wrote 2 module files to " + filepath.Join(out, "modules") + "\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+	want := converted(t, importer.FormatSkills, src)
+	snap, err := library.LoadDir(out)
+	if err != nil {
+		t.Fatalf("the written folder does not load: %v", err)
+	}
+	for key, text := range want {
+		id, loc, _ := strings.Cut(key, " ")
+		m, ok := snap.Module(id, loc)
+		if !ok || m.Text != text {
+			t.Errorf("%s: written text differs from the converter's", key)
+		}
+	}
+
+	// A second import into the same folder refuses to overwrite…
+	p := filepath.Join(out, "modules", "en-US", "task-meeting-notes.md")
+	writeFile(t, p, "edited by hand\n")
+	_, err = cliRun(t, "import", "--from", "skills", src, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("err %v, want a refusal naming %s and --force", err, p)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "edited by hand\n" {
+		t.Errorf("a refused import changed %s", p)
+	}
+	// …unless --force.
+	if _, err := cliRun(t, "import", "--from", "skills", src, "--out", out, "--force"); err == nil || !strings.Contains(err.Error(), "not imported") {
+		t.Fatalf("import --force: err %v", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != want["task.meeting-notes en-US"] {
+		t.Errorf("--force did not overwrite %s", p)
+	}
+}
+
+func TestImportJinjaIntoDB(t *testing.T) {
+	dbURL := storetest.NewDatabase(t)
+	st := openStore(t, dbURL)
+	t.Setenv("DATABASE_URL", dbURL)
+	src := fixture(t, "jinja-index")
+	stdout, err := cliRun(t, "import", "--from", "jinja-index", src, "--into", "db")
+	if err == nil || err.Error() != "import: 3 of 7 source items not imported" {
+		t.Fatalf("err %v\n%s", err, stdout)
+	}
+	for _, line := range []string{
+		"imported     " + filepath.Join(src, "greeting.md") + " (template greeting) → modules/en-US/aux-greeting.md\n",
+		"       note: modules/en-US/aux-greeting.md: aux.greeting (en-US) saved as draft revision 1 (not served until published)\n",
+		"not imported " + filepath.Join(src, "index.json") + ":11 (templates.farewell): the template file farewell.md is missing\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+	want := converted(t, importer.FormatJinjaIndex, src)
+	got := draftTexts(t, st)
+	if len(got) != 2 || len(want) != 2 {
+		t.Fatalf("drafts %v, want %d", got, len(want))
+	}
+	for key, text := range want {
+		if got[key] != text {
+			t.Errorf("%s: draft %q, want the converted module %q", key, got[key], text)
+		}
+	}
+	if served := overrideTexts(t, st); len(served) != 0 {
+		t.Errorf("the import published %v, want drafts only", served)
+	}
+
+	// The same import again stores nothing new.
+	stdout, _ = cliRun(t, "import", "--from", "jinja-index", src, "--into", "db")
+	if !strings.Contains(stdout, "identical to the override of aux.greeting (en-US) at revision 1; nothing stored") {
+		t.Errorf("second import:\n%s", stdout)
+	}
+}
+
+// A user module may include builtin modules only, as in the console
+// editor: a MaiBot prompt that includes another imported prompt is
+// refused by the database import and reported, where --out keeps it.
+func TestImportMaiBotIntoDBReportsIncludeOfUserModule(t *testing.T) {
+	dbURL := storetest.NewDatabase(t)
+	st := openStore(t, dbURL)
+	t.Setenv("DATABASE_URL", dbURL)
+	src := fixture(t, "maibot")
+	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--into", "db")
+	if err == nil || err.Error() != "import: 5 of 12 source items not imported" {
+		t.Fatalf("err %v\n%s", err, stdout)
+	}
+	line := "not imported " + filepath.Join(src, "prompts/en-US/greet.prompt") + ": refused by the database import: modules/en-US/aux-greet.md:12: field body: unknown placeholder {{aux.signature}}"
+	if !strings.Contains(stdout, line) {
+		t.Errorf("output lacks %q:\n%s", line, stdout)
+	}
+	drafts := draftTexts(t, st)
+	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US"} {
+		if drafts[key] == "" {
+			t.Errorf("no draft %s; have %d drafts", key, len(drafts))
+		}
+	}
+	if len(drafts) != 4 {
+		t.Errorf("%d drafts, want 4", len(drafts))
+	}
+}
+
+func TestImportFlags(t *testing.T) {
+	dir := filepath.Join(fixtures, "skills")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "langchain", dir, "--out", t.TempDir()}, `--from "langchain": unknown format (known: promptdesk, skills, maibot, weknora, jinja-index)`},
+		{[]string{"--from", "skills", dir}, "say where the modules go: --out DIR"},
+		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--into", "db"}, "choose one"},
+		{[]string{"--from", "skills", dir, "--into", "files"}, `--into "files": the only target is "db"`},
+		{[]string{"--from", "promptdesk", dir, "--out", t.TempDir()}, "in the library layout already"},
+		{[]string{"--from", "promptdesk", dir, "--layer", "aux"}, "--layer and --locale apply to the converted formats"},
+		{[]string{"--from", "skills", dir, "--into", "db", "--force"}, "--force applies to --out only"},
+		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--layer", "notes"}, `layer "notes": unknown layer`},
+		{[]string{"--from", "maibot", filepath.Join(fixtures, "maibot"), "--out", t.TempDir(), "--locale", "en-US"}, "--locale does not apply to MaiBot"},
+		{[]string{"--from", "jinja-index", dir, "--out", t.TempDir()}, "no index.json"},
+	} {
+		_, err := cliRun(t, append([]string{"import"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("import %v: err %v, want %q", c.args, err, c.want)
+		}
+	}
+}

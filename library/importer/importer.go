@@ -1,0 +1,459 @@
+// Package importer turns other systems' prompt files into promptdesk
+// module files (SPEC S1, issue 6): Agent Skills folders, MaiBot prompt
+// folders, WeKnora prompt-template YAML files and index.json + Jinja
+// template sets. Each converter is a pure function over an fs.FS rooted at
+// the source folder; its Result holds the module files it produced (in the
+// library layout, checked with library.Load) and one Outcome per source
+// file or entry: imported, not imported (with the reason and line) or
+// skipped (not part of the format). Nothing is dropped silently: what has
+// no place in the module format is named in an Outcome's notes.
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing/fstest"
+
+	"golang.org/x/text/language"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Format names a source format (the --from value of `promptdesk import`).
+type Format string
+
+// The source formats of S1.
+const (
+	// FormatSkills is a folder of Agent Skills: <name>/SKILL.md with YAML
+	// frontmatter (name, description, optional fields) and a markdown body.
+	FormatSkills Format = "skills"
+	// FormatMaiBot is MaiBot's prompts/<locale>/<name>.prompt (Python
+	// str.format templates) with <locale>/.meta.toml.
+	FormatMaiBot Format = "maibot"
+	// FormatWeKnora is WeKnora's config/prompt_templates/*.yaml.
+	FormatWeKnora Format = "weknora"
+	// FormatJinjaIndex is an index.json declaring templates {name: {path,
+	// variables}} plus the Jinja .md files it names.
+	FormatJinjaIndex Format = "jinja-index"
+)
+
+// Formats lists the formats Import accepts.
+var Formats = []Format{FormatSkills, FormatMaiBot, FormatWeKnora, FormatJinjaIndex}
+
+// Options tune a conversion. The zero value is the default of every format.
+type Options struct {
+	// Layer replaces the format's default layer (task for skills; agent for
+	// agent prompts, else aux, for the others). "" keeps the default.
+	Layer library.Layer
+	// Locale is the BCP 47 locale of text whose source names none (skills,
+	// Jinja templates, WeKnora's top-level content). "" detects it from the
+	// script of each text: Japanese kana → ja-JP, Hangul → ko-KR, Han →
+	// zh-CN, else en-US. MaiBot sources take their locale from the folder
+	// and refuse this option.
+	Locale string
+}
+
+// Status is what became of one source item.
+type Status string
+
+// The statuses of an Outcome.
+const (
+	// StatusImported: the item became the module files in Outcome.Modules.
+	StatusImported Status = "imported"
+	// StatusNotImported: the item belongs to the format but could not be
+	// mapped; Outcome.Reasons say why. Import exits 1 when any item has it.
+	StatusNotImported Status = "not imported"
+	// StatusUsed: a manifest (.meta.toml, index.json) whose entries were
+	// applied to the modules; its entries that could not be are outcomes
+	// of their own.
+	StatusUsed Status = "used"
+	// StatusSkipped: the file is not part of the format (a licence, a
+	// readme, a hidden folder); listed so that nothing goes unmentioned.
+	StatusSkipped Status = "skipped"
+)
+
+// Note is one remark on an item: Line is 1-based in the source file, 0
+// when the whole item is concerned.
+type Note struct {
+	Line int
+	Msg  string
+}
+
+// String is "line N: msg", or msg when Line is 0.
+func (n Note) String() string {
+	if n.Line > 0 {
+		return fmt.Sprintf("line %d: %s", n.Line, n.Msg)
+	}
+	return n.Msg
+}
+
+// Outcome is what became of one source file, or of one entry inside a
+// file that holds several (a WeKnora template, a .meta.toml table, an
+// index.json entry).
+type Outcome struct {
+	// Source is the file's path under the source folder, slash-separated.
+	Source string
+	// Item names the entry inside Source ("template default_rewrite",
+	// "[maisaka_timing_gate]"); "" when the outcome is the whole file.
+	Item string
+	// Line is the 1-based line of Item in Source; 0 for a whole file.
+	Line   int
+	Status Status
+	// Modules are the module files the item became (Module.Path).
+	Modules []string
+	// Reasons say why the item was not imported or was skipped.
+	Reasons []Note
+	// Notes say what changed on the way in: renames, derived fields,
+	// fields with no place in the module format, dropped comments.
+	Notes []Note
+}
+
+// Module is one module file produced by an import.
+type Module struct {
+	// Path is the file in the library layout: modules/<locale>/<layer>-<name>.md.
+	Path   string
+	ID     string
+	Locale string
+	// Text is the whole module file; it parses with library.Parse.
+	Text string
+
+	outcome int
+}
+
+// Result is a conversion: the module files and the outcome of every
+// source item, in source order.
+type Result struct {
+	Format   Format
+	Modules  []Module
+	Outcomes []Outcome
+}
+
+// Counts returns how many outcomes have each status.
+func (r *Result) Counts() map[Status]int {
+	n := map[Status]int{}
+	for _, o := range r.Outcomes {
+		n[o.Status]++
+	}
+	return n
+}
+
+// Import converts the source folder fsys in format. The error is for bad
+// options or a folder that is not of the format at all (no SKILL.md, no
+// index.json, …); every problem with a single file or entry is an Outcome
+// instead. The modules of the Result load together with library.Load.
+func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
+	if opts.Layer != "" && !library.ValidLayer(opts.Layer) {
+		return nil, fmt.Errorf("layer %q: unknown layer (allowed: base, env, task, agent, tool, aux, style)", opts.Layer)
+	}
+	if opts.Locale != "" {
+		tag, err := language.Parse(opts.Locale)
+		if err != nil {
+			return nil, fmt.Errorf("locale %q is not a BCP 47 locale tag", opts.Locale)
+		}
+		opts.Locale = tag.String()
+	}
+	b := &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
+	var err error
+	switch format {
+	case FormatSkills:
+		err = importSkills(b, fsys)
+	case FormatMaiBot:
+		err = importMaiBot(b, fsys)
+	case FormatWeKnora:
+		err = importWeKnora(b, fsys)
+	case FormatJinjaIndex:
+		err = importJinja(b, fsys)
+	default:
+		return nil, fmt.Errorf("unknown format %q (known: %s)", format, formatList())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	return b.res, nil
+}
+
+func formatList() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// builder collects outcomes and modules while a converter runs.
+type builder struct {
+	res  *Result
+	opts Options
+	mods map[string]*Module // by path; Result.Modules is filled by finish
+}
+
+// add appends an outcome and returns its index.
+func (b *builder) add(o Outcome) int {
+	b.res.Outcomes = append(b.res.Outcomes, o)
+	return len(b.res.Outcomes) - 1
+}
+
+func (b *builder) out(i int) *Outcome { return &b.res.Outcomes[i] }
+
+// skip records a file that is not part of the format.
+func (b *builder) skip(source, reason string) {
+	b.add(Outcome{Source: source, Status: StatusSkipped, Reasons: []Note{{Msg: reason}}})
+}
+
+// fail marks outcome i not imported and withdraws its modules.
+func (b *builder) fail(i int, reasons ...Note) {
+	o := b.out(i)
+	o.Status = StatusNotImported
+	o.Reasons = append(o.Reasons, reasons...)
+	for _, p := range o.Modules {
+		delete(b.mods, p)
+	}
+	o.Modules = nil
+}
+
+// note adds a remark to outcome i.
+func (b *builder) note(i int, line int, format string, args ...any) {
+	b.out(i).Notes = append(b.out(i).Notes, Note{Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// layer is the layer of a module whose format default is def.
+func (b *builder) layer(def library.Layer) library.Layer {
+	if b.opts.Layer != "" {
+		return b.opts.Layer
+	}
+	return def
+}
+
+// locale is the locale of a text whose source names none: --locale, else
+// the locale detected from the text (noted on outcome i).
+func (b *builder) locale(i int, text string) string {
+	if b.opts.Locale != "" {
+		return b.opts.Locale
+	}
+	loc := detectLocale(text)
+	b.note(i, 0, "locale %s detected from the text's script (set --locale to choose)", loc)
+	return loc
+}
+
+// spec is a module to produce.
+type spec struct {
+	layer       library.Layer
+	name        string // valid module name
+	locale      string
+	title       string
+	description string
+	variables   []string
+	body        string
+}
+
+// module builds the module file of s for outcome i. A problem fails the
+// outcome with the reason and returns false.
+func (b *builder) module(i int, s spec) bool {
+	id := string(s.layer) + "." + s.name
+	p := path.Join("modules", s.locale, library.FileName(id))
+	if prev, taken := b.mods[p]; taken {
+		other := b.res.Outcomes[prev.outcome]
+		b.fail(i, Note{Msg: fmt.Sprintf("module %s (%s) is already produced from %s%s", id, s.locale, other.Source, itemSuffix(other.Item))})
+		return false
+	}
+	body := strings.Trim(s.body, "\n")
+	if strings.TrimSpace(body) == "" {
+		b.fail(i, Note{Msg: "the text is empty: a module needs a body"})
+		return false
+	}
+	var t strings.Builder
+	t.WriteString("---\n")
+	fmt.Fprintf(&t, "id: %s\nlayer: %s\nversion: 1\n", id, s.layer)
+	fmt.Fprintf(&t, "title: %s\ndescription: %s\n", quote(s.title), quote(s.description))
+	if len(s.variables) > 0 {
+		q := make([]string, len(s.variables))
+		for k, v := range s.variables {
+			q[k] = quote(v)
+		}
+		fmt.Fprintf(&t, "variables: [%s]\n", strings.Join(q, ", "))
+	}
+	t.WriteString("---\n")
+	t.WriteString(body)
+	t.WriteString("\n")
+	text := t.String()
+	if len(text) > library.MaxModuleBytes {
+		b.fail(i, Note{Msg: fmt.Sprintf("the module would be %d bytes; the limit is %d bytes (256 KiB)", len(text), library.MaxModuleBytes)})
+		return false
+	}
+	m, err := library.Parse(p, []byte(text))
+	if err != nil {
+		b.fail(i, Note{Msg: "the module does not parse: " + err.Error()})
+		return false
+	}
+	if m.Title != s.title || m.Description != s.description {
+		return b.internal(i, p, "title or description changed in the frontmatter")
+	}
+	b.mods[p] = &Module{Path: p, ID: id, Locale: s.locale, Text: text, outcome: i}
+	b.out(i).Modules = append(b.out(i).Modules, p)
+	return true
+}
+
+// internal fails outcome i for a bug of the importer, never for bad input.
+func (b *builder) internal(i int, p, msg string) bool {
+	b.fail(i, Note{Msg: fmt.Sprintf("internal error writing %s: %s", p, msg)})
+	return false
+}
+
+func itemSuffix(item string) string {
+	if item == "" {
+		return ""
+	}
+	return " (" + item + ")"
+}
+
+// quote writes s as a YAML double-quoted scalar on one line.
+func quote(s string) string {
+	var q strings.Builder
+	q.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			q.WriteByte('\\')
+			q.WriteRune(r)
+		case r == '\t':
+			q.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&q, `\u%04x`, r)
+		default:
+			q.WriteRune(r)
+		}
+	}
+	q.WriteByte('"')
+	return q.String()
+}
+
+// finish checks that the modules load together (S1, S3): a module that
+// does not (an include cycle, an include of a module that failed) fails
+// its outcome, and the check repeats until the rest loads. Modules end
+// sorted by path.
+func (b *builder) finish() error {
+	for len(b.mods) > 0 {
+		fsys := fstest.MapFS{}
+		for p, m := range b.mods {
+			fsys[p] = &fstest.MapFile{Data: []byte(m.Text)}
+		}
+		_, err := library.Load(fsys, "")
+		if err == nil {
+			break
+		}
+		var fes library.FileErrors
+		if !errors.As(err, &fes) {
+			return err
+		}
+		failed := map[int][]Note{}
+		for _, fe := range fes {
+			m, ok := b.mods[fe.File]
+			if !ok {
+				return fmt.Errorf("checking the imported modules: %w", fe)
+			}
+			oi := m.outcome
+			failed[oi] = append(failed[oi], Note{Msg: "the module does not load: " + fe.Error()})
+		}
+		idx := make([]int, 0, len(failed))
+		for oi := range failed {
+			idx = append(idx, oi)
+		}
+		sort.Ints(idx)
+		for _, oi := range idx {
+			b.fail(oi, failed[oi]...)
+		}
+	}
+	for _, m := range b.mods {
+		b.res.Modules = append(b.res.Modules, *m)
+	}
+	sort.SliceStable(b.res.Outcomes, func(i, j int) bool {
+		a, c := b.res.Outcomes[i], b.res.Outcomes[j]
+		if a.Source != c.Source {
+			return a.Source < c.Source
+		}
+		return a.Line < c.Line
+	})
+	sort.Slice(b.res.Modules, func(i, j int) bool { return b.res.Modules[i].Path < b.res.Modules[j].Path })
+	return nil
+}
+
+// existing lists the module files of r that exist in dir already.
+func (r *Result) existing(dir string) ([]string, error) {
+	var out []string
+	for _, m := range r.Modules {
+		p := filepath.Join(dir, filepath.FromSlash(m.Path))
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// WriteDir writes every module file under dir in the library layout. It
+// writes nothing and returns an error naming the files when any exists
+// already, unless force.
+func (r *Result) WriteDir(dir string, force bool) error {
+	existing, err := r.existing(dir)
+	if err != nil {
+		return err
+	}
+	if len(existing) > 0 && !force {
+		return fmt.Errorf("%d module file(s) exist already, nothing written (use --force to overwrite):\n  %s",
+			len(existing), strings.Join(existing, "\n  "))
+	}
+	for _, m := range r.Modules {
+		p := filepath.Join(dir, filepath.FromSlash(m.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(m.Text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Report writes one line per outcome, indented lines for its reasons and
+// notes, and a summary line. root is prefixed to source paths.
+func (r *Result) Report(w io.Writer, root string) {
+	for _, o := range r.Outcomes {
+		src := filepath.Join(root, filepath.FromSlash(o.Source))
+		if o.Line > 0 {
+			src = fmt.Sprintf("%s:%d", src, o.Line)
+		}
+		src += itemSuffix(o.Item)
+		switch o.Status {
+		case StatusImported:
+			fmt.Fprintf(w, "%-12s %s → %s\n", o.Status, src, strings.Join(o.Modules, ", "))
+		case StatusUsed:
+			fmt.Fprintf(w, "%-12s %s\n", o.Status, src)
+		default:
+			if len(o.Reasons) == 1 {
+				fmt.Fprintf(w, "%-12s %s: %s\n", o.Status, src, o.Reasons[0])
+				break
+			}
+			fmt.Fprintf(w, "%-12s %s:\n", o.Status, src)
+			for _, n := range o.Reasons {
+				fmt.Fprintf(w, "%12s %s\n", "reason:", n)
+			}
+		}
+		for _, n := range o.Notes {
+			fmt.Fprintf(w, "%12s %s\n", "note:", n)
+		}
+	}
+	n := r.Counts()
+	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted\n",
+		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules))
+}

@@ -1,0 +1,352 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+func TestSkillsFixture(t *testing.T) {
+	res := run(t, FormatSkills, "testdata/skills", Options{})
+	wantCounts(t, res, 2, 3, 0, 1)
+
+	notes := outcome(t, res, "meeting-notes/SKILL.md", "")
+	if notes.Status != StatusImported || len(notes.Modules) != 1 || notes.Modules[0] != "modules/en-US/task-meeting-notes.md" {
+		t.Errorf("meeting-notes: %+v", notes)
+	}
+	want := "---\nid: task.meeting-notes\nlayer: task\nversion: 1\ntitle: \"meeting-notes\"\n" +
+		"description: \"Turns a raw meeting transcript into tidy notes. Use it when the user pastes a transcript or a recording summary and asks for minutes, decisions or action items.\"\n" +
+		"---\n# Meeting notes\n\nWrite the notes in three parts: decisions, open questions, action items.\n" +
+		"Name every action item's owner; write \"unassigned\" when the transcript does not say.\n\n" +
+		"Templates in the team wiki use the marker \\{{attendee}} for a name: keep such markers as they are.\n" +
+		"See templates/agenda.txt for the agenda layout.\n"
+	if got := moduleText(t, res, "modules/en-US/task-meeting-notes.md"); got != want {
+		t.Errorf("task.meeting-notes:\n%s\nwant\n%s", got, want)
+	}
+	wantNote(t, notes, 3, "description joined from 3 lines")
+	wantNote(t, notes, 7, "field license", "Fixture licence", "not kept")
+	wantNote(t, notes, 8, "field allowed-tools", "read_file", "not kept")
+	wantNote(t, notes, 9, "field metadata", "docs-team", "not kept")
+	wantNote(t, notes, 12, "1 literal {{name}} sequence(s) written \\{{name}}")
+	wantNote(t, notes, 0, "locale en-US detected")
+
+	writer := outcome(t, res, "release-writer/SKILL.md", "")
+	if len(writer.Modules) != 1 || writer.Modules[0] != "modules/en-US/task-release_writer.md" {
+		t.Errorf("release-writer modules %v", writer.Modules)
+	}
+	wantNote(t, writer, 2, `name "Release_Writer" renamed "release_writer"`)
+	wantNote(t, writer, 2, `differs from the folder name "release-writer"`)
+	if got := moduleText(t, res, "modules/en-US/task-release_writer.md"); !strings.Contains(got, "title: \"Release_Writer\"\n") {
+		t.Errorf("the title keeps the skill's name as written:\n%s", got)
+	}
+
+	for src, reason := range map[string]string{
+		"broken/SKILL.md":                    "no description",
+		"nofront/SKILL.md":                   "no frontmatter",
+		"meeting-notes/templates/agenda.txt": "a file of the skill in meeting-notes",
+	} {
+		o := outcome(t, res, src, "")
+		if o.Status != StatusNotImported || !hasNote(o, 0, reason) {
+			t.Errorf("%s: %s %v, want not imported: %s", src, o.Status, o.Reasons, reason)
+		}
+	}
+	if o := outcome(t, res, "README.md", ""); o.Status != StatusSkipped {
+		t.Errorf("README.md: %s", o.Status)
+	}
+
+	rendered := loadAndRender(t, res)
+	if got := rendered["modules/en-US/task-meeting-notes.md"]; !strings.Contains(got, "use the marker {{attendee}} for a name") {
+		t.Errorf("the literal {{attendee}} does not render as written:\n%s", got)
+	}
+}
+
+func TestMaiBotFixture(t *testing.T) {
+	res := run(t, FormatMaiBot, "testdata/maibot", Options{})
+	wantCounts(t, res, 6, 3, 2, 1)
+
+	want := "---\nid: aux.greet\nlayer: aux\nversion: 1\ntitle: \"Greeting\"\ndescription: \"Greets a user by name and signs off.\"\n" +
+		"variables: [\"user_name\", \"bot_name\"]\n---\n" +
+		"You greet {{user_name}} on behalf of {{bot_name}}.\n" +
+		"Answer with JSON only: {\"greeting\": \"<one sentence>\"}\n" +
+		"Leave the literal marker \\{{user_name}} untouched when it appears in the user's text.\n" +
+		"{{aux.signature}}\n"
+	if got := moduleText(t, res, "modules/en-US/aux-greet.md"); got != want {
+		t.Errorf("aux.greet (en-US):\n%s\nwant\n%s", got, want)
+	}
+	greet := outcome(t, res, "prompts/en-US/greet.prompt", "")
+	wantNote(t, greet, 4, "field {signature} names the prompt signature: included as {{aux.signature}}")
+	wantNote(t, greet, 0, "description of [greet] joined from 2 lines")
+	wantNote(t, greet, 0, "prompts/en-US/.meta.toml:6: [greet] advanced = false has no place")
+	wantNote(t, greet, 0, "1 literal {{name}} sequence(s)")
+
+	// zh-CN greet does not use bot_name; it declares it all the same (S1).
+	zh := moduleText(t, res, "modules/zh-CN/aux-greet.md")
+	if !strings.Contains(zh, "title: \"问候\"\n") || !strings.Contains(zh, "variables: [\"user_name\", \"bot_name\"]\n") || !strings.Contains(zh, "{\"greeting\": \"<一句话>\"}") {
+		t.Errorf("aux.greet (zh-CN):\n%s", zh)
+	}
+	wantNote(t, outcome(t, res, "prompts/zh-CN/greet.prompt", ""), 0, "variable bot_name is used by another locale of greet but not this one")
+
+	bad := outcome(t, res, "prompts/en-US/bad_format.prompt", "")
+	if bad.Status != StatusNotImported || len(bad.Reasons) != 5 {
+		t.Errorf("bad_format: %s %v, want 5 reasons", bad.Status, bad.Reasons)
+	}
+	wantNote(t, bad, 1, "field {0}: a positional field")
+	wantNote(t, bad, 1, "field {user.name}: attribute or index access")
+	wantNote(t, bad, 2, "field {user_name!r}: a conversion")
+	wantNote(t, bad, 2, "field {when:%Y-%m-%d}: a format spec")
+	wantNote(t, bad, 3, "a single }")
+
+	noMeta := outcome(t, res, "prompts/en-US/no_meta.prompt", "")
+	wantNote(t, noMeta, 0, "no [no_meta] table in the en-US .meta.toml")
+	if got := moduleText(t, res, "modules/en-US/aux-no_meta.md"); !strings.Contains(got, "title: \"no_meta\"\ndescription: \"Summarise the thread in {{max_words}} words or fewer.\"\n") {
+		t.Errorf("aux.no_meta: title from the file name, description derived:\n%s", got)
+	}
+	wantNote(t, outcome(t, res, "prompts/en-US/uses_date.prompt", ""), 1, `variable "date" renamed "date_value"`)
+	if got := moduleText(t, res, "modules/en-US/aux-uses_date.md"); !strings.Contains(got, "variables: [\"date_value\", \"folder\"]\n---\nStamp the note with {{date_value}} and file it under {{folder}}.\n") {
+		t.Errorf("aux.uses_date:\n%s", got)
+	}
+	wantNote(t, outcome(t, res, "prompts/drafts/stray.prompt", ""), 0, `folder "drafts" is not a BCP 47 locale tag`)
+	if o := outcome(t, res, "prompts/en-US/.meta.toml", "[ghost]"); o.Status != StatusNotImported || o.Line != 21 || !hasNote(o, 0, "no prompt file ghost.prompt in the en-US folder") {
+		t.Errorf("[ghost]: %+v", o)
+	}
+	if o := outcome(t, res, "prompts/README.md", ""); o.Status != StatusSkipped {
+		t.Errorf("README.md: %s", o.Status)
+	}
+
+	rendered := loadAndRender(t, res)
+	wantText := "You greet <user_name=v> on behalf of <bot_name=v>.\n" +
+		"Answer with JSON only: {\"greeting\": \"<one sentence>\"}\n" +
+		"Leave the literal marker {{user_name}} untouched when it appears in the user's text.\n" +
+		"End with: \"Kind regards, <bot_name=v>.\""
+	if got := rendered["modules/en-US/aux-greet.md"]; got != wantText {
+		t.Errorf("aux.greet renders\n%q\nwant\n%q", got, wantText)
+	}
+}
+
+func TestMaiBotRefusesLocale(t *testing.T) {
+	_, err := Import(FormatMaiBot, os.DirFS("testdata/maibot"), Options{Locale: "en-US"})
+	if err == nil || !strings.Contains(err.Error(), "--locale does not apply to MaiBot") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestWeKnoraFixture(t *testing.T) {
+	res := run(t, FormatWeKnora, "testdata/weknora", Options{})
+	wantCounts(t, res, 3, 2, 0, 1)
+	const dir = "config/prompt_templates/"
+
+	kb := outcome(t, res, dir+"assistant.yaml", "template kb_helper")
+	if kb.Line != 4 || len(kb.Modules) != 2 {
+		t.Errorf("kb_helper: line %d, modules %v", kb.Line, kb.Modules)
+	}
+	want := "---\nid: aux.kb_helper\nlayer: aux\nversion: 1\ntitle: \"Knowledge-base helper\"\n" +
+		"description: \"Answers questions from the knowledge base only\"\n" +
+		"variables: [\"language\", \"current_time_value\", \"contexts\"]\n---\n" +
+		"You answer questions from the documents below and nothing else.\n" +
+		"Reply in {{language}}. The time is {{current_time_value}}.\n" +
+		"Braces in JSON stay as they are: {\"found\": true}.\n\nDocuments:\n{{contexts}}\n"
+	if got := moduleText(t, res, "modules/en-US/aux-kb_helper.md"); got != want {
+		t.Errorf("aux.kb_helper:\n%s\nwant\n%s", got, want)
+	}
+	if got := moduleText(t, res, "modules/en-US/aux-kb_helper.user.md"); !strings.Contains(got, "title: \"Knowledge-base helper (user prompt)\"\n") ||
+		!strings.HasSuffix(got, "variables: [\"query\"]\n---\nQuestion: {{query}}\n") {
+		t.Errorf("aux.kb_helper.user:\n%s", got)
+	}
+	wantNote(t, kb, 14, `field mode: "rag" has no place in the module format; not kept`)
+	wantNote(t, kb, 15, "field default: true has no place")
+	wantNote(t, kb, 4, "i18n zh-CN: a title and description without content of their own")
+	wantNote(t, kb, 18, `variable "current_time" renamed "current_time_value"`)
+	wantNote(t, kb, 0, "field user (the user prompt) imported as the module aux.kb_helper.user")
+
+	loose := outcome(t, res, dir+"assistant.yaml", "template Loose Braces")
+	if loose.Status != StatusNotImported {
+		t.Errorf("Loose Braces: %s", loose.Status)
+	}
+	wantNote(t, loose, 30, "{{ UserName }} looks like a placeholder but is not one in promptdesk")
+	if o := outcome(t, res, dir+"assistant.yaml", "key version"); o.Status != StatusNotImported || o.Line != 2 {
+		t.Errorf("version key: %+v", o)
+	}
+
+	zh := moduleText(t, res, "modules/zh-CN/aux-bilingual_helper.md")
+	if !strings.Contains(zh, "title: \"双语助手\"\ndescription: \"自带中文文本\"\nvariables: [\"language\", \"query\"]\n---\n用 {{language}} 回答问题：{{query}}\n") {
+		t.Errorf("aux.bilingual_helper (zh-CN):\n%s", zh)
+	}
+	if en := moduleText(t, res, "modules/en-US/aux-bilingual_helper.md"); !strings.Contains(en, "title: \"Bilingual helper\"\n") {
+		t.Errorf("aux.bilingual_helper (en-US):\n%s", en)
+	}
+
+	researcher := outcome(t, res, dir+"agent_prompts.yaml", "template researcher")
+	if len(researcher.Modules) != 1 || researcher.Modules[0] != "modules/en-US/agent-researcher.md" {
+		t.Errorf("a template of an agent_… file is in the agent layer: %v", researcher.Modules)
+	}
+	wantNote(t, researcher, 0, "description derived from the first line of prose")
+	if got := moduleText(t, res, "modules/en-US/agent-researcher.md"); !strings.Contains(got, "description: \"You research a question across the knowledge base and report what you found, with sources.\"\n") ||
+		!strings.Contains(got, "Web search is {{web_search_status_value}}.") {
+		t.Errorf("agent.researcher:\n%s", got)
+	}
+	if o := outcome(t, res, dir+"notes.txt", ""); o.Status != StatusSkipped {
+		t.Errorf("notes.txt: %s", o.Status)
+	}
+
+	rendered := loadAndRender(t, res)
+	if got := rendered["modules/en-US/aux-kb_helper.md"]; !strings.Contains(got, "The time is <current_time_value=v>.") || !strings.Contains(got, `{"found": true}`) {
+		t.Errorf("aux.kb_helper renders:\n%s", got)
+	}
+}
+
+func TestJinjaFixture(t *testing.T) {
+	res := run(t, FormatJinjaIndex, "testdata/jinja-index", Options{})
+	wantCounts(t, res, 2, 3, 1, 1)
+
+	want := "---\nid: aux.greeting\nlayer: aux\nversion: 1\ntitle: \"greeting\"\ndescription: \"Welcome {{user_name}} to {{channel}}!\"\n" +
+		"variables: [\"user_name\", \"channel\"]\n---\n" +
+		"Welcome {{user_name}} to {{channel}}!\nRead the channel rules before posting.\n"
+	if got := moduleText(t, res, "modules/en-US/aux-greeting.md"); got != want {
+		t.Errorf("aux.greeting:\n%s\nwant\n%s", got, want)
+	}
+	greeting := outcome(t, res, "greeting.md", "")
+	wantNote(t, greeting, 1, "Jinja comment {# … #} dropped")
+	wantNote(t, greeting, 3, "Jinja comment {# … #} dropped")
+
+	digest := outcome(t, res, "digest.md", "")
+	if digest.Status != StatusNotImported || len(digest.Reasons) != 5 {
+		t.Errorf("digest: %s %v, want 5 reasons", digest.Status, digest.Reasons)
+	}
+	wantNote(t, digest, 2, "Jinja {% if %} ({% if items %}) has no equivalent")
+	wantNote(t, digest, 3, "Jinja {% for %} ({% for item in items %})")
+	wantNote(t, digest, 3, "Jinja filter {{ item.title|upper }}")
+	wantNote(t, digest, 4, "Jinja {% endfor %} has no equivalent")
+	wantNote(t, digest, 5, "Jinja {% endif %} has no equivalent")
+
+	sub := outcome(t, res, "sub_agent.md", "")
+	if len(sub.Modules) != 1 || sub.Modules[0] != "modules/en-US/agent-sub_agent.md" {
+		t.Errorf("Sub_Agent: %v", sub.Modules)
+	}
+	wantNote(t, sub, 15, `name "Sub_Agent" renamed "sub_agent"`)
+	wantNote(t, sub, 0, `variable "model" renamed "model_value"`)
+	wantNote(t, sub, 5, "{{ lead_note }} is not declared in index.json; declared as a variable")
+	if got := moduleText(t, res, "modules/en-US/agent-sub_agent.md"); !strings.Contains(got, "variables: [\"task\", \"model_value\", \"lead_note\"]\n") ||
+		!strings.Contains(got, "Model in use: {{model_value}}\n") {
+		t.Errorf("agent.sub_agent:\n%s", got)
+	}
+	wantNote(t, outcome(t, res, "index.json", ""), 15, "templates.Sub_Agent.owner has no place")
+
+	if o := outcome(t, res, "index.json", "templates.farewell"); o.Status != StatusNotImported || o.Line != 11 || !hasNote(o, 0, "the template file farewell.md is missing") {
+		t.Errorf("farewell: %+v", o)
+	}
+	if o := outcome(t, res, "stray.md", ""); o.Status != StatusNotImported || !hasNote(o, 0, "not declared in index.json") {
+		t.Errorf("stray.md: %+v", o)
+	}
+	if o := outcome(t, res, "LICENSE", ""); o.Status != StatusSkipped {
+		t.Errorf("LICENSE: %s", o.Status)
+	}
+
+	rendered := loadAndRender(t, res)
+	if got := rendered["modules/en-US/aux-greeting.md"]; got != "Welcome <user_name=v> to <channel=v>!\nRead the channel rules before posting." {
+		t.Errorf("aux.greeting renders %q", got)
+	}
+}
+
+func TestLayerAndLocaleOptions(t *testing.T) {
+	res := run(t, FormatJinjaIndex, "testdata/jinja-index", Options{Layer: library.LayerTool, Locale: "fr-fr"})
+	if got := modulePaths(res); strings.Join(got, " ") != "modules/fr-FR/tool-greeting.md modules/fr-FR/tool-sub_agent.md" {
+		t.Errorf("modules %v, want tool layer in fr-FR", got)
+	}
+	if _, err := Import(FormatSkills, os.DirFS("testdata/skills"), Options{Layer: "notes"}); err == nil || !strings.Contains(err.Error(), `layer "notes"`) {
+		t.Errorf("an unknown layer: err %v", err)
+	}
+	if _, err := Import(FormatSkills, os.DirFS("testdata/skills"), Options{Locale: "not a locale"}); err == nil || !strings.Contains(err.Error(), "BCP 47") {
+		t.Errorf("a bad locale: err %v", err)
+	}
+}
+
+func TestNotOfTheFormat(t *testing.T) {
+	for format, want := range map[Format]string{
+		FormatSkills:     "no Agent Skills folder",
+		FormatMaiBot:     "no MaiBot prompts",
+		FormatWeKnora:    "no WeKnora template files",
+		FormatJinjaIndex: "no index.json",
+	} {
+		if _, err := Import(format, os.DirFS(t.TempDir()), Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s over an empty folder: err %v, want %q", format, err, want)
+		}
+	}
+	if _, err := Import("langchain", os.DirFS(t.TempDir()), Options{}); err == nil || !strings.Contains(err.Error(), `unknown format "langchain"`) {
+		t.Errorf("unknown format: err %v", err)
+	}
+}
+
+// Modules that cannot load together are withdrawn with the loader's
+// reason: here two MaiBot prompts include each other (S3 include cycle).
+func TestIncludeCycleIsNotImported(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"en-US/ping.prompt": "Ping, then {pong}.\n",
+		"en-US/pong.prompt": "Pong, then {ping}.\n",
+		"en-US/solo.prompt": "Alone with {who}.\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, FormatMaiBot, dir, Options{})
+	wantCounts(t, res, 1, 2, 0, 0)
+	for _, src := range []string{"en-US/ping.prompt", "en-US/pong.prompt"} {
+		wantNote(t, outcome(t, res, src, ""), 0, "the module does not load")
+	}
+	if !hasNote(outcome(t, res, "en-US/ping.prompt", ""), 0, "include cycle") && !hasNote(outcome(t, res, "en-US/pong.prompt", ""), 0, "include cycle") {
+		t.Errorf("no include cycle named")
+	}
+	loadAndRender(t, res)
+}
+
+func TestWriteDirRefusesExistingFiles(t *testing.T) {
+	res := run(t, FormatSkills, "testdata/skills", Options{})
+	dir := t.TempDir()
+	if err := res.WriteDir(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "modules", "en-US", "task-meeting-notes.md")
+	if err := os.WriteFile(p, []byte("edited by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := res.WriteDir(dir, false)
+	if err == nil || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("err %v, want a refusal naming %s and --force", err, p)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "edited by hand\n" {
+		t.Errorf("a refused write changed the file")
+	}
+	if err := res.WriteDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(p); !strings.HasPrefix(string(data), "---\nid: task.meeting-notes\n") {
+		t.Errorf("force did not overwrite: %q", data)
+	}
+}
+
+func TestReport(t *testing.T) {
+	res := run(t, FormatJinjaIndex, "testdata/jinja-index", Options{})
+	var b strings.Builder
+	res.Report(&b, "SRC")
+	for _, line := range []string{
+		"imported     SRC/greeting.md (template greeting) → modules/en-US/aux-greeting.md\n",
+		"       note: line 1: Jinja comment {# … #} dropped (it renders nothing)\n",
+		"not imported SRC/digest.md (template digest):\n     reason: line 2: Jinja {% if %} ({% if items %}) has no equivalent in the module format\n",
+		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
+		"used         SRC/index.json\n",
+		"skipped      SRC/LICENSE: not a template declared in index.json\n",
+		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted\n",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("report lacks %q:\n%s", line, b.String())
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package importer
+
+import (
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// body builds a module body from literal text and placeholders so that it
+// renders what the source rendered (S3): literal text that would read as
+// a placeholder is escaped (`\{{name}}`), and a placeholder right after a
+// literal backslash, which the module format cannot express, is refused.
+type body struct {
+	out     strings.Builder
+	pending strings.Builder // literal text not yet escaped
+	escaped int             // literal {{name}} sequences escaped so far
+}
+
+// text appends literal text.
+func (w *body) text(s string) { w.pending.WriteString(s) }
+
+// placeholder appends {{name}}; it returns false when the literal text
+// before it ends in a backslash, which would turn it into an escape.
+func (w *body) placeholder(name string) bool {
+	lit := w.pending.String()
+	if strings.HasSuffix(lit, `\`) {
+		return false
+	}
+	w.flush()
+	w.out.WriteString("{{" + name + "}}")
+	return true
+}
+
+func (w *body) flush() {
+	lit := w.pending.String()
+	w.pending.Reset()
+	n := 0
+	w.out.WriteString(escapeLiteral(lit, &n))
+	w.escaped += n
+}
+
+// String returns the body so far.
+func (w *body) String() string {
+	w.flush()
+	return w.out.String()
+}
+
+// escapeLiteral returns s with a backslash before every `{{name}}` the
+// placeholder scanner (library.Scan) would find in it, so the text renders
+// as s. n counts the escapes.
+func escapeLiteral(s string, n *int) string {
+	var out strings.Builder
+	i := 0
+	for {
+		j := strings.Index(s[i:], "{{")
+		if j < 0 {
+			out.WriteString(s[i:])
+			return out.String()
+		}
+		j += i
+		end, ok := placeholderEnd(s, j)
+		if !ok {
+			out.WriteString(s[i : j+1])
+			i = j + 1
+			continue
+		}
+		out.WriteString(s[i:j])
+		out.WriteByte('\\')
+		out.WriteString(s[j:end])
+		*n++
+		i = end
+	}
+}
+
+// placeholderEnd returns the end of the `{{name}}` starting at s[j].
+func placeholderEnd(s string, j int) (int, bool) {
+	k := j + 2
+	for k < len(s) && nameByte(s[k], k == j+2) {
+		k++
+	}
+	if k == j+2 || k+1 >= len(s) || s[k] != '}' || s[k+1] != '}' {
+		return 0, false
+	}
+	return k + 2, true
+}
+
+// nameByte reports whether c may appear in a placeholder name
+// `[a-z_][a-z0-9_.-]*` (S3), first telling whether it is the first byte.
+func nameByte(c byte, first bool) bool {
+	return c >= 'a' && c <= 'z' || c == '_' || !first && (c >= '0' && c <= '9' || c == '.' || c == '-')
+}
+
+// oneLine joins the lines of s with single spaces (a module description is
+// one line, S1); lines is how many non-empty lines there were.
+func oneLine(s string) (joined string, lines int) {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " "), len(parts)
+}
+
+// moduleName maps a source name to a module name (lowercase [a-z0-9._-],
+// library.ValidName): letters are lowercased and every other character
+// becomes '-'. ok is false when nothing usable is left.
+func moduleName(raw string) (name string, ok bool) {
+	var b strings.Builder
+	for _, r := range strings.ToLower(raw) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	name = strings.Trim(b.String(), "-.")
+	return name, name != "" && library.ValidName(name)
+}
+
+// name maps the source name raw of outcome i to a module name, noting a
+// rename; a name with nothing usable fails the outcome.
+func (b *builder) name(i int, line int, raw string) (string, bool) {
+	name, ok := moduleName(raw)
+	if !ok {
+		b.fail(i, Note{Line: line, Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", raw)})
+		return "", false
+	}
+	if name != raw {
+		b.note(i, line, "name %q renamed %q (module names are lowercase [a-z0-9._-])", raw, name)
+	}
+	return name, true
+}
+
+// envSuffix is appended to a source variable named like an environment
+// value (S4), which a module cannot declare.
+const envSuffix = "_value"
+
+// variable maps a source variable name to a placeholder name. A name that
+// is an environment value (S4) is renamed with envSuffix, keeping the
+// caller's contract (the caller still supplies it); note says so. ok is
+// false when raw is not a placeholder name.
+func variable(raw string) (name, note string, ok bool) {
+	if !library.ValidPlaceholderName(raw) {
+		return "", "", false
+	}
+	if _, env := library.LookupEnv(raw); env {
+		name = raw + envSuffix
+		return name, fmt.Sprintf("variable %q renamed %q: %s is a promptdesk environment value (S4), which a module cannot declare; the caller supplies %s instead", raw, name, raw, name), true
+	}
+	return raw, "", true
+}
+
+// detectLocale guesses the locale of text from its letters: Japanese kana
+// → ja-JP, Hangul → ko-KR, Han → zh-CN, when such characters outnumber the
+// Latin words; else en-US.
+func detectLocale(text string) string {
+	var han, kana, hangul, words int
+	inWord := false
+	for _, r := range text {
+		isLatin := r < utf8.RuneSelf && unicode.IsLetter(r)
+		switch {
+		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+			kana++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case isLatin && !inWord:
+			words++
+		}
+		inWord = isLatin
+	}
+	switch cjk := han + kana + hangul; {
+	case cjk <= words:
+		return "en-US"
+	case kana*10 >= han+kana && kana > 0:
+		return "ja-JP"
+	case hangul > han:
+		return "ko-KR"
+	}
+	return "zh-CN"
+}
+
+// checkText finds what keeps data from being module text: invalid UTF-8
+// or a control character other than tab and line breaks (S1).
+func checkText(data []byte) (Note, bool) {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return Note{Line: line, Msg: "the text is not valid UTF-8"}, false
+		case r == '\n':
+			line++
+		case r == '\t' || r == '\r':
+		case r < 0x20 || r == 0x7f:
+			return Note{Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; module text may use only tabs and line breaks", r)}, false
+		}
+		i += size
+	}
+	return Note{}, true
+}
+
+// lineAt is the 1-based line of byte offset off in s.
+func lineAt(s string, off int) int { return 1 + strings.Count(s[:off], "\n") }
+
+// walk lists the files under root in fsys (slash paths relative to fsys,
+// sorted) and the hidden folders (names starting with a dot) it did not
+// enter.
+func walk(fsys fs.FS, root string) (files, hidden []string, err error) {
+	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				hidden = append(hidden, p)
+				return fs.SkipDir
+			}
+			return nil
+		}
+		files = append(files, p)
+		return nil
+	})
+	sort.Strings(files)
+	return files, hidden, err
+}
+
+// skipHidden records the hidden folders walk did not enter.
+func (b *builder) skipHidden(hidden []string) {
+	for _, h := range hidden {
+		b.skip(h+"/", "hidden folder, not read")
+	}
+}
+
+// isDir reports whether p is a folder in fsys.
+func isDir(fsys fs.FS, p string) bool {
+	st, err := fs.Stat(fsys, p)
+	return err == nil && st.IsDir()
+}
+
+// rel is p relative to root (both slash paths under one fs.FS).
+func rel(root, p string) string {
+	if root == "." {
+		return p
+	}
+	return strings.TrimPrefix(p, root+"/")
+}
+
+// firstLine is the first line of prose in text: markup tags and heading
+// marks removed, lines without a sentence (blank, a rule, one bare word
+// such as a section label) passed over. It is a derived description in the
+// source's own words; "" when there is none.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(markupTag.ReplaceAllString(l, ""))
+		l = strings.TrimSpace(strings.TrimLeft(l, "#>*-= "))
+		if strings.ContainsAny(l, " \t") || strings.IndexFunc(l, isCJK) >= 0 {
+			return l
+		}
+	}
+	return ""
+}
+
+// markupTag matches an XML or HTML tag.
+var markupTag = regexp.MustCompile(`</?[A-Za-z_][^<>]*>`)
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// description derives the description of a module whose source gives
+// none, noting it on outcome i: the text's first line of prose, else the
+// title.
+func (b *builder) description(i int, text, title string) string {
+	if d := firstLine(text); d != "" {
+		b.note(i, 0, "description derived from the first line of prose of the text (the source gives none)")
+		return d
+	}
+	b.note(i, 0, "description derived from the title (the source gives none and the text has no line of prose)")
+	return title
+}
