@@ -35,6 +35,11 @@ type CLI struct {
 		From string `name:"from" required:"" placeholder:"FORMAT" help:"Format of DIR. Only promptdesk for now: the library layout, as export writes it."`
 		Dir  string `arg:"" name:"dir" type:"existingdir" help:"Folder to read: DIR/modules/<locale>/*.md."`
 	} `cmd:"" help:"Save module files as overrides and report what became of each file."`
+	Lint struct {
+		Dir     string `arg:"" optional:"" name:"dir" help:"Library folder to lint: DIR/modules/<locale>/*.md and DIR/labels/<locale>.yaml."`
+		Builtin bool   `name:"builtin" help:"Lint the library embedded in the binary instead of DIR."`
+		Format  string `name:"format" default:"text" enum:"text,json" help:"Output: text (one finding per line, then a summary) or json (findings and counts)."`
+	} `cmd:"" help:"Check module files: format errors and the module checklist (SPEC S9; docs/lint.md). Exit status: 0 clean (notices allowed), 1 format errors or lint could not run, 2 checklist warnings only."`
 	User struct {
 		Add struct {
 			Role string `name:"role" required:"" enum:"viewer,editor,admin" help:"Role of the user: viewer (browse, preview), editor (+ overrides, profiles, scenarios), admin (+ users, tokens)."`
@@ -59,7 +64,7 @@ var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
 // command name ("serve", "migrate", "assemble", "export", "import",
-// "token add", "token list", "token revoke").
+// "lint", "token add", "token list", "token revoke").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	var cli CLI
