@@ -111,15 +111,15 @@ func (c *cues) check() error {
 // forLocale returns the cue file of locale: the same tag, else one of the
 // same language and script (en-GB uses en-US; zh-TW, written in
 // traditional characters, does not use zh-CN). nil when there is none.
-func (s cueSet) forLocale(locale string) (*cues, string) {
+func (s cueSet) forLocale(locale string) *cues {
 	for tag, c := range s {
 		if strings.EqualFold(tag, locale) {
-			return c, tag
+			return c
 		}
 	}
 	want, err := language.Parse(locale)
 	if err != nil {
-		return nil, ""
+		return nil
 	}
 	wantBase, _ := want.Base()
 	wantScript, _ := want.Script()
@@ -128,10 +128,10 @@ func (s cueSet) forLocale(locale string) (*cues, string) {
 		base, _ := t.Base()
 		script, _ := t.Script()
 		if base == wantBase && script == wantScript {
-			return s[tag], tag
+			return s[tag]
 		}
 	}
-	return nil, ""
+	return nil
 }
 
 // tags lists the cue files' locales in name order, so that a lookup by

@@ -108,7 +108,7 @@ func Lint(m *library.Module) []Finding {
 	if err != nil {
 		return []Finding{cueError(m.File, err)}
 	}
-	c, _ := set.forLocale(m.Locale)
+	c := set.forLocale(m.Locale)
 	out := check(m, c)
 	if c == nil {
 		out = append(out, noCues(m.File, m.Locale, 1))
@@ -166,7 +166,7 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 		}
 		locale := ld.Name()
 		files, _ := fs.ReadDir(fsys, path.Join("modules", locale))
-		c, _ := set.forLocale(locale)
+		c := set.forLocale(locale)
 		uncued := 0
 		for _, f := range files {
 			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
