@@ -28,7 +28,9 @@ func TestDraftPublishDiscard(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	ctx := context.Background()
-	const one, two = "You are Draftwell, revision one.", "You are Draftwell, revision two."
+	// Whole role sentences: the module checklist (S9) has no warning, so a
+	// save leads to the module page.
+	const one, two = "You are Draftwell, revision one: the assistant of this workspace, answering for its replies.", "You are Draftwell, revision two: the assistant of this workspace, answering for its replies."
 	const preview = `{"locale": "en-US"}`
 
 	mod := a.follow(a.post("/modules/base.identity/override/en-US", url.Values{"text": {identityText(t, a, one)}, "revision": {"0"}}).want(t, http.StatusSeeOther)).want(t, http.StatusOK)

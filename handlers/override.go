@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/modulepage"
@@ -104,6 +105,10 @@ func (h *Overrides) Edit(c echo.Context) error {
 	default:
 		return err
 	}
+	e.Flash = flashFor(c)
+	if m, errs := checkOverride(h.Assembler, v, id, locale, e.Text); len(errs) == 0 {
+		checklist(&e, m)
+	}
 	return Render(c, http.StatusOK, overridepage.EditorPage(e))
 }
 
@@ -140,7 +145,10 @@ func (h *Overrides) prefill(v *View, id, locale string) (text, note string) {
 // parse, keep the id and layer, and use only known placeholders; a text
 // equal to the builtin stores nothing; a stale revision is a conflict
 // that shows both texts. Responds 422 with the errors under their lines,
-// 409 on conflict, else redirects to the module page.
+// 409 on conflict, else redirects to the module page, or back to the
+// editor when the module checklist (S9) has warnings, which it shows.
+// With the form field check set (the Check button) nothing is stored:
+// the page shows the errors or the checklist warnings of the text.
 func (h *Overrides) Save(c echo.Context) error {
 	v, id, locale, _, err := h.target(c)
 	if err != nil {
@@ -159,10 +167,19 @@ func (h *Overrides) Save(c echo.Context) error {
 // save is the part of Save and Create after binding: check, compare with
 // the builtin, store, rebuild, redirect.
 func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
+	checkOnly := c.FormValue("check") != ""
 	m, lineErrs := checkOverride(h.Assembler, v, e.ID, e.Locale, e.Text)
 	if len(lineErrs) > 0 {
 		e.Lines, e.Errors = components.NumberLines(e.Text, lineErrs)
 		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+	}
+	if checkOnly {
+		checklist(&e, m)
+		e.Notice = "Checked, nothing was saved: no errors, and the text follows the module checklist."
+		if e.Warnings > 0 {
+			e.Notice = fmt.Sprintf("Checked, nothing was saved: no errors; the module checklist has %d warning(s), shown under their lines.", e.Warnings)
+		}
+		return Render(c, http.StatusOK, overridepage.EditorPage(e))
 	}
 	base, hasBuiltin := v.builtinBase(h.Assembler, e.ID, e.Locale)
 	if hasBuiltin && m.Text == base.Text {
@@ -201,8 +218,42 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
 	}
 	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	if n := countWarnings(lint.Lint(m)); n > 0 {
+		// Back to the editor, which shows the warnings under their lines.
+		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, n))
+		return seeOther(c, overrideURL(saved.ModuleID, saved.Locale))
+	}
 	setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. Publish it on this page to serve it.", saved.ModuleID, saved.Locale, saved.Revision))
 	return seeOther(c, "/modules/"+saved.ModuleID)
+}
+
+// checklist lints m, the parsed e.Text, against the module checklist (S9)
+// and puts each warning under its line; notes that name no line (a locale
+// without lint cue words) go above the text.
+func checklist(e *overridepage.Editor, m *library.Module) {
+	var warns []components.LineError
+	for _, f := range lint.Lint(m) {
+		msg := "[" + f.RuleLabel() + "] " + f.Message
+		if f.Severity == lint.SeverityWarning && f.Line > 0 {
+			warns = append(warns, components.LineError{Line: f.Line, Msg: msg, Warning: true})
+			continue
+		}
+		e.Checklist = append(e.Checklist, msg)
+	}
+	e.Warnings = len(warns)
+	if len(warns) > 0 {
+		e.Lines, _ = components.NumberLines(e.Text, warns)
+	}
+}
+
+func countWarnings(fs []lint.Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity == lint.SeverityWarning {
+			n++
+		}
+	}
+	return n
 }
 
 // Publish handles POST /modules/:id/override/:locale/publish with the

@@ -299,9 +299,18 @@ func TestUserModule(t *testing.T) {
 		t.Errorf("id mismatch reported on line %q, want 2", got)
 	}
 
+	// Saved; its one-line body misses most of the module checklist (S9),
+	// so the save leads back to its editor, which shows the warnings.
 	r := a.post("/overrides/new", url.Values{"id": {"task.release-notes"}, "locale": {"en-us"}, "text": {text}}).want(t, http.StatusSeeOther)
-	if loc := r.Header().Get("Location"); loc != "/modules/task.release-notes" {
+	if loc := r.Header().Get("Location"); loc != "/modules/task.release-notes/override/en-US" {
 		t.Errorf("redirect to %q", loc)
+	}
+	ed := a.follow(r).want(t, http.StatusOK)
+	if got := ed.doc.Find(`[data-testid="line-warning"][data-line="12"]`).Length(); got != 6 {
+		t.Errorf("%d warnings under line 12, want 6 (rules 1, 2, 5, 6, 7, 8):\n%s", got, ed.find("numbered").Text())
+	}
+	if ed.textarea("text") != text || ed.find("revision").AttrOr("value", "") != "1" {
+		t.Errorf("the editor holds revision %q with text\n%s", ed.find("revision").AttrOr("value", ""), ed.textarea("text"))
 	}
 	o := a.overrides()[0]
 	if o.Locale != "en-US" || o.BasedOnVersion != 0 || o.BaseSnapshot != "" {

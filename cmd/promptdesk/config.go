@@ -40,6 +40,11 @@ type CLI struct {
 		Locale string `name:"locale" help:"Locale of sources that name none (skills, jinja-index, WeKnora content); default: detected from the text's script."`
 		Src    string `arg:"" name:"src" type:"existingdir" help:"Folder to read."`
 	} `cmd:"" help:"Import prompt files (promptdesk module files or another system's) and report what became of each source file."`
+	Lint struct {
+		Dir     string `arg:"" optional:"" name:"dir" help:"Library folder to lint: DIR/modules/<locale>/*.md and DIR/labels/<locale>.yaml."`
+		Builtin bool   `name:"builtin" help:"Lint the library embedded in the binary instead of DIR."`
+		Format  string `name:"format" default:"text" enum:"text,json" help:"Output: text (one finding per line, then a summary) or json (findings and counts)."`
+	} `cmd:"" help:"Check module files: format errors and the module checklist (SPEC S9; docs/lint.md). Exit status: 0 clean (notices allowed), 1 format errors or lint could not run, 2 checklist warnings only."`
 	User struct {
 		Add struct {
 			Role string `name:"role" required:"" enum:"viewer,editor,admin" help:"Role of the user: viewer (browse, preview), editor (+ overrides, profiles, scenarios), admin (+ users, tokens)."`
@@ -64,7 +69,7 @@ var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
 // command name ("serve", "migrate", "assemble", "export", "import",
-// "token add", "token list", "token revoke").
+// "lint", "token add", "token list", "token revoke").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	var cli CLI

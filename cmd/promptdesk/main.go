@@ -2,9 +2,9 @@
 // migrates its database (migrate), assembles a request from the shell
 // (assemble), moves overrides in and out as module files (export,
 // import), converts other systems' prompt files into modules (import
-// --from skills|maibot|weknora|jinja-index, docs/importers.md), manages
-// API tokens (token add, list, revoke) and users (user add). See README.md
-// and SPEC S12.
+// --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
+// module files (lint, docs/lint.md), manages API tokens (token add, list,
+// revoke) and users (user add). See README.md and SPEC S12.
 package main
 
 import (
@@ -22,10 +22,34 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil && !errors.Is(err, errHelp) {
+	if code := exitStatus(err); code != 0 {
 		fmt.Fprintln(os.Stderr, "promptdesk:", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
+}
+
+// exitError is an error that asks for a particular exit status (lint's 2
+// for warnings only); every other error exits 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitStatus is the process exit status for run's error: 0 for none or
+// help printed, the code of an exitError, else 1.
+func exitStatus(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil || errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return 1
 }
 
 // run parses args and runs one subcommand until ctx is cancelled.
@@ -46,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.export(ctx)
 	case "import":
 		return a.importModules(ctx)
+	case "lint":
+		return a.lint()
 	case "user add":
 		return a.userAdd(ctx)
 	case "token add":

@@ -34,24 +34,28 @@ func badgeLabel(status string) string {
 	return status
 }
 
-// NumberedLine is one line of a text shown with line numbers; Errors are
-// the messages shown under it.
+// NumberedLine is one line of a text shown with line numbers; Errors and
+// Warnings are the messages shown under it.
 type NumberedLine struct {
 	N      int
 	Text   string
 	Errors []string
+	// Warnings are module checklist findings (S9): shown, never blocking.
+	Warnings []string
 }
 
 // LineError is a message about one line of a text; Line 0 concerns the
-// whole text.
+// whole text. Warning marks a checklist finding rather than an error.
 type LineError struct {
-	Line int
-	Msg  string
+	Line    int
+	Msg     string
+	Warning bool
 }
 
 // NumberLines splits text (LF or CRLF) into numbered lines and attaches
-// each error to its line; an error past the end goes to the last line.
-// Errors with Line 0 are returned apart, to show above the text.
+// each error or warning to its line; one past the end goes to the last
+// line. Errors with Line 0 are returned apart, to show above the text; a
+// warning with Line 0 goes to the first line.
 func NumberLines(text string, errs []LineError) (lines []NumberedLine, general []string) {
 	parts := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	lines = make([]NumberedLine, len(parts))
@@ -59,13 +63,14 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 		lines[i] = NumberedLine{N: i + 1, Text: p}
 	}
 	for _, e := range errs {
+		i := min(max(e.Line, 1), len(lines)) - 1
 		switch {
+		case e.Warning:
+			lines[i].Warnings = append(lines[i].Warnings, e.Msg)
 		case e.Line <= 0:
 			general = append(general, e.Msg)
-		case e.Line > len(lines):
-			lines[len(lines)-1].Errors = append(lines[len(lines)-1].Errors, e.Msg)
 		default:
-			lines[e.Line-1].Errors = append(lines[e.Line-1].Errors, e.Msg)
+			lines[i].Errors = append(lines[i].Errors, e.Msg)
 		}
 	}
 	return lines, general

@@ -1,5 +1,6 @@
 // Package overridepage is the override editor (S2, S10): a full-file
-// editor with errors shown under the offending line, the stale-revision
+// editor with errors and module checklist warnings (S9) shown under the
+// offending line, the stale-revision
 // conflict view, the delete confirmation and the user-module form.
 package overridepage
 
@@ -17,15 +18,22 @@ type Editor struct {
 	Revision int
 	// Prefill says where the text came from.
 	Prefill string
-	// Lines is Text numbered with each error under its line; set only when
-	// the text has errors.
+	// Lines is Text numbered with each error or checklist warning under
+	// its line; set only when the text has errors or warnings.
 	Lines []components.NumberedLine
+	// Warnings is the number of module checklist warnings (S9) in Lines.
+	Warnings int
+	// Checklist are checklist notes that name no line, e.g. that the
+	// locale has no lint cue words.
+	Checklist []string
 	// Errors are problems that name no line.
 	Errors []string
 	// FieldErrors are keyed by form field (id, locale, revision).
 	FieldErrors map[string]string
 	// Notice is a message that is not an error, e.g. nothing was stored.
 	Notice string
+	// Flash is the one-time message of the save that led here.
+	Flash string
 	// Builtin is the builtin text the override starts from, for reference;
 	// empty for a user module.
 	Builtin       string
