@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 )
 
 // run imports the folder dir (relative to the package) and fails the test
@@ -122,6 +123,13 @@ func loadAndRender(t *testing.T, res *Result) map[string]string {
 	if err != nil {
 		t.Fatalf("the imported folder does not load:\n%v", err)
 	}
+	// The imported folder lints without errors (checklist warnings are
+	// the operator's to address; they do not block serving).
+	rep, err := lint.LintDir(dir)
+	if err != nil || rep.Counts.Errors != 0 || rep.Modules != len(res.Modules) {
+		t.Errorf("lint of the imported folder: %d errors over %d modules (want 0 over %d), %v\n%v", rep.Counts.Errors, rep.Modules, len(res.Modules), err, rep.Findings)
+	}
+	t.Logf("lint of the imported folder: %d modules, %d errors, %d warnings, %d notices", rep.Modules, rep.Counts.Errors, rep.Counts.Warnings, rep.Counts.Notices)
 	asm := assembler.New(assembler.Config{})
 	out := map[string]string{}
 	for _, m := range res.Modules {
