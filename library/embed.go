@@ -1,9 +1,19 @@
 package library
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
 // builtinFS holds the builtin library (S8): modules/<locale>/*.md and
 // labels/<locale>.yaml.
 //
 //go:embed modules labels
 var builtinFS embed.FS
+
+// BuiltinFS returns the files of the builtin library in the folder
+// layout LoadDir reads (modules/<locale>/*.md, labels/<locale>.yaml), for
+// writing it out as the start of a library folder.
+func BuiltinFS() fs.FS {
+	return builtinFS
+}
