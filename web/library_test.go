@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -312,4 +313,81 @@ func writeFile(t *testing.T, dir, rel, text string) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkLibraryFolderReload measures, through a started server, the
+// time from writing a module file of the watched folder to the first
+// POST /api/v1/assemble whose result has the new generation (debounce,
+// reload and the overlay's rebuild included), over b.N writes; it
+// reports p50, p99 and max in ms. Run with
+// go test ./web -run '^$' -bench LibraryFolderReload -benchtime 100x
+func BenchmarkLibraryFolderReload(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, library.BuiltinFS()); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "library", "reload", "testdata"))); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	lib, err := reload.New(dir, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(ctx, Config{Addr: "127.0.0.1:0", Logger: log, Store: st, Library: lib, Assembler: assembler.New(assembler.Config{}), Now: time.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(ctx)
+	_, token, err := st.CreateToken(store.WithActor(ctx, "bench"), "bench", []string{store.ScopeAssemble})
+	if err != nil {
+		b.Fatal(err)
+	}
+	generation := func() int {
+		rec := serveAPI(srv.Handler(), http.MethodPost, "/api/v1/assemble", `{"locale":"en-US","command":"/fieldnotes"}`, token)
+		var res struct {
+			Generation int `json:"generation"`
+		}
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &res) != nil {
+			b.Fatalf("assemble: %d %s", rec.Code, rec.Body.String())
+		}
+		return res.Generation
+	}
+	data, err := os.ReadFile(filepath.Join(dir, notesEN))
+	if err != nil {
+		b.Fatal(err)
+	}
+	good := string(data)
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		g := generation()
+		text := strings.Replace(good, "title: Field notes", "title: Field notes "+strings.Repeat("I", i%7+1), 1)
+		t0 := time.Now()
+		if err := os.WriteFile(filepath.Join(dir, notesEN), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for generation() == g {
+			if time.Since(t0) > 10*time.Second {
+				b.Fatal("no new generation within 10 s")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(msOf(lat[(len(lat)+1)/2-1]), "p50-ms") // nearest rank
+	b.ReportMetric(msOf(lat[(len(lat)*99+99)/100-1]), "p99-ms")
+	b.ReportMetric(msOf(lat[len(lat)-1]), "max-ms")
 }
