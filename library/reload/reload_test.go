@@ -44,7 +44,13 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // start loads dir and runs its watcher until the test ends.
 func start(t testing.TB, dir string) *reload.Library {
 	t.Helper()
-	lib, err := reload.New(dir, quiet())
+	return startLogging(t, dir, quiet())
+}
+
+// startLogging is start with log.
+func startLogging(t testing.TB, dir string, log *slog.Logger) *reload.Library {
+	t.Helper()
+	lib, err := reload.New(dir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,6 +381,58 @@ func TestDeletionOfAnIncludedModuleAndBrokenLabels(t *testing.T) {
 	}
 	if l, ok := st.Snapshot.Labels("en-US"); !ok || l["kb.col.title"] != "Title" || st.Snapshot.Generation != g {
 		t.Errorf("labels %t %q at generation %d; want the last good ones at %d", ok, l["kb.col.title"], st.Snapshot.Generation, g)
+	}
+}
+
+// syncBuffer is a log sink safe for Run's goroutine and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Each broken file is logged with path, line and error when it breaks;
+// each applied reload is logged with its generation and files.
+func TestReloadsAndBrokenFilesAreLogged(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	var out syncBuffer
+	lib := startLogging(t, dir, slog.New(slog.NewTextHandler(&out, nil)))
+	brokenPath := filepath.ToSlash(filepath.Join(dir, brokenEN))
+	if want := `level=WARN msg="library file broken; not served" file=` + brokenPath + ` line=7 field="" err="frontmatter is not valid YAML`; !strings.Contains(out.String(), want) {
+		t.Errorf("start log lacks %s:\n%s", want, out.String())
+	}
+	write(t, dir, notesEN, "")
+	waitFor(t, lib, "the emptied file listed", func(st *reload.State) bool {
+		_, ok := broken(st, dir, notesEN)
+		return ok
+	})
+	if want := `msg="library file broken; its last good version keeps serving" file=` + filepath.ToSlash(filepath.Join(dir, notesEN)) + ` line=1`; !strings.Contains(out.String(), want) {
+		t.Errorf("log lacks %s:\n%s", want, out.String())
+	}
+	if err := os.Remove(filepath.Join(dir, notesEN)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, notesZH)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, lib, "the deletions applied", func(st *reload.State) bool { return !st.Snapshot.Has("task.e12-notes") })
+	if want := `msg="library folder reloaded" dir=` + dir + ` generation=2 changed=[] removed="[` + notesEN + " " + notesZH + `]" broken=1`; !strings.Contains(out.String(), want) {
+		t.Errorf("log lacks %s:\n%s", want, out.String())
+	}
+	if strings.Count(out.String(), "task-e12-broken.md") != 1 {
+		t.Errorf("the broken fixture is logged more than once:\n%s", out.String())
 	}
 }
 
