@@ -310,7 +310,13 @@ func writeFile(t *testing.T, dir, rel, text string) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+	// Written aside and renamed over: the watcher never sees it half
+	// written, however slow the machine.
+	tmp := filepath.Join(filepath.Dir(p), ".writing")
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
 		t.Fatal(err)
 	}
 }
