@@ -95,9 +95,8 @@ type file struct {
 	gone   bool               // deleted from the folder
 }
 
-// version is one parsed content of a file.
+// version is one parsed content of a file: a module or labels.
 type version struct {
-	sum    [32]byte
 	module *library.Module
 	labels library.Labels
 }
@@ -411,7 +410,7 @@ func (l *Library) readFile(f *file, info fs.FileInfo) {
 		return
 	}
 	f.read, f.sum = true, sum
-	v := &version{sum: sum}
+	v := &version{}
 	if f.labels {
 		v.labels, err = library.ParseLabels(display, data)
 	} else {
