@@ -69,8 +69,9 @@ func NewOverlay(lib *reload.Library, src OverlaySource, log *slog.Logger) *Overl
 }
 
 // Changed tells Run that the store or the library changed (a
-// notification from another process, a reloaded library folder; S6). It never blocks: while a rebuild is queued, further calls
-// add nothing, so a burst costs at most the rebuild in flight plus one.
+// notification from another process, a reloaded library folder; S6). It
+// never blocks: while a rebuild is queued, further calls add nothing, so
+// a burst costs at most the rebuild in flight plus one.
 func (o *Overlay) Changed() {
 	select {
 	case o.stale <- struct{}{}:
