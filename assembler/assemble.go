@@ -145,7 +145,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	}
 
 	text := r.out.String()
-	res := &Result{Locale: locale, Text: text}
+	res := &Result{Locale: locale, Text: text, Generation: snap.Generation}
 	if profile != nil {
 		res.Profile = profile.ID
 	}
@@ -171,7 +171,8 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 
 	// Segments and the report, in order.
 	res.Segments = make([]Segment, 0, len(segNames)+1)
-	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+4)
+	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+5)
+	res.Report = append(res.Report, ReportEntry{Kind: KindLibrary, Source: snap.Source, Reason: "generation:" + strconv.Itoa(snap.Generation)})
 	stats := knowledgeCounts(req.KnowledgeBases)
 	sep := countSeparator(counter)
 	segFrom := 0
@@ -417,8 +418,15 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 
 // TextForm is the one-line form operators read (S5.5):
 // `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
-// builtin and a served-by-fallback locale are appended.
+// builtin and a served-by-fallback locale are appended. The library entry
+// reads `library(embedded · generation:1)`.
 func (e ReportEntry) TextForm() string {
+	if e.Kind == KindLibrary {
+		if e.Source == "" {
+			return e.Kind + "(" + e.Reason + ")"
+		}
+		return e.Kind + "(" + e.Source + " · " + e.Reason + ")"
+	}
 	var num [20]byte
 	version := ""
 	if e.Kind == KindPrompt && e.Version > 0 {

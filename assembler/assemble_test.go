@@ -91,6 +91,7 @@ func TestSegmentOrder(t *testing.T) {
 	}
 	lines := reportLines(res)
 	wantLines := []string{
+		"library(generation:1)",
 		"prompt(base.a v1 · default · file)",
 		"prompt(base.b v1 · default · file)",
 		"prompt(env.clock v1 · default · file)",
@@ -390,6 +391,37 @@ func TestModuleMissingInLocaleChain(t *testing.T) {
 			t.Errorf("zh-CN text in an en-US assembly")
 		}
 	})
+}
+
+// S5.5, S6: the report starts with the library entry, and the result
+// carries the snapshot's generation (a watched folder's counter).
+func TestReportNamesLibraryAndGeneration(t *testing.T) {
+	t.Parallel()
+	builtin := builtinLib(t)
+	res := mustAssemble(t, builtin, nil, &assembler.Request{Locale: "en-US"})
+	if res.Generation != 1 || res.Report[0].Line != "library(embedded · generation:1)" {
+		t.Errorf("generation %d, first entry %q; want 1, library(embedded · generation:1)", res.Generation, res.Report[0].Line)
+	}
+	parts := library.Parts{Source: "/srv/library", Generation: 7}
+	for _, id := range builtin.IDs() {
+		for _, loc := range builtin.ModuleLocales(id) {
+			m, _ := builtin.Module(id, loc)
+			parts.Modules = append(parts.Modules, m)
+		}
+	}
+	parts.Labels = map[string]library.Labels{}
+	for _, loc := range builtin.Locales() {
+		parts.Labels[loc], _ = builtin.Labels(loc)
+	}
+	folder, err := library.Build(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = mustAssemble(t, folder, nil, &assembler.Request{Locale: "en-US"})
+	e := res.Report[0]
+	if res.Generation != 7 || e.Kind != assembler.KindLibrary || e.Source != "/srv/library" || e.Reason != "generation:7" || e.Line != "library(/srv/library · generation:7)" {
+		t.Errorf("generation %d, first entry %+v", res.Generation, e)
+	}
 }
 
 // S5.5: the report's text form is exactly as operators read it, for the

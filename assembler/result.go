@@ -10,7 +10,8 @@ const (
 )
 
 // Result is an assembled system prompt (S5): the non-empty segments in
-// order, their joined text, the composition report and token counts.
+// order, their joined text, the composition report and token counts, and
+// the Generation of the library snapshot it was assembled from (S6).
 type Result struct {
 	Segments []Segment     `json:"segments"`
 	Text     string        `json:"text"`
@@ -20,6 +21,9 @@ type Result struct {
 	Tables   Tables        `json:"tables"`
 	Locale   string        `json:"locale"`
 	Profile  string        `json:"profile,omitempty"`
+	// Generation is the library snapshot's Generation (S6): 1 for the
+	// embedded library, one more for each change a watched folder applied.
+	Generation int `json:"generation"`
 }
 
 // Segment is one system segment: its name (Segment* constants, in the
@@ -48,6 +52,10 @@ const (
 	KindProfilePrompt = "profile-prompt"
 	KindPlaceholder   = "placeholder"
 	KindWarning       = "warning"
+	// KindLibrary is the report's first entry: where the library came from
+	// (Source: "embedded" or the folder) and its generation (Reason:
+	// "generation:N", S6).
+	KindLibrary = "library"
 )
 
 // Sources of a served module (S2, S5.5).

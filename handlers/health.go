@@ -14,7 +14,8 @@ type Pinger interface {
 
 // Health serves the liveness and readiness probes (S11).
 type Health struct {
-	DB Pinger
+	DB      Pinger
+	Overlay *Overlay
 }
 
 // Live handles GET /healthz: 200 "ok" while the process serves.
@@ -22,11 +23,45 @@ func (h *Health) Live(c echo.Context) error {
 	return c.String(http.StatusOK, "ok")
 }
 
-// Ready handles GET /readyz: 200 "ready" when the database answers, else
-// 503 with the reason.
+// readyBody is the JSON of GET /readyz.
+type readyBody struct {
+	Status  string       `json:"status"` // "ready"
+	Library readyLibrary `json:"library"`
+}
+
+// readyLibrary is the library that serves (S6): its source ("embedded" or
+// the folder), generation and the folder's broken files, sorted by path.
+type readyLibrary struct {
+	Source     string        `json:"source"`
+	Generation int           `json:"generation"`
+	Broken     []readyBroken `json:"broken"`
+}
+
+// readyBroken is one broken file of the library folder; serving is true
+// when its last good version keeps serving.
+type readyBroken struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Field   string `json:"field,omitempty"`
+	Error   string `json:"error"`
+	Serving bool   `json:"serving"`
+}
+
+// Ready handles GET /readyz: 200 when the database answers, with the JSON
+// {"status":"ready","library":{"source","generation","broken":[{"path",
+// "line","field","error","serving"}]}} — broken library files do not make
+// the server unready, the last good versions serve. Else 503 with the
+// reason.
 func (h *Health) Ready(c echo.Context) error {
 	if err := h.DB.Ping(c.Request().Context()); err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable").SetInternal(err)
 	}
-	return c.String(http.StatusOK, "ready")
+	v := h.Overlay.Current()
+	body := readyBody{Status: "ready", Library: readyLibrary{
+		Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken)),
+	}}
+	for _, b := range v.LibraryBroken {
+		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving})
+	}
+	return WriteJSON(c, http.StatusOK, body)
 }

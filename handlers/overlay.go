@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -24,12 +25,12 @@ type OverlaySource interface {
 
 // Overlay is the in-memory copy of the operator state (overrides and
 // profiles) on top of the library, rebuilt after every write through this
-// server and, under Run, after changes made by other processes, so that
-// pages and assembly never query the database per request (S6). It is
-// safe for concurrent use.
+// server and, under Run, after changes made by other processes and after
+// each reload of a library folder, so that pages and assembly never query
+// the database per request (S6). It is safe for concurrent use.
 type Overlay struct {
 	src OverlaySource
-	lib *library.Snapshot
+	lib *reload.Library
 	log *slog.Logger
 
 	mu  sync.Mutex // serialises rebuilds, so the last one stored read last
@@ -40,7 +41,8 @@ type Overlay struct {
 	stale chan struct{}
 }
 
-// View is one immutable state of the Overlay: the library, the assembler
+// View is one immutable state of the Overlay: the library (with the
+// library folder's broken files, LibraryBroken), the assembler
 // State built from the published overrides (what the runtime serves), and
 // every published override row, including rows whose text no longer
 // parses (Broken, keyed like Rows); then the drafts: the unpublished
@@ -49,23 +51,27 @@ type Overlay struct {
 // "include drafts" (the same pointer as State when there is none).
 // Nothing in it may be modified.
 type View struct {
-	Library     *library.Snapshot
-	State       *assembler.State
-	Rows        map[assembler.OverrideKey]store.Override
-	Broken      map[assembler.OverrideKey]error
-	Drafts      map[assembler.OverrideKey]store.Override
-	DraftBroken map[assembler.OverrideKey]error
-	WithDrafts  *assembler.State
+	Library       *library.Snapshot
+	LibraryBroken []reload.BrokenFile
+	State         *assembler.State
+	Rows          map[assembler.OverrideKey]store.Override
+	Broken        map[assembler.OverrideKey]error
+	Drafts        map[assembler.OverrideKey]store.Override
+	DraftBroken   map[assembler.OverrideKey]error
+	WithDrafts    *assembler.State
 }
 
-// NewOverlay returns an Overlay over lib; call Rebuild before Current.
-func NewOverlay(lib *library.Snapshot, src OverlaySource, log *slog.Logger) *Overlay {
+// NewOverlay returns an Overlay over lib, whose Current library each
+// Rebuild takes; call Rebuild before Current. To follow a library folder,
+// register Changed with lib.OnChange.
+func NewOverlay(lib *reload.Library, src OverlaySource, log *slog.Logger) *Overlay {
 	return &Overlay{src: src, lib: lib, log: log, stale: make(chan struct{}, 1)}
 }
 
-// Changed tells Run that the store changed (a notification from another
-// process, S6). It never blocks: while a rebuild is queued, further calls
-// add nothing, so a burst costs at most the rebuild in flight plus one.
+// Changed tells Run that the store or the library changed (a
+// notification from another process, a reloaded library folder; S6). It
+// never blocks: while a rebuild is queued, further calls add nothing, so
+// a burst costs at most the rebuild in flight plus one.
 func (o *Overlay) Changed() {
 	select {
 	case o.stale <- struct{}{}:
@@ -105,7 +111,8 @@ func (o *Overlay) Run(ctx context.Context, every time.Duration) {
 // Current returns the latest View; nil before the first Rebuild.
 func (o *Overlay) Current() *View { return o.cur.Load() }
 
-// Rebuild reads every override and profile and swaps in a new View. An
+// Rebuild takes the library's current state, reads every override and
+// profile and swaps in a new View; drift is judged against that library. An
 // override whose text no longer parses is logged and kept in Broken, not
 // served; it does not fail the rebuild. Errors are the store's.
 func (o *Overlay) Rebuild(ctx context.Context) error {
@@ -123,8 +130,10 @@ func (o *Overlay) Rebuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("overlay: %w", err)
 	}
+	lib := o.lib.Current()
 	v := &View{
-		Library: o.lib,
+		Library:       lib.Snapshot,
+		LibraryBroken: lib.Broken,
 		State: &assembler.State{
 			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
 			Profiles:  make(map[string]*assembler.Profile, len(profiles)),

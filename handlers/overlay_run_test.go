@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -53,7 +54,7 @@ func newRunOverlay(t *testing.T, src *slowSource) *handlers.Overlay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return handlers.NewOverlay(lib, src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return handlers.NewOverlay(reload.Fixed(lib), src, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // waitCalls waits until src has been read n times.

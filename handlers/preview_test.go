@@ -70,8 +70,11 @@ func TestPreviewSeedsAndRunsTheExampleScenarios(t *testing.T) {
 					t.Errorf("report row %d (%s): fallback marker wrong", i, e.Line)
 				}
 			}
-			if got := r.find("report-lines").Text(); !strings.Contains(got, want.Report[0].Line) {
-				t.Errorf("text form lacks %q", want.Report[0].Line)
+			if got := r.find("report-lines").Text(); !strings.Contains(got, want.Report[0].Line) || want.Report[0].Line != "library(embedded · generation:1)" {
+				t.Errorf("text form lacks %q, or it is not the library entry", want.Report[0].Line)
+			}
+			if got := r.find("library-source").Text(); got != "embedded" {
+				t.Errorf("library source shown as %q, want embedded", got)
 			}
 			segs := r.find("segment")
 			if segs.Length() != len(want.Segments) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
@@ -147,7 +148,7 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 		Addr:      "127.0.0.1:0",
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store:     st,
-		Library:   snap,
+		Library:   reload.Fixed(snap),
 		Assembler: assembler.New(assembler.Config{CountTokens: true}),
 		Now:       func() time.Time { return clock },
 	})

@@ -11,7 +11,8 @@ import (
 //go:embed modules labels
 var builtinFS embed.FS
 
-// BuiltinFS returns the embedded builtin library's files (read-only), in
-// the layout Load reads, for tools that look at the files themselves such
-// as the lint.
+// BuiltinFS returns the files of the builtin library (read-only) in the
+// folder layout LoadDir reads (modules/<locale>/*.md, labels/<locale>.yaml),
+// for tools that read the files themselves (lint) and for writing it out
+// as the start of a library folder.
 func BuiltinFS() fs.FS { return builtinFS }

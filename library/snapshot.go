@@ -15,7 +15,7 @@ import (
 
 // Snapshot is an immutable, loaded library: every module in every locale
 // plus the label files (S1, S6). It is safe for concurrent use; nothing in
-// it may be modified after Load returns.
+// it may be modified after Load or Build returns.
 type Snapshot struct {
 	modules map[string]map[string]*Module // id → lower-case locale → module
 	ids     []string
@@ -23,6 +23,10 @@ type Snapshot struct {
 	labels  map[string]Labels // lower-case locale → labels
 	// Source describes where the snapshot came from ("embedded" or a folder).
 	Source string
+	// Generation counts the versions of the library (S6): 1 when first
+	// loaded, and the embedded library stays at 1; a watched folder
+	// (library/reload) adds 1 for each change it applies.
+	Generation int
 }
 
 // LocaleKey is the case-insensitive key of a BCP 47 tag (S2).
@@ -100,7 +104,7 @@ func LoadDir(dir string) (*Snapshot, error) {
 // messages. Every problem in every file is collected: the error is
 // FileErrors (matching ErrInvalid) listing each with file, line and field.
 func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
-	s := &Snapshot{modules: map[string]map[string]*Module{}, labels: map[string]Labels{}}
+	parts := Parts{Generation: 1, Labels: map[string]Labels{}}
 	var errs FileErrors
 	report := func(err error) {
 		if fe, ok := err.(*FileError); ok {
@@ -120,11 +124,11 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			continue
 		}
 		locale := ld.Name()
-		if _, err := language.Parse(locale); err != nil {
-			report(&FileError{File: display(path.Join("modules", locale)), Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", locale)})
+		if err := CheckLocaleFolder(display(path.Join("modules", locale)), locale); err != nil {
+			report(err)
 			continue
 		}
-		s.locales = append(s.locales, locale)
+		parts.Locales = append(parts.Locales, locale)
 		files, err := fs.ReadDir(fsys, path.Join("modules", locale))
 		if err != nil {
 			report(err)
@@ -135,31 +139,19 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 				continue
 			}
 			p := path.Join("modules", locale, f.Name())
-			m, err := readModule(fsys, p, display(p))
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				report(&FileError{File: display(p), Msg: err.Error()})
+				continue
+			}
+			m, err := ParseModuleFile(display(p), locale, data)
 			if err != nil {
 				report(err)
 				continue
 			}
-			m.Locale = locale
-			if want, _ := IDFromFileName(f.Name()); m.ID != want {
-				report(&FileError{File: m.File, Line: m.FieldLine("id"), Field: "id", Msg: fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, f.Name(), want)})
-				continue
-			}
-			if s.modules[m.ID] == nil {
-				s.modules[m.ID] = map[string]*Module{}
-			}
-			if prev, dup := s.modules[m.ID][LocaleKey(locale)]; dup {
-				report(&FileError{File: m.File, Field: "id", Msg: "same module and locale as " + prev.File})
-				continue
-			}
-			s.modules[m.ID][LocaleKey(locale)] = m
+			parts.Modules = append(parts.Modules, m)
 		}
 	}
-	sort.Strings(s.locales)
-	for id := range s.modules {
-		s.ids = append(s.ids, id)
-	}
-	sort.Strings(s.ids)
 
 	labelFiles, _ := fs.ReadDir(fsys, "labels")
 	for _, f := range labelFiles {
@@ -178,26 +170,11 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			report(err)
 			continue
 		}
-		s.labels[LocaleKey(locale)] = labels
+		parts.Labels[locale] = labels
 	}
 
-	for _, id := range s.ids {
-		for _, err := range s.checkLocales(id) {
-			report(err)
-		}
-	}
-	for _, id := range s.ids {
-		for _, m := range s.modules[id] {
-			if err := s.CheckPlaceholders(m); err != nil {
-				report(err)
-			}
-		}
-	}
-	if len(errs) == 0 {
-		for _, err := range s.checkIncludeCycles() {
-			report(err)
-		}
-	}
+	s, buildErrs := build(parts, len(errs) == 0)
+	errs = append(errs, buildErrs...)
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
 		return nil, errs
@@ -205,22 +182,121 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 	return s, nil
 }
 
-func readModule(fsys fs.FS, p, display string) (*Module, error) {
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		return nil, &FileError{File: display, Msg: err.Error()}
+// CheckLocaleFolder checks that a folder under modules/ is named by a BCP
+// 47 locale tag (S1); display names the folder in the *FileError.
+func CheckLocaleFolder(display, locale string) error {
+	if _, err := language.Parse(locale); err != nil {
+		return &FileError{File: display, Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", locale)}
 	}
-	return Parse(display, data)
+	return nil
 }
 
-// checkLocales enforces that all locales of one id share one version line
-// and one variable list (S1).
-func (s *Snapshot) checkLocales(id string) []error {
-	var errs []error
-	locs := s.ModuleLocales(id)
-	first, _ := s.Module(id, locs[0])
-	for _, loc := range locs[1:] {
-		m, _ := s.Module(id, loc)
+// ParseModuleFile parses the module file display (a path ending in
+// <layer>-<name>.md, slash- or OS-separated) of the locale folder locale:
+// Parse, then the id must match the file name (S1). Errors are
+// *FileError values.
+func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
+	m, err := Parse(display, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Locale = locale
+	name := path.Base(filepath.ToSlash(display))
+	if want, _ := IDFromFileName(name); m.ID != want {
+		return nil, &FileError{File: m.File, Line: m.FieldLine("id"), Field: "id", Msg: fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, name, want)}
+	}
+	return m, nil
+}
+
+// Parts is what Build makes a Snapshot from: modules already parsed (by
+// ParseModuleFile) and label files already parsed (by ParseLabels).
+type Parts struct {
+	// Source is the Snapshot's Source.
+	Source string
+	// Generation is the Snapshot's Generation.
+	Generation int
+	// Locales are the locale folders, in any order; the locales of
+	// Modules are added to them.
+	Locales []string
+	// Modules have their Locale set. Their order matters for the rule that
+	// all locales of one id share a version and a variable list (S1): the
+	// first module of an id is the reference, and the error names each
+	// later module that differs from it.
+	Modules []*Module
+	// Labels maps a locale to the texts of its label file.
+	Labels map[string]Labels
+}
+
+// Build makes a Snapshot from parts and checks the rules that join files
+// (S1, S3): one module per id and locale, all locales of an id share a
+// version and a variable list, every placeholder is known, no include
+// cycle. The error is FileErrors (matching ErrInvalid) naming each file
+// at fault.
+func Build(p Parts) (*Snapshot, error) {
+	s, errs := build(p, true)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+// build is Build; include cycles are looked for only when cycles is set
+// and every other rule holds.
+func build(p Parts, cycles bool) (*Snapshot, FileErrors) {
+	s := &Snapshot{modules: map[string]map[string]*Module{}, labels: map[string]Labels{}, Source: p.Source, Generation: p.Generation}
+	var errs FileErrors
+	byID := map[string][]*Module{} // in the order of p.Modules
+	locales := map[string]bool{}
+	for _, l := range p.Locales {
+		locales[l] = true
+	}
+	for _, m := range p.Modules {
+		locales[m.Locale] = true
+		if s.modules[m.ID] == nil {
+			s.modules[m.ID] = map[string]*Module{}
+		}
+		if prev, dup := s.modules[m.ID][LocaleKey(m.Locale)]; dup {
+			errs = append(errs, &FileError{File: m.File, Field: "id", Msg: "same module and locale as " + prev.File})
+			continue
+		}
+		s.modules[m.ID][LocaleKey(m.Locale)] = m
+		byID[m.ID] = append(byID[m.ID], m)
+	}
+	for l := range locales {
+		s.locales = append(s.locales, l)
+	}
+	sort.Strings(s.locales)
+	for id := range s.modules {
+		s.ids = append(s.ids, id)
+	}
+	sort.Strings(s.ids)
+	for locale, l := range p.Labels {
+		s.labels[LocaleKey(locale)] = l
+	}
+
+	for _, id := range s.ids {
+		errs = append(errs, checkLocales(byID[id])...)
+	}
+	for _, id := range s.ids {
+		for _, m := range byID[id] {
+			if err := s.CheckPlaceholders(m); err != nil {
+				errs = append(errs, err.(*FileError))
+			}
+		}
+	}
+	if cycles && len(errs) == 0 {
+		errs = append(errs, s.checkIncludeCycles()...)
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
+	return s, errs
+}
+
+// checkLocales enforces that all locales of one id (ms, the first being
+// the reference) share one version line and one variable list (S1).
+func checkLocales(ms []*Module) FileErrors {
+	var errs FileErrors
+	first := ms[0]
+	for _, m := range ms[1:] {
 		if m.Version != first.Version {
 			errs = append(errs, &FileError{File: m.File, Line: m.FieldLine("version"), Field: "version", Msg: fmt.Sprintf("version %d differs from %d in %s (all locales share one version)", m.Version, first.Version, first.File)})
 		}
@@ -266,8 +342,8 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error {
 // checkIncludeCycles reports include cycles among the library's modules
 // (S3, E10): each locale's module includes the same locale's module, else
 // any locale's, as the assembler's fallback would.
-func (s *Snapshot) checkIncludeCycles() []error {
-	var errs []error
+func (s *Snapshot) checkIncludeCycles() FileErrors {
+	var errs FileErrors
 	for _, loc := range s.locales {
 		done := map[string]bool{} // ids whose includes are known to end
 		for _, id := range s.ids {

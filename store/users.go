@@ -431,3 +431,13 @@ func dbErrOrNil(err error, what string) error {
 	}
 	return dbError(err, what)
 }
+
+// DeleteExpiredSessions removes the console sessions past their expiry
+// (the scs sessions table) and returns how many went.
+func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
+	tag, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE expiry < current_timestamp")
+	if err != nil {
+		return 0, fmt.Errorf("store: delete expired sessions: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/views/components"
@@ -447,7 +448,7 @@ func newServerOn(t *testing.T, st *store.Store) *Server {
 	}
 	srv, err := New(context.Background(), Config{
 		Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Store: st, Library: lib, Assembler: assembler.New(assembler.Config{}),
+		Store: st, Library: reload.Fixed(lib), Assembler: assembler.New(assembler.Config{}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
@@ -34,7 +35,7 @@ func startOn(t *testing.T, dbURL string, refresh time.Duration) *Server {
 		Addr:      "127.0.0.1:0",
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store:     st,
-		Library:   lib,
+		Library:   reload.Fixed(lib),
 		Assembler: assembler.New(assembler.Config{}),
 		Refresh:   refresh,
 	})

@@ -30,8 +30,10 @@ func (s *Server) newEcho() *echo.Echo {
 	// Console sessions, CSRF and the logged-in user (issue 5); the API
 	// and the open assets skip them.
 	e.Use(s.sessions(), s.csrf(), unlessNoSession(s.auth.LoadUser))
+	// The library folder's broken files, for the banner of every page (S6).
+	e.Use(unlessNoSession(handlers.LibraryBanner(s.overlay)))
 
-	health := &handlers.Health{DB: s.cfg.Store}
+	health := &handlers.Health{DB: s.cfg.Store, Overlay: s.overlay}
 	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}
 	mod := &handlers.Module{Overlay: s.overlay, Assembler: s.cfg.Assembler}
 	ovr := &handlers.Overrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}

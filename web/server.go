@@ -19,7 +19,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -29,10 +29,12 @@ import (
 type Config struct {
 	// Addr is the listen address, e.g. "127.0.0.1:8080"; port 0 picks a
 	// free port (tests).
-	Addr      string
-	Logger    *slog.Logger
-	Store     *store.Store
-	Library   *library.Snapshot
+	Addr   string
+	Logger *slog.Logger
+	Store  *store.Store
+	// Library is the library that serves: reload.Fixed for the embedded
+	// one, reload.New for a library folder, which Start watches (S6).
+	Library   *reload.Library
 	Assembler *assembler.Assembler
 	// Now is the clock of previews whose request sets no "now".
 	Now func() time.Time
@@ -47,6 +49,9 @@ type Config struct {
 // DefaultRefresh is Config.Refresh when unset.
 const DefaultRefresh = 30 * time.Second
 
+// sessionCleanup is the period of deleting expired console sessions.
+const sessionCleanup = 30 * time.Minute
+
 // Server is the console and API server. Create it with New, then Start;
 // Close shuts it down.
 type Server struct {
@@ -56,7 +61,6 @@ type Server struct {
 	overlay *handlers.Overlay
 	http    *http.Server
 
-	sessionStore   *pgxstore.PostgresStore
 	sessionManager *scs.SessionManager
 	auth           *handlers.Auth
 
@@ -90,14 +94,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.overlay = handlers.NewOverlay(cfg.Library, cfg.Store, cfg.Logger)
+	cfg.Library.OnChange(s.overlay.Changed)
 	if err := s.overlay.Rebuild(ctx); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	if err := seedScenarios(store.WithActor(ctx, "system"), cfg.Store); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.sessionStore = pgxstore.NewWithCleanupInterval(cfg.Store.Pool(), 30*time.Minute)
-	s.sessionManager = handlers.NewSessions(s.sessionStore, cfg.SecureCookies)
+	// No cleanup goroutine of pgxstore's own: its start races with
+	// StopCleanup (go test -race); startRefresh runs the cleanup instead.
+	s.sessionManager = handlers.NewSessions(pgxstore.NewWithCleanupInterval(cfg.Store.Pool(), 0), cfg.SecureCookies)
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	return s, nil
@@ -128,7 +134,9 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // Start listens on Config.Addr and serves in the background until Close.
 // It also keeps the in-memory state current with the other processes on
 // the same database (S6): it listens for their change notifications
-// (store.Listen) and rebuilds on each, and every Config.Refresh. Errors:
+// (store.Listen) and rebuilds on each, and every Config.Refresh; and it
+// watches a library folder (Config.Library's Run), rebuilding after each
+// reload. Errors:
 // the address cannot be listened on, or Start was called twice.
 func (s *Server) Start() error {
 	s.mu.Lock()
@@ -159,12 +167,32 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// startRefresh starts the overlay's refresh loop and the change listener
-// that feeds it; Close stops both. s.mu is held.
+// startRefresh starts the overlay's refresh loop, the change listener and
+// the library folder's watcher that feed it; Close stops them. s.mu is
+// held.
 func (s *Server) startRefresh() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	s.loops.Go(func() { s.overlay.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() {
+		tick := time.NewTicker(sessionCleanup)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if _, err := s.cfg.Store.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("deleting expired sessions failed", "err", err)
+				}
+			}
+		}
+	})
+	s.loops.Go(func() {
+		if err := s.cfg.Library.Run(ctx); err != nil {
+			s.log.Error("library folder: not watched; restart to see changes", "err", err)
+		}
+	})
 	s.loops.Go(func() {
 		onChange := func(ch store.Change) {
 			if ch == (store.Change{}) {
@@ -208,13 +236,13 @@ func (s *Server) url() string {
 }
 
 // Close stops accepting requests and waits for the ones in flight until
-// ctx ends (graceful shutdown), then stops the refresh loop and the change
-// listener. It does not close the Store.
+// ctx ends (graceful shutdown), then stops the loops of Start: refresh,
+// change listener, session cleanup, library folder watcher. It does not
+// close the Store.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	srv, stop := s.http, s.stop
 	s.mu.Unlock()
-	s.sessionStore.StopCleanup()
 	if srv == nil {
 		return nil
 	}

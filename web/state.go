@@ -7,6 +7,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // assembly such as the CLI's `assemble` (S12). Overrides that no longer
 // parse are logged and left out. Errors are the store's.
 func LoadState(ctx context.Context, st *store.Store, lib *library.Snapshot, log *slog.Logger) (*assembler.State, error) {
-	o := handlers.NewOverlay(lib, st, log)
+	o := handlers.NewOverlay(reload.Fixed(lib), st, log)
 	if err := o.Rebuild(ctx); err != nil {
 		return nil, err
 	}

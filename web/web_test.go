@@ -22,6 +22,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/static"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -50,7 +51,7 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 		Addr:      "127.0.0.1:0",
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store:     st,
-		Library:   lib,
+		Library:   reload.Fixed(lib),
 		Assembler: assembler.New(assembler.Config{CountTokens: true}),
 		Now:       func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
 	})
@@ -194,11 +195,13 @@ func TestNewRequiresItsDependencies(t *testing.T) {
 func TestHealthAndReadiness(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
-	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready"} {
-		rec := serve(srv.Handler(), http.MethodGet, path)
-		if rec.Code != http.StatusOK || rec.Body.String() != want {
-			t.Errorf("%s: %d %q", path, rec.Code, rec.Body.String())
-		}
+	if rec := serve(srv.Handler(), http.MethodGet, "/healthz"); rec.Code != http.StatusOK || rec.Body.String() != "ok" {
+		t.Errorf("/healthz: %d %q", rec.Code, rec.Body.String())
+	}
+	rec := serve(srv.Handler(), http.MethodGet, "/readyz")
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" ||
+		rec.Body.String() != `{"status":"ready","library":{"source":"embedded","generation":1,"broken":[]}}`+"\n" {
+		t.Errorf("/readyz: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
 	}
 	st.Close()
 	if rec := serve(srv.Handler(), http.MethodGet, "/readyz"); rec.Code != http.StatusServiceUnavailable {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/migrations"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/pgcluster"
@@ -50,12 +51,13 @@ func (a *app) database(ctx context.Context, log *slog.Logger) (dbURL string, sto
 	}, nil
 }
 
-// parts loads the library (embedded or --library) and builds the
-// assembler from the settings; every command that assembles needs both.
+// parts loads the library (embedded or --library, strictly: a broken
+// file is an error) and builds the assembler from the settings; the
+// one-shot commands that assemble need both.
 func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, error) {
-	loc, err := time.LoadLocation(a.cli.TimeZone)
-	if err != nil || a.cli.TimeZone == "Local" {
-		return nil, nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
+	asm, err := a.assembler(countTokens)
+	if err != nil {
+		return nil, nil, err
 	}
 	var snap *library.Snapshot
 	if a.cli.Library != "" {
@@ -66,7 +68,34 @@ func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("library:\n%w", err)
 	}
-	return snap, assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
+	return snap, asm, nil
+}
+
+// assembler builds the assembler from the settings.
+func (a *app) assembler(countTokens bool) (*assembler.Assembler, error) {
+	loc, err := time.LoadLocation(a.cli.TimeZone)
+	if err != nil || a.cli.TimeZone == "Local" {
+		return nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
+	}
+	return assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
+}
+
+// library is what serve serves: the embedded library, or the --library
+// folder, which the server watches and reloads (S6); a broken file there
+// is logged and listed (console banner, /readyz) while the rest serves.
+func (a *app) library(log *slog.Logger) (*reload.Library, error) {
+	if a.cli.Library != "" {
+		lib, err := reload.New(a.cli.Library, log)
+		if err != nil {
+			return nil, fmt.Errorf("library: %w", err)
+		}
+		return lib, nil
+	}
+	snap, err := library.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("library:\n%w", err)
+	}
+	return reload.Fixed(snap), nil
 }
 
 // openStore starts or reaches Postgres, migrates and opens the store.
@@ -89,7 +118,11 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger) (*store.Store, fu
 
 func (a *app) serve(ctx context.Context) error {
 	log := a.logger()
-	snap, asm, err := a.parts(true)
+	asm, err := a.assembler(true)
+	if err != nil {
+		return err
+	}
+	lib, err := a.library(log)
 	if err != nil {
 		return err
 	}
@@ -98,7 +131,7 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: snap, Assembler: asm, Now: time.Now,
+	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: a.cli.Serve.SecureCookies})
 	if err != nil {
 		return err
@@ -106,7 +139,14 @@ func (a *app) serve(ctx context.Context) error {
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %d modules)\n", srv.URL(), snap.Source, len(snap.IDs()))
+	cur := lib.Current()
+	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %d modules)\n", srv.URL(), cur.Snapshot.Source, len(cur.Snapshot.IDs()))
+	if n := len(cur.Broken); n > 0 {
+		fmt.Fprintf(a.stdout, "Library folder: %d broken file(s), listed in the log, on the console and at /readyz; the rest serves:\n", n)
+		for _, b := range cur.Broken {
+			fmt.Fprintf(a.stdout, "  %s\n", b.Error())
+		}
+	}
 	link, err := srv.FirstSetupLink(ctx)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
@@ -59,7 +60,7 @@ func TestTokenCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := web.New(context.Background(), web.Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Store: st, Library: snap, Assembler: assembler.New(assembler.Config{}), Now: time.Now})
+		Store: st, Library: reload.Fixed(snap), Assembler: assembler.New(assembler.Config{}), Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

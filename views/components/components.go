@@ -5,6 +5,7 @@ package components
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -118,4 +119,36 @@ func WithUser(ctx context.Context, u User) context.Context {
 func CurrentUser(ctx context.Context) (User, bool) {
 	u, ok := ctx.Value(userKey{}).(User)
 	return u, ok
+}
+
+// BrokenFile is a file of the library folder that does not serve as
+// written (S6), for the layout's banner: Line is 0 when the whole file is
+// concerned; Serving is true when its last good version keeps serving.
+type BrokenFile struct {
+	Path    string
+	Line    int
+	Message string
+	Serving bool
+}
+
+// Where is "path:line", or the path alone when Line is 0.
+func (b BrokenFile) Where() string {
+	if b.Line > 0 {
+		return b.Path + ":" + strconv.Itoa(b.Line)
+	}
+	return b.Path
+}
+
+type libraryBrokenKey struct{}
+
+// WithLibraryBroken returns ctx carrying the library folder's broken
+// files, for the layout's banner.
+func WithLibraryBroken(ctx context.Context, files []BrokenFile) context.Context {
+	return context.WithValue(ctx, libraryBrokenKey{}, files)
+}
+
+// LibraryBroken returns the files WithLibraryBroken put in ctx.
+func LibraryBroken(ctx context.Context) []BrokenFile {
+	files, _ := ctx.Value(libraryBrokenKey{}).([]BrokenFile)
+	return files
 }

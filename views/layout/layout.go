@@ -2,6 +2,8 @@
 // and main area (S10).
 package layout
 
+import "strconv"
+
 // Nav names a top-navigation entry, to mark the current section.
 type Nav string
 
@@ -42,4 +44,13 @@ var navItems = []navItem{
 	{NavProfiles, "Profiles", "/profiles"},
 	{NavPreview, "Preview", "/preview"},
 	{NavAudit, "Audit", "/audit"},
+}
+
+// brokenSummary is the library banner's headline for n broken files (S6).
+func brokenSummary(n int) string {
+	files := "1 file"
+	if n != 1 {
+		files = strconv.Itoa(n) + " files"
+	}
+	return "Library folder: " + files + " broken; the last good version keeps serving"
 }

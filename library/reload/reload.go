@@ -1,0 +1,653 @@
+// Package reload serves a library folder that changes while the server
+// runs (S1, S6): it watches the folder with fsnotify, re-parses only the
+// files that changed, keeps serving the last good version of a file that
+// breaks and lists it, and swaps in each new immutable library.Snapshot
+// with one atomic pointer store, so that assembly never waits for a
+// reload and never sees half of one.
+package reload
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// Timing of Run.
+const (
+	// Debounce is how long the folder must stay quiet after a change
+	// before it is reloaded: an editor's save (truncate then write, or
+	// write a temporary file then rename it over the module) is one
+	// reload, and a file deleted and written again within it is never
+	// seen missing.
+	Debounce = 100 * time.Millisecond
+	// MaxDelay bounds the wait when changes keep coming.
+	MaxDelay = time.Second
+	// Rescan is the period of the full rescan that catches changes whose
+	// event was lost (an overflowing event queue, a network file system);
+	// it is also the polling period when file watching is unavailable.
+	Rescan = 10 * time.Second
+)
+
+// BrokenFile is a file of the folder that does not serve as it is on
+// disk (S6): it does not parse, or it breaks a rule across files, or it
+// was deleted while other files still need it. The embedded FileError
+// names path, line and field.
+type BrokenFile struct {
+	*library.FileError
+	// Serving is true when the file's last good version keeps serving,
+	// false when the file never loaded (its module or labels are absent).
+	Serving bool
+}
+
+// State is one immutable state of the library: the Snapshot that serves
+// (its Generation counts the applied changes) and the broken files,
+// sorted by path. Nothing in it may be modified.
+type State struct {
+	Snapshot *library.Snapshot
+	Broken   []BrokenFile
+}
+
+// Library is a library that may change: a folder watched by Run, or a
+// fixed Snapshot (Fixed). Current and OnChange are safe for concurrent
+// use.
+type Library struct {
+	dir string // "" when fixed
+	log *slog.Logger
+	cur atomic.Pointer[State]
+
+	running atomic.Bool
+	mu      sync.Mutex
+	subs    []func()
+
+	// Owned by New, then by Run's goroutine.
+	files map[string]*file // by slash path relative to dir
+}
+
+// file is what is known of one module or label file.
+type file struct {
+	rel    string // slash path relative to the folder
+	locale string // the locale folder, or the label file's name
+	labels bool   // a label file (labels/<locale>.yaml)
+
+	size  int64     // stat of the content last read
+	mtime time.Time // (size and mtime unchanged: the content is not read again)
+	sum   [32]byte  // sha256 of the content last read
+	read  bool      // the content was read at least once
+
+	cur    *version           // the content on disk, parsed; nil when it does not parse
+	err    *library.FileError // why the content on disk does not serve; nil when it does
+	served *version           // the version in the current Snapshot; nil when none
+	gone   bool               // deleted from the folder
+}
+
+// version is one parsed content of a file: a module or labels.
+type version struct {
+	module *library.Module
+	labels library.Labels
+}
+
+// Fixed returns a Library that always serves snap (the embedded library,
+// or tests); its Run returns at once.
+func Fixed(snap *library.Snapshot) *Library {
+	l := &Library{log: slog.Default()}
+	l.cur.Store(&State{Snapshot: snap})
+	return l
+}
+
+// New loads the library folder dir (modules/<locale>/<layer>-<name>.md,
+// labels/<locale>.yaml) as library.LoadDir does, except that a broken
+// file does not stop it: the files that load serve, and each broken one
+// is logged and listed in Current's Broken. Run then keeps it current.
+// Errors: dir is not a folder or has no modules folder.
+func New(dir string, log *slog.Logger) (*Library, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("library folder: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("library folder %s is not a folder", dir)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "modules")); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("library folder %s has no modules folder (modules/<locale>/<layer>-<name>.md)", dir)
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &Library{dir: dir, log: log, files: map[string]*file{}}
+	l.reload(nil)
+	return l, nil
+}
+
+// Current returns the library as it serves now; it never waits for a
+// reload.
+func (l *Library) Current() *State { return l.cur.Load() }
+
+// OnChange registers fn, called after every reload that changed Current
+// (a new Snapshot or other broken files), from Run's goroutine: fn must
+// not block.
+func (l *Library) OnChange(fn func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.subs = append(l.subs, fn)
+}
+
+// Run watches the folder until ctx is cancelled and reloads it Debounce
+// after the last change: the module folders (new locale folders too) and
+// labels/. Without file watching (fsnotify fails) it polls every Rescan.
+// A fixed Library returns nil at once. Errors: Run is already running.
+func (l *Library) Run(ctx context.Context) error {
+	if l.dir == "" {
+		return nil
+	}
+	if !l.running.CompareAndSwap(false, true) {
+		return errors.New("reload: Run is already running for " + l.dir)
+	}
+	defer l.running.Store(false)
+	var events <-chan fsnotify.Event
+	var watchErrs <-chan error
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		l.log.Warn("library folder: file watching unavailable; polling instead", "dir", l.dir, "every", Rescan, "err", err)
+	} else {
+		defer w.Close()
+		events, watchErrs = w.Events, w.Errors
+		l.watch(w)
+	}
+	l.reload(nil) // changes made between New and the first watch
+
+	rescan := time.NewTicker(Rescan)
+	defer rescan.Stop()
+	quiet := time.NewTimer(time.Hour)
+	quiet.Stop()
+	var first time.Time // of the first change not reloaded yet; zero when none
+	dirty := map[string]bool{}
+	for {
+		select {
+		case <-ctx.Done():
+			quiet.Stop()
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			rel, ok := l.relevant(ev)
+			if !ok {
+				continue
+			}
+			dirty[rel] = true
+			now := time.Now()
+			if first.IsZero() {
+				first = now
+			}
+			quiet.Reset(min(Debounce, max(0, MaxDelay-now.Sub(first))))
+		case err, ok := <-watchErrs:
+			if !ok {
+				watchErrs = nil
+				continue
+			}
+			l.log.Warn("library folder: watching interrupted; rescanning", "dir", l.dir, "err", err)
+			if first.IsZero() {
+				first = time.Now()
+			}
+			quiet.Reset(Debounce)
+		case <-quiet.C:
+			if w != nil {
+				l.watch(w)
+			}
+			l.reload(dirty)
+			dirty, first = map[string]bool{}, time.Time{}
+		case <-rescan.C:
+			if w != nil {
+				l.watch(w)
+			}
+			l.reload(nil)
+		}
+	}
+}
+
+// watch adds the folder, modules/, each locale folder and labels/ to w
+// when not watched yet: a folder created later is added at the next
+// reload, whose scan finds the files written into it meanwhile.
+func (l *Library) watch(w *fsnotify.Watcher) {
+	have := map[string]bool{}
+	for _, p := range w.WatchList() {
+		have[p] = true
+	}
+	dirs := []string{l.dir, filepath.Join(l.dir, "modules"), filepath.Join(l.dir, "labels")}
+	if entries, err := os.ReadDir(filepath.Join(l.dir, "modules")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(l.dir, "modules", e.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
+		if have[d] {
+			continue
+		}
+		if err := w.Add(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			l.log.Warn("library folder: cannot watch; changes there are seen by the periodic rescan", "dir", d, "every", Rescan, "err", err)
+		}
+	}
+}
+
+// relevant returns the slash path, relative to the folder, of an event
+// that may change the library: a module file, a label file, or one of
+// the folders. Other files (an editor's swap or backup files) and mere
+// permission changes are ignored.
+func (l *Library) relevant(ev fsnotify.Event) (string, bool) {
+	if ev.Op == fsnotify.Chmod {
+		return "", false
+	}
+	rel, err := filepath.Rel(l.dir, ev.Name)
+	if err != nil {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	parts := strings.Split(rel, "/")
+	switch {
+	case rel == "modules" || rel == "labels":
+		return rel, true
+	case parts[0] == "modules" && len(parts) == 2:
+		return rel, true
+	case parts[0] == "modules" && len(parts) == 3:
+		return rel, strings.HasSuffix(rel, ".md")
+	case parts[0] == "labels" && len(parts) == 2:
+		return rel, strings.HasSuffix(rel, ".yaml")
+	}
+	return "", false
+}
+
+// entry is one file found by a scan.
+type entry struct {
+	rel, locale string
+	labels      bool
+	info        fs.FileInfo
+}
+
+// scan lists the module and label files. problems are folder-level
+// broken entries (a locale folder that is not a BCP 47 tag, an
+// unreadable folder); modulesOK and labelsOK are false when that folder
+// could not be listed, so its files must not be taken as deleted.
+func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, modulesOK, labelsOK bool) {
+	display := func(rel string) string { return filepath.ToSlash(filepath.Join(l.dir, rel)) }
+	problem := func(rel, msg string) {
+		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}})
+	}
+	localeDirs, err := os.ReadDir(filepath.Join(l.dir, "modules"))
+	modulesOK = err == nil
+	if err != nil {
+		problem("modules", "cannot read the modules folder; the last good library keeps serving: "+err.Error())
+	}
+	for _, ld := range localeDirs {
+		if !ld.IsDir() {
+			continue
+		}
+		locale := ld.Name()
+		rel := path.Join("modules", locale)
+		if err := library.CheckLocaleFolder(display(rel), locale); err != nil {
+			problems = append(problems, BrokenFile{FileError: err.(*library.FileError)})
+			continue
+		}
+		locales = append(locales, locale)
+		files, err := os.ReadDir(filepath.Join(l.dir, "modules", locale))
+		if err != nil {
+			modulesOK = false
+			problem(rel, "cannot read the folder; its last good modules keep serving: "+err.Error())
+			continue
+		}
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+				continue
+			}
+			if info, err := f.Info(); err == nil {
+				found = append(found, entry{rel: path.Join(rel, f.Name()), locale: locale, info: info})
+			}
+		}
+	}
+	labelFiles, err := os.ReadDir(filepath.Join(l.dir, "labels"))
+	labelsOK = err == nil || errors.Is(err, fs.ErrNotExist)
+	if !labelsOK {
+		problem("labels", "cannot read the labels folder; the last good labels keep serving: "+err.Error())
+	}
+	for _, f := range labelFiles {
+		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
+		if f.IsDir() || !ok {
+			continue
+		}
+		if info, err := f.Info(); err == nil {
+			found = append(found, entry{rel: path.Join("labels", f.Name()), locale: locale, labels: true, info: info})
+		}
+	}
+	return found, locales, problems, modulesOK, labelsOK
+}
+
+// reload scans the folder, reads the files that changed (and those in
+// dirty, whatever their size and time say), applies what loads and
+// publishes the new State when anything changed.
+func (l *Library) reload(dirty map[string]bool) {
+	found, locales, problems, modulesOK, labelsOK := l.scan()
+	seen := make(map[string]bool, len(found))
+	for _, e := range found {
+		seen[e.rel] = true
+		f := l.files[e.rel]
+		if f == nil {
+			f = &file{rel: e.rel, locale: e.locale, labels: e.labels}
+			l.files[e.rel] = f
+		}
+		f.gone = false
+		if f.read && !dirty[e.rel] && e.info.Size() == f.size && e.info.ModTime().Equal(f.mtime) {
+			continue
+		}
+		l.readFile(f, e.info)
+	}
+	for rel, f := range l.files {
+		if seen[rel] || (f.labels && !labelsOK) || (!f.labels && !modulesOK) {
+			continue
+		}
+		if f.served == nil {
+			delete(l.files, rel) // never served: nothing to remove
+			continue
+		}
+		f.gone, f.cur, f.read = true, nil, false
+	}
+
+	prev := l.cur.Load()
+	applied, snap := l.apply(locales, prev)
+	next := &State{Snapshot: snap}
+	if snap == nil {
+		next.Snapshot = prev.Snapshot
+	}
+	for _, f := range l.sorted() {
+		if f.err != nil {
+			next.Broken = append(next.Broken, BrokenFile{FileError: f.err, Serving: f.served != nil})
+		}
+	}
+	next.Broken = append(next.Broken, problems...)
+	slices.SortStableFunc(next.Broken, func(a, b BrokenFile) int { return strings.Compare(a.File, b.File) })
+
+	if prev != nil && snap == nil && sameBroken(prev.Broken, next.Broken) {
+		return
+	}
+	l.cur.Store(next)
+	l.logChange(prev, next, applied)
+	l.mu.Lock()
+	subs := slices.Clone(l.subs)
+	l.mu.Unlock()
+	for _, fn := range subs {
+		fn()
+	}
+}
+
+// readFile reads and parses f when its content changed since last read.
+func (l *Library) readFile(f *file, info fs.FileInfo) {
+	display := filepath.ToSlash(filepath.Join(l.dir, f.rel))
+	data, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(f.rel)))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return // deleted since the scan: the next scan sees it gone
+		}
+		f.read, f.cur, f.err = false, nil, &library.FileError{File: display, Msg: err.Error()}
+		return
+	}
+	sum := sha256.Sum256(data)
+	f.size, f.mtime = info.Size(), info.ModTime()
+	if f.read && sum == f.sum {
+		return
+	}
+	f.read, f.sum = true, sum
+	v := &version{}
+	if f.labels {
+		v.labels, err = library.ParseLabels(display, data)
+	} else {
+		v.module, err = library.ParseModuleFile(display, f.locale, data)
+	}
+	if err != nil {
+		f.cur, f.err = nil, asFileError(display, err)
+		return
+	}
+	// A new content is applied even when it equals the served one: a
+	// repaired file (truncated, then written back) is a change.
+	f.cur, f.err = v, nil
+}
+
+// pending reports whether f has a change to apply: a new content that
+// parses, or its deletion.
+func (f *file) pending() bool {
+	if f.gone {
+		return f.served != nil
+	}
+	return f.cur != nil && f.cur != f.served
+}
+
+// apply builds a Snapshot from the served versions with the pending
+// changes on top (S6). When that breaks a rule across files, the changed
+// files the errors name are set aside (broken, their last good version
+// serving) and the rest is tried again; when the errors name only
+// unchanged files, the changes are tried one at a time and each that
+// still breaks a rule is set aside. It returns the applied files and
+// their Snapshot (Generation one more than prev's), or nil when nothing
+// was applied and prev exists.
+func (l *Library) apply(locales []string, prev *State) ([]*file, *library.Snapshot) {
+	generation := 1
+	if prev != nil {
+		generation = prev.Snapshot.Generation + 1
+	}
+	batch := map[*file]bool{}
+	for _, f := range l.files {
+		if f.pending() {
+			batch[f] = true
+		}
+	}
+	try := func(trial map[*file]bool) (*library.Snapshot, library.FileErrors) {
+		snap, err := library.Build(l.parts(locales, generation, trial))
+		if err != nil {
+			var fes library.FileErrors
+			if !errors.As(err, &fes) {
+				fes = library.FileErrors{{File: l.dir, Msg: err.Error()}}
+			}
+			return nil, fes
+		}
+		return snap, nil
+	}
+	for len(batch) > 0 {
+		snap, errs := try(batch)
+		if errs == nil {
+			return l.commit(batch), snap
+		}
+		blamed := false
+		for _, f := range l.sorted() {
+			if e := namedIn(errs, l.display(f)); batch[f] && e != nil {
+				f.err = e
+				delete(batch, f)
+				blamed = true
+			}
+		}
+		if !blamed {
+			break
+		}
+	}
+	accepted := map[*file]bool{}
+	var last *library.Snapshot
+	for progress := true; progress && len(batch) > 0; {
+		progress = false
+		for _, f := range l.sorted() {
+			if !batch[f] {
+				continue
+			}
+			trial := map[*file]bool{f: true}
+			for g := range accepted {
+				trial[g] = true
+			}
+			snap, errs := try(trial)
+			if errs != nil {
+				f.err = l.blame(f, errs)
+				continue
+			}
+			accepted, last, progress = trial, snap, true
+			delete(batch, f)
+		}
+	}
+	if last != nil {
+		return l.commit(accepted), last
+	}
+	if prev == nil {
+		snap, _ := try(nil) // nothing loads: an empty library (every file broken)
+		if snap == nil {
+			snap, _ = library.Build(library.Parts{Source: l.dir, Generation: 1})
+		}
+		return nil, snap
+	}
+	return nil, nil
+}
+
+// commit makes the applied versions the served ones.
+func (l *Library) commit(applied map[*file]bool) []*file {
+	out := make([]*file, 0, len(applied))
+	for f := range applied {
+		out = append(out, f)
+		if f.gone {
+			delete(l.files, f.rel)
+			f.served = nil
+			continue
+		}
+		f.served, f.err = f.cur, nil
+	}
+	slices.SortFunc(out, func(a, b *file) int { return strings.Compare(a.rel, b.rel) })
+	return out
+}
+
+// parts are the served versions with trial's on top. Modules come in
+// path order with trial's last, so that a rule across files (one version
+// per id) names the changed file rather than the one it disagrees with.
+func (l *Library) parts(locales []string, generation int, trial map[*file]bool) library.Parts {
+	p := library.Parts{Source: l.dir, Generation: generation, Locales: locales, Labels: map[string]library.Labels{}}
+	var changed []*library.Module
+	for _, f := range l.sorted() {
+		v := f.served
+		if trial[f] {
+			v = f.cur
+		}
+		switch {
+		case v == nil:
+		case f.labels:
+			p.Labels[f.locale] = v.labels
+		case trial[f]:
+			changed = append(changed, v.module)
+		default:
+			p.Modules = append(p.Modules, v.module)
+		}
+	}
+	p.Modules = append(p.Modules, changed...)
+	return p
+}
+
+// blame is the problem of f when applying it alone broke errs: the error
+// naming f, else the first error, said to be caused by f.
+func (l *Library) blame(f *file, errs library.FileErrors) *library.FileError {
+	if e := namedIn(errs, l.display(f)); e != nil {
+		return e
+	}
+	what := "changed, but the change breaks another file"
+	if f.gone {
+		what = "deleted, but another file still needs it"
+	}
+	return &library.FileError{File: l.display(f), Msg: what + ": " + errs[0].Error()}
+}
+
+func (l *Library) display(f *file) string { return filepath.ToSlash(filepath.Join(l.dir, f.rel)) }
+
+// sorted lists the known files in path order.
+func (l *Library) sorted() []*file {
+	out := make([]*file, 0, len(l.files))
+	for _, f := range l.files {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b *file) int { return strings.Compare(a.rel, b.rel) })
+	return out
+}
+
+// logChange logs an applied change (files and generation) and every
+// broken file that is new or broken differently.
+func (l *Library) logChange(prev, next *State, applied []*file) {
+	if prev != nil && next.Snapshot != prev.Snapshot {
+		var changed, removed []string
+		for _, f := range applied {
+			if f.served == nil {
+				removed = append(removed, f.rel)
+			} else {
+				changed = append(changed, f.rel)
+			}
+		}
+		l.log.Info("library folder reloaded", "dir", l.dir, "generation", next.Snapshot.Generation, "changed", changed, "removed", removed, "broken", len(next.Broken))
+	}
+	was := map[string]bool{}
+	if prev != nil {
+		for _, b := range prev.Broken {
+			was[brokenKey(b)] = true
+		}
+	}
+	for _, b := range next.Broken {
+		if was[brokenKey(b)] {
+			continue
+		}
+		msg := "library file broken; its last good version keeps serving"
+		if !b.Serving {
+			msg = "library file broken; not served"
+		}
+		l.log.Warn(msg, "file", b.File, "line", b.Line, "field", b.Field, "err", b.Msg)
+	}
+	for _, b := range prev.brokenOrNil() {
+		if !slices.ContainsFunc(next.Broken, func(n BrokenFile) bool { return n.File == b.File }) {
+			l.log.Info("library file repaired", "file", b.File)
+		}
+	}
+}
+
+func (s *State) brokenOrNil() []BrokenFile {
+	if s == nil {
+		return nil
+	}
+	return s.Broken
+}
+
+func brokenKey(b BrokenFile) string {
+	return fmt.Sprintf("%s\x00%t", b.Error(), b.Serving)
+}
+
+func sameBroken(a, b []BrokenFile) bool {
+	return slices.EqualFunc(a, b, func(x, y BrokenFile) bool { return brokenKey(x) == brokenKey(y) })
+}
+
+// namedIn returns the first error about file.
+func namedIn(errs library.FileErrors, file string) *library.FileError {
+	for _, e := range errs {
+		if e.File == file {
+			return e
+		}
+	}
+	return nil
+}
+
+// asFileError turns a parse error into a *FileError naming file.
+func asFileError(file string, err error) *library.FileError {
+	var fe *library.FileError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &library.FileError{File: file, Msg: err.Error()}
+}
