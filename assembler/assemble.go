@@ -2,10 +2,13 @@ package assembler
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/library"
@@ -461,17 +464,29 @@ func (e ReportEntry) TextForm() string {
 // triggerCell returns the skill-table trigger cell of a task module in the
 // labels' locale; it depends on nothing else, so it is made once.
 func (a *Assembler) triggerCell(l labeler, m *library.Module) string {
-	key := triggerKey{m, l.locale}
+	key := triggerKey{weak.Make(m), l.locale}
 	if c, ok := a.triggers.Load(key); ok {
 		return c.(string)
 	}
 	c := triggerCell(l, m)
-	a.triggers.Store(key, c)
+	forget(m, &a.triggers, key, c)
 	return c
 }
 
+// forget stores key → v in cache and deletes it once m is garbage:
+// overlay rebuilds and library reloads replace modules all the time, and
+// a cache keyed by module must not keep the old ones (or their entries)
+// alive.
+func forget[K comparable](m *library.Module, cache *sync.Map, key K, v any) {
+	if _, loaded := cache.LoadOrStore(key, v); !loaded {
+		runtime.AddCleanup(m, func(k K) { cache.Delete(k) }, key)
+	}
+}
+
+// triggerKey identifies a trigger cell: the module, weakly, and the
+// labels' locale.
 type triggerKey struct {
-	module *library.Module
+	module weak.Pointer[library.Module]
 	locale string
 }
 
@@ -484,18 +499,19 @@ func (a *Assembler) moduleTokens(c *tokens.Counter, e *entered, text string, lab
 	if len(m.Placeholders) > 0 {
 		return c.Count(t)
 	}
-	key := staticKey{m, c.Name, lab.get("output_contract.heading")}
+	key := staticKey{weak.Make(m), c.Name, lab.get("output_contract.heading")}
 	if n, ok := a.static.Load(key); ok {
 		return n.(int)
 	}
 	n := c.Count(t)
-	a.static.Store(key, n)
+	forget(m, &a.static, key, n)
 	return n
 }
 
-// staticKey identifies the rendered text of a module without placeholders.
+// staticKey identifies the rendered text of a module without placeholders
+// (the module weakly: see forget).
 type staticKey struct {
-	module   *library.Module
+	module   weak.Pointer[library.Module]
 	encoding string
 	heading  string
 }

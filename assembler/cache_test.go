@@ -1,0 +1,58 @@
+package assembler
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// The per-module caches (trigger cells, static token counts) do not keep
+// replaced modules alive: every overlay rebuild and library reload parses
+// new modules, so entries of modules nobody serves any more must go.
+func TestCachesForgetReplacedModules(t *testing.T) {
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, _ := snap.Labels("en-US")
+	lab := labeler{labels, "en-us"}
+	a := New(Config{CountTokens: true})
+	counter, err := a.counter("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	for i := range n {
+		m, err := library.Parse("task-cache.md", []byte("---\nid: task.cache\nlayer: task\nversion: 1\ntitle: Cache\ndescription: A module parsed again on every rebuild.\ntriggers:\n- kind: command\n  command: /cache\n---\nSummarise the text.\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.triggerCell(lab, m); got == "" {
+			t.Fatalf("iteration %d: empty trigger cell", i)
+		}
+		text := "Summarise the text."
+		e := &entered{served: Served{Module: m}, text: span{0, len(text), true}}
+		if got := a.moduleTokens(counter, e, text, lab); got == 0 {
+			t.Fatalf("iteration %d: 0 tokens", i)
+		}
+	}
+	size := func(m *sync.Map) (k int) {
+		m.Range(func(any, any) bool { k++; return true })
+		return k
+	}
+	if tr, st := size(&a.triggers), size(&a.static); tr != n || st != n {
+		t.Fatalf("before collection: %d trigger and %d token entries, want %d each", tr, st, n)
+	}
+	// Cleanups run after a collection, on their own goroutine.
+	deadline := time.Now().Add(10 * time.Second)
+	for size(&a.triggers)+size(&a.static) > 0 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if tr, st := size(&a.triggers), size(&a.static); tr != 0 || st != 0 {
+		t.Errorf("after collection: %d trigger and %d token entries remain, want 0", tr, st)
+	}
+}
