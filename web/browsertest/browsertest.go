@@ -5,6 +5,7 @@ package browsertest
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 
@@ -17,7 +18,8 @@ var Names = []string{"chromium", "chromium-browser", "google-chrome", "google-ch
 // New returns the browser context of a fresh headless Chromium for t,
 // closed at t's cleanup. The first chromedp action on it starts the
 // browser and must carry no timeout. It skips t when no Chromium is
-// installed (.ci/run installs Debian's chromium).
+// installed, and fails it instead when the CI variable is set (.ci/run
+// installs Debian's chromium).
 func New(t *testing.T) context.Context {
 	t.Helper()
 	exe := ""
@@ -26,6 +28,9 @@ func New(t *testing.T) context.Context {
 			exe = p
 			break
 		}
+	}
+	if exe == "" && os.Getenv("CI") != "" {
+		t.Fatal("CI is set but no chromium, chromium-browser or google-chrome is on PATH: .ci/run installs Debian's chromium; a browser test must not be skipped in CI")
 	}
 	if exe == "" {
 		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
