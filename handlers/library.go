@@ -20,7 +20,9 @@ type Library struct {
 	Assembler *assembler.Assembler
 }
 
-var statuses = []string{components.StatusBuiltin, components.StatusOverridden, components.StatusDrifted, components.StatusUser}
+// statuses are the values of the status filter: a module's status, or
+// draft for the modules with a draft not published yet (any status).
+var statuses = []string{components.StatusBuiltin, components.StatusOverridden, components.StatusDraft, components.StatusDrifted, components.StatusUser}
 
 // List renders GET /: every module grouped by layer, filtered by the query
 // parameters layer, locale, status and q. htmx requests get only the list.
@@ -103,8 +105,16 @@ func (h *Library) matches(v *View, f librarypage.Filter, layer library.Layer, id
 	if f.Layer != "" && string(layer) != f.Layer {
 		return false
 	}
-	if f.Status != "" && row.Status != f.Status {
-		return false
+	switch f.Status {
+	case "":
+	case components.StatusDraft:
+		if !row.Draft {
+			return false
+		}
+	default:
+		if row.Status != f.Status {
+			return false
+		}
 	}
 	if f.Locale != "" && !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool { return strings.EqualFold(l.Locale, f.Locale) }) {
 		return false

@@ -100,6 +100,16 @@ func TestLibraryFilters(t *testing.T) {
 		t.Errorf("locale=zh-CN lists %d modules, want %d", got, len(a.lib.IDs()))
 	}
 
+	// status=draft lists the modules with an unpublished draft.
+	if got := ids(a.get("/?status=draft").want(t, http.StatusOK)); len(got) != 0 {
+		t.Errorf("status=draft lists %v before any draft", got)
+	}
+	ident := builtinText(t, a.lib, "base.identity", "en-US")
+	a.saveDraft("base.identity", "en-US", withLine(ident.Text, "You are Lumen."), 0)
+	if got := ids(a.get("/?status=draft").want(t, http.StatusOK)); !slices.Equal(got, []string{"base.identity"}) {
+		t.Errorf("status=draft lists %v, want [base.identity]", got)
+	}
+
 	for _, q := range []string{"layer=bogus", "status=bogus", "locale=xx-YY"} {
 		r := a.get("/?"+q).want(t, http.StatusUnprocessableEntity)
 		if r.find("error-page").Length() != 1 {
