@@ -77,7 +77,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
 		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: fmt.Sprintf("no labels for %s or the fallback %s", locale, a.cfg.FallbackLocale)}
+		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
 	}
 	pl, err := a.plan(snap, st, req, profile, locale, r)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -298,3 +299,20 @@ func TestE10Includes(t *testing.T) {
 }
 
 func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+// A module found in neither locale is named once when the requested
+// locale is the fallback itself, and with the fallback when it is not.
+func TestRenderNotFoundNamesTheLocalesTried(t *testing.T) {
+	snap := builtinLib(t)
+	a := assembler.New(assembler.Config{FallbackLocale: "en-US"})
+	for locale, want := range map[string]string{
+		"en-US": `no module "task.nowhere" in en-US`,
+		"ja-JP": `no module "task.nowhere" in ja-JP or the fallback en-US`,
+	} {
+		_, err := a.Render(snap, nil, &assembler.RenderRequest{Module: "task.nowhere", Locale: locale}, time.Now())
+		var ae *assembler.Error
+		if !errors.As(err, &ae) || ae.Code != assembler.CodeNotFound || ae.Msg != want {
+			t.Errorf("render in %s: %v, want not_found %q", locale, err, want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)
 	s, ok := a.Resolve(snap, st, req.Module, locale)
 	if !ok {
-		return nil, &Error{Code: CodeNotFound, Module: req.Module, Field: "module", Msg: fmt.Sprintf("no module %q in %s or %s", req.Module, locale, a.cfg.FallbackLocale)}
+		return nil, &Error{Code: CodeNotFound, Module: req.Module, Field: "module", Msg: fmt.Sprintf("no module %q in %s", req.Module, a.lookedIn(locale))}
 	}
 	loc, err := a.zone(&Request{TimeZone: req.TimeZone}, nil)
 	if err != nil {
@@ -54,7 +54,7 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
 		req: &Request{Model: req.Model}, model: req.Model, now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: fmt.Sprintf("no labels for %s or the fallback %s", locale, a.cfg.FallbackLocale)}
+		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
 	}
 	sp, err := r.module(s)
 	if err != nil {
@@ -75,4 +75,13 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 		out.Tokens = counter.Count(text)
 	}
 	return out, nil
+}
+
+// lookedIn names the locales a lookup tried: locale, then the fallback
+// locale when it is another one ("ja-JP or the fallback en-US").
+func (a *Assembler) lookedIn(locale string) string {
+	if library.LocaleKey(locale) == library.LocaleKey(a.cfg.FallbackLocale) {
+		return locale
+	}
+	return locale + " or the fallback " + a.cfg.FallbackLocale
 }
