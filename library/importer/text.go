@@ -9,6 +9,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -112,11 +116,17 @@ func oneLine(s string) (joined string, lines int) {
 // library.ValidName): letters are lowercased and every other character
 // becomes '-'. ok is false when nothing usable is left.
 func moduleName(raw string) (name string, ok bool) {
+	// Accents go (Ünï côde → uni-code) rather than whole letters.
+	plain, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), raw)
+	if err != nil {
+		plain = raw
+	}
 	var b strings.Builder
-	for _, r := range strings.ToLower(raw) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+	for _, r := range strings.ToLower(plain) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_':
 			b.WriteRune(r)
-		} else {
+		case !strings.HasSuffix(b.String(), "-"):
 			b.WriteByte('-')
 		}
 	}

@@ -96,7 +96,8 @@ func TestDetectLocale(t *testing.T) {
 }
 
 func TestModuleNameAndVariable(t *testing.T) {
-	for raw, want := range map[string]string{"release-writer": "release-writer", "Release Writer": "release-writer", "Sub_Agent": "sub_agent", "--x--": "x"} {
+	for raw, want := range map[string]string{"release-writer": "release-writer", "Release Writer": "release-writer", "Sub_Agent": "sub_agent", "--x--": "x",
+		"Ünï côde": "uni-code", "a -- b": "a-b", "Café Menu": "cafe-menu"} {
 		if got, ok := moduleName(raw); !ok || got != want {
 			t.Errorf("moduleName(%q) = %q, %v; want %q", raw, got, ok, want)
 		}
