@@ -55,6 +55,7 @@ type CLI struct {
 	Token struct {
 		Add struct {
 			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides)."`
+			URL   string   `name:"url" env:"PROMPTDESK_URL" help:"Base URL of the console in the printed curl example; default http://<serve --addr>."`
 			Name  string   `arg:"" name:"name" help:"Name of the token (unique), e.g. the runtime that uses it."`
 		} `cmd:"" help:"Create an API token and print it (once)."`
 		List   struct{} `cmd:"" help:"List the API tokens: name, prefix, scopes, created, last used, revoked."`

@@ -21,16 +21,12 @@ func (a *app) tokenAdd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	addr := a.cli.Serve.Addr
-	if addr == "" {
-		addr = "127.0.0.1:8080"
-	}
 	path := "/api/v1/modules"
 	if !tok.Has(store.ScopeRead) {
 		path = "/api/v1/commands"
 	}
 	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
-	fmt.Fprintf(a.stdout, "Try it: curl -H \"Authorization: Bearer %s\" http://%s%s\n", secret, addr, path)
+	fmt.Fprintf(a.stdout, "Try it (a console on another address: --url): curl -H \"Authorization: Bearer %s\" %s%s\n", secret, a.consoleURL(a.cli.Token.Add.URL), path)
 	return nil
 }
 

@@ -47,6 +47,9 @@ func TestTokenCommands(t *testing.T) {
 	if !strings.Contains(out, `curl -H "Authorization: Bearer `+secret+`"`) || strings.Count(out, "\n") != 3 {
 		t.Errorf("token add output, want the token and a one-line curl hint:\n%s", out)
 	}
+	if !strings.Contains(out, "http://127.0.0.1:8080/api/v1/modules") {
+		t.Errorf("token add without --url: want the default address in the hint:\n%s", out)
+	}
 	if _, err := cliRun(t, "token", "add", "--scope", "admin", "bad"); err == nil || !strings.Contains(err.Error(), `"admin"`) {
 		t.Errorf("unknown scope: %v, want an error naming it", err)
 	}
@@ -119,5 +122,15 @@ func TestTokenCommands(t *testing.T) {
 	}
 	if err != nil || uses != 1 || len(audit) != 2 || audit[0].Actor != cliActor || audit[0].Action != store.ActionRevoke || audit[1].Action != store.ActionCreate {
 		t.Errorf("audit %+v (%d uses) %v", audit, uses, err)
+	}
+}
+
+// token add --url puts the console's address into the curl hint (serve
+// may run on another address than the default).
+func TestTokenAddURL(t *testing.T) {
+	t.Setenv("DATABASE_URL", storetest.NewDatabase(t))
+	out, err := cliRun(t, "token", "add", "--scope", "assemble", "--url", "http://127.0.0.1:8091/", "runtime")
+	if err != nil || !strings.Contains(out, " http://127.0.0.1:8091/api/v1/commands\n") {
+		t.Errorf("token add --url: the hint does not use the given console URL (%v):\n%s", err, out)
 	}
 }
