@@ -16,6 +16,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -94,6 +95,9 @@ type APIOverrideSaved struct {
 	Revision int    `json:"revision"`
 	Status   string `json:"status"`
 	Message  string `json:"message"`
+	// Warnings are the module checklist's warnings of Text (S9), never
+	// nil; they do not block saving or publishing.
+	Warnings []lint.Finding `json:"warnings"`
 }
 
 // apiOverrideBody is the JSON form of a PUT body.
@@ -330,7 +334,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	b, hasBuiltin := v.builtinBase(h.Assembler, id, locale)
 	if hasBuiltin && m.Text == b.Text {
-		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin,
+		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin, Warnings: checklistWarnings(m),
 			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
 		if exists {
 			out.Revision, out.Status = cur.Revision, headStatus(cur)
@@ -362,7 +366,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
 	setETag(c, saved.Revision)
-	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision,
+	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: checklistWarnings(m),
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
 }
 

@@ -283,3 +283,29 @@ func TestConsoleActor(t *testing.T) {
 		t.Errorf("audit %q, want %q", got, want)
 	}
 }
+
+// PUT answers the module checklist's warnings of the saved text (S9): the
+// builtin text has none, a bare one-line body has rule 1's (base.identity
+// must say who the model is) under its line; they do not block the save.
+func TestAPIOverridePutWarnings(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	ident := builtinText(t, a.lib, "base.identity", "en-US")
+	got := wantSaved(t, "builtin text", a.putText(identityURL, ident.Text, ""), false, 0, "builtin")
+	if got.Warnings == nil || len(got.Warnings) != 0 {
+		t.Errorf("builtin text: warnings %#v, want an empty list", got.Warnings)
+	}
+	bare := strings.SplitAfter(ident.Text, "\n---\n")[0] + "Answer.\n"
+	got = wantSaved(t, "bare text", a.putText(identityURL, bare, ""), true, 1, "draft")
+	bodyLine := strings.Count(strings.SplitAfter(ident.Text, "\n---\n")[0], "\n") + 1
+	var rule1 bool
+	for _, f := range got.Warnings {
+		if f.Severity != "warning" || f.Line == 0 {
+			t.Errorf("warning %+v: want severity warning and a line", f)
+		}
+		rule1 = rule1 || f.Rule == "1" && f.Line == bodyLine
+	}
+	if !rule1 {
+		t.Errorf("bare text: warnings %+v, want rule 1 at line %d", got.Warnings, bodyLine)
+	}
+}

@@ -218,7 +218,7 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
 	}
 	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
-	if n := countWarnings(lint.Lint(m)); n > 0 {
+	if n := len(checklistWarnings(m)); n > 0 {
 		// Back to the editor, which shows the warnings under their lines.
 		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, n))
 		return seeOther(c, overrideURL(saved.ModuleID, saved.Locale))
@@ -246,14 +246,16 @@ func checklist(e *overridepage.Editor, m *library.Module) {
 	}
 }
 
-func countWarnings(fs []lint.Finding) int {
-	n := 0
-	for _, f := range fs {
+// checklistWarnings returns the module checklist's warnings of m (S9),
+// an empty slice when there are none.
+func checklistWarnings(m *library.Module) []lint.Finding {
+	out := []lint.Finding{}
+	for _, f := range lint.Lint(m) {
 		if f.Severity == lint.SeverityWarning {
-			n++
+			out = append(out, f)
 		}
 	}
-	return n
+	return out
 }
 
 // Publish handles POST /modules/:id/override/:locale/publish with the
