@@ -1,11 +1,9 @@
 package library
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
 )
 
@@ -63,11 +61,11 @@ func ParseLabels(file string, data []byte) (Labels, error) {
 	text := Normalize(data)
 	f, err := parser.ParseBytes([]byte(text), 0)
 	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) && ye.GetToken() != nil {
-			return nil, &FileError{File: file, Line: ye.GetToken().Position.Line, Msg: "not valid YAML: " + ye.GetMessage()}
+		fe := yamlError(file, "not valid YAML", text, 1, err)
+		if m := duplicateKey.FindStringSubmatch(fe.Msg); m != nil {
+			fe.Field, fe.Msg = m[1], "label given twice"
 		}
-		return nil, &FileError{File: file, Msg: "not valid YAML: " + err.Error()}
+		return nil, fe
 	}
 	labels := Labels{}
 	if len(f.Docs) == 1 && f.Docs[0].Body != nil {

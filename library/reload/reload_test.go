@@ -153,8 +153,8 @@ func TestNewServesValidFilesAndListsBrokenOnes(t *testing.T) {
 		t.Fatalf("broken: %v, want only %s", brokenList(st), brokenEN)
 	}
 	b := st.Broken[0]
-	if want := filepath.ToSlash(filepath.Join(dir, brokenEN)); b.File != want || b.Line != 7 || !strings.Contains(b.Msg, "not valid YAML") || b.Serving {
-		t.Errorf("broken entry %q (serving %t), want %s:7 not valid YAML, not serving", b.Error(), b.Serving, want)
+	if want := filepath.ToSlash(filepath.Join(dir, brokenEN)); b.File != want || b.Line != 7 || b.Field != "triggers" || !strings.Contains(b.Msg, "not valid YAML") || b.Serving {
+		t.Errorf("broken entry %q (serving %t), want %s:7 field triggers, not valid YAML, not serving", b.Error(), b.Serving, want)
 	}
 	if _, err := library.LoadDir(dir); err == nil {
 		t.Error("LoadDir (the strict loader of the assemble command) accepts the broken folder")
@@ -429,7 +429,7 @@ func TestReloadsAndBrokenFilesAreLogged(t *testing.T) {
 	var out syncBuffer
 	lib := startLogging(t, dir, slog.New(slog.NewTextHandler(&out, nil)))
 	brokenPath := filepath.ToSlash(filepath.Join(dir, brokenEN))
-	if want := `level=WARN msg="library file broken; not served" file=` + brokenPath + ` line=7 field="" err="frontmatter is not valid YAML`; !strings.Contains(out.String(), want) {
+	if want := `level=WARN msg="library file broken; not served" file=` + brokenPath + ` line=7 field=triggers err="frontmatter is not valid YAML: the list opened with \"[\" on this line is never closed`; !strings.Contains(out.String(), want) {
 		t.Errorf("start log lacks %s:\n%s", want, out.String())
 	}
 	write(t, dir, notesEN, "")
