@@ -70,7 +70,7 @@ func unclosedFlow(lines []string) (line int, open byte, ok bool) {
 		c            byte
 	}
 	var stack []opener
-	var quote byte     // the quote of a quoted scalar going on past a line end
+	var quote byte    // the quote of a quoted scalar going on past a line end
 	blockIndent := -1 // in a block scalar: lines indented deeper are its text
 	for i, l := range lines {
 		indent := len(l) - len(strings.TrimLeft(l, " "))
