@@ -153,3 +153,36 @@ func TestLoadDirReportsIncludeCycles(t *testing.T) {
 		t.Fatalf("got %v, want the cycle base.a → base.b → base.a", err)
 	}
 }
+
+// A module file whose name is not <layer>-<name>.md with a known layer
+// and a valid name is refused for its name, saying what is allowed,
+// rather than for an id that would have to contain a space.
+func TestLoadDirRefusesInvalidFileNames(t *testing.T) {
+	dir := t.TempDir()
+	rule := "a module file is named <layer>-<name>.md, where <layer> is one of base, env, task, agent, tool, aux, style and <name> uses only lowercase [a-z0-9._-]"
+	want := map[string]string{
+		"aux-spaced name.md": `invalid file name "aux-spaced name.md": the name "spaced name" has characters other than lowercase [a-z0-9._-]; ` + rule,
+		"aux-Upper.md":       `invalid file name "aux-Upper.md": the name "Upper" has characters other than lowercase [a-z0-9._-]; ` + rule,
+		"core-notes.md":      `invalid file name "core-notes.md": "core" is not a layer; ` + rule,
+		"notes.md":           `invalid file name "notes.md": no <layer>- prefix; ` + rule,
+	}
+	for name := range want {
+		full := filepath.Join(dir, "modules", "en-US", name)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(strings.Replace(head, "base.a", "aux.spaced name", 1)+"---\nB\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadDir(dir)
+	fes, ok := err.(FileErrors)
+	if !ok || len(fes) != len(want) {
+		t.Fatalf("got %v, want %d errors", err, len(want))
+	}
+	for _, fe := range fes {
+		if w := want[path.Base(fe.File)]; fe.Msg != w || fe.Line != 0 || fe.Field != "" {
+			t.Errorf("%s: line %d, field %q, %q\nwant line 0, no field, %q", fe.File, fe.Line, fe.Field, fe.Msg, w)
+		}
+	}
+}

@@ -196,16 +196,42 @@ func CheckLocaleFolder(display, locale string) error {
 // Parse, then the id must match the file name (S1). Errors are
 // *FileError values.
 func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
+	name := path.Base(filepath.ToSlash(display))
+	if err := CheckFileName(name); err != nil {
+		return nil, &FileError{File: display, Msg: err.Error()}
+	}
 	m, err := Parse(display, data)
 	if err != nil {
 		return nil, err
 	}
 	m.Locale = locale
-	name := path.Base(filepath.ToSlash(display))
 	if want, _ := IDFromFileName(name); m.ID != want {
 		return nil, &FileError{File: m.File, Line: m.FieldLine("id"), Field: "id", Msg: fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, name, want)}
 	}
 	return m, nil
+}
+
+// CheckFileName checks that name (a file name, no folder) is a module
+// file name: <layer>-<name>.md with a known layer and a name of lowercase
+// [a-z0-9._-] (S1). The error says which part is wrong and what is
+// allowed.
+func CheckFileName(name string) error {
+	layers := make([]string, len(Layers))
+	for i, l := range Layers {
+		layers[i] = string(l)
+	}
+	rule := "a module file is named <layer>-<name>.md, where <layer> is one of " + strings.Join(layers, ", ") + " and <name> uses only lowercase [a-z0-9._-]"
+	base, _ := strings.CutSuffix(name, ".md")
+	layer, rest, found := strings.Cut(base, "-")
+	switch {
+	case !found || rest == "":
+		return fmt.Errorf("invalid file name %q: no <layer>- prefix; %s", name, rule)
+	case !ValidLayer(Layer(layer)):
+		return fmt.Errorf("invalid file name %q: %q is not a layer; %s", name, layer, rule)
+	case !ValidName(rest):
+		return fmt.Errorf("invalid file name %q: the name %q has characters other than lowercase [a-z0-9._-]; %s", name, rest, rule)
+	}
+	return nil
 }
 
 // Parts is what Build makes a Snapshot from: modules already parsed (by
