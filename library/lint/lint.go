@@ -50,7 +50,7 @@ type Finding struct {
 	// Line is 1-based; 0 when the finding concerns the whole file or a folder.
 	Line int `json:"line"`
 	// Field is the frontmatter field concerned, "body", or "".
-	Field string `json:"field,omitempty"`
+	Field string `json:"field"`
 	// Rule is RuleFormat, "1"…"8" (S9), RuleTool or RuleCues.
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
