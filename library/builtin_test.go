@@ -1,9 +1,11 @@
 package library
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -184,5 +186,60 @@ func TestLoadDirRefusesInvalidFileNames(t *testing.T) {
 		if w := want[path.Base(fe.File)]; fe.Msg != w || fe.Line != 0 || fe.Field != "" {
 			t.Errorf("%s: line %d, field %q, %q\nwant line 0, no field, %q", fe.File, fe.Line, fe.Field, fe.Msg, w)
 		}
+	}
+}
+
+// A library folder's label files are optional: a locale without one has
+// the embedded library's labels of that locale, one with its own keeps
+// them, and a locale the embedded library has no labels for has none
+// (the assembler then takes the fallback locale's).
+func TestLoadDirTakesEmbeddedLabelsForLocalesWithoutLabelFile(t *testing.T) {
+	builtin, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(p, text string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("modules/en-US/base-a.md", head+"---\nA\n")
+	write("modules/ja-JP/base-a.md", head+"---\nA\n")
+	snap, err := LoadDir(dir)
+	if err != nil {
+		t.Fatalf("a folder without label files: %v", err)
+	}
+	for _, loc := range []string{"en-US", "zh-CN"} {
+		got, ok := snap.Labels(loc)
+		want, _ := builtin.Labels(loc)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: labels %t, want the embedded ones", loc, ok)
+		}
+	}
+	if _, ok := snap.Labels("ja-JP"); ok {
+		t.Error("ja-JP has labels; the embedded library has none")
+	}
+	if got := snap.LabelLocales(); !reflect.DeepEqual(got, []string{"en-US", "zh-CN"}) {
+		t.Errorf("label locales %v", got)
+	}
+
+	enUS, err := fs.ReadFile(BuiltinFS(), "labels/en-US.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("labels/en-US.yaml", strings.Replace(string(enUS), `output_contract.heading: "#### Output contract"`, `output_contract.heading: "## What to return"`, 1))
+	if snap, err = LoadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := snap.Labels("en-US"); l["output_contract.heading"] != "## What to return" {
+		t.Errorf("the folder's own en-US labels do not serve: %q", l["output_contract.heading"])
+	}
+	if l, _ := snap.Labels("zh-CN"); l["output_contract.heading"] != "#### 输出约定" {
+		t.Errorf("zh-CN: %q, want the embedded heading", l["output_contract.heading"])
 	}
 }

@@ -21,6 +21,8 @@ type Snapshot struct {
 	ids     []string
 	locales []string
 	labels  map[string]Labels // lower-case locale → labels
+	// labelLocales are the locales of labels, sorted.
+	labelLocales []string
 	// Source describes where the snapshot came from ("embedded" or a folder).
 	Source string
 	// Generation counts the versions of the library (S6): 1 when first
@@ -74,6 +76,9 @@ func (s *Snapshot) Labels(locale string) (Labels, bool) {
 	return l, ok
 }
 
+// LabelLocales lists the locales that have labels, sorted.
+func (s *Snapshot) LabelLocales() []string { return s.labelLocales }
+
 // Builtin loads the library embedded in the binary.
 func Builtin() (*Snapshot, error) {
 	snap, err := Load(builtinFS, "library")
@@ -85,7 +90,9 @@ func Builtin() (*Snapshot, error) {
 }
 
 // LoadDir loads a library folder in the embedded layout:
-// `modules/<locale>/<layer>-<name>.md` and `labels/<locale>.yaml`.
+// `modules/<locale>/<layer>-<name>.md` and `labels/<locale>.yaml`. Label
+// files are optional: a locale without one has the embedded library's
+// labels of that locale (see Load).
 func LoadDir(dir string) (*Snapshot, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("library folder: %w", err)
@@ -101,10 +108,13 @@ func LoadDir(dir string) (*Snapshot, error) {
 }
 
 // Load reads a library from fsys (S1). prefix is prepended to paths in
-// messages. Every problem in every file is collected: the error is
-// FileErrors (matching ErrInvalid) listing each with file, line and field.
+// messages. A locale without a label file has the embedded library's
+// labels of that locale, when there are some (Parts.EmbeddedLabels); for
+// the embedded library itself that changes nothing. Every problem in
+// every file is collected: the error is FileErrors (matching ErrInvalid)
+// listing each with file, line and field.
 func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
-	parts := Parts{Generation: 1, Labels: map[string]Labels{}}
+	parts := Parts{Generation: 1, Labels: map[string]Labels{}, EmbeddedLabels: true}
 	var errs FileErrors
 	report := func(err error) {
 		if fe, ok := err.(*FileError); ok {
@@ -251,6 +261,10 @@ type Parts struct {
 	Modules []*Module
 	// Labels maps a locale to the texts of its label file.
 	Labels map[string]Labels
+	// EmbeddedLabels gives each locale of the embedded library's label
+	// files that Labels lacks the embedded labels (a library folder: its
+	// label files are optional, and a deleted one falls back to them).
+	EmbeddedLabels bool
 }
 
 // Build makes a Snapshot from parts and checks the rules that join files
@@ -298,7 +312,17 @@ func build(p Parts, cycles bool) (*Snapshot, FileErrors) {
 	sort.Strings(s.ids)
 	for locale, l := range p.Labels {
 		s.labels[LocaleKey(locale)] = l
+		s.labelLocales = append(s.labelLocales, locale)
 	}
+	if p.EmbeddedLabels {
+		for locale, l := range embeddedLabels() {
+			if _, own := s.labels[LocaleKey(locale)]; !own {
+				s.labels[LocaleKey(locale)] = l
+				s.labelLocales = append(s.labelLocales, locale)
+			}
+		}
+	}
+	sort.Strings(s.labelLocales)
 
 	for _, id := range s.ids {
 		errs = append(errs, checkLocales(byID[id])...)

@@ -363,6 +363,13 @@ func (l *Library) reload(dirty map[string]bool) {
 			delete(l.files, rel) // never served: nothing to remove
 			continue
 		}
+		if f.labels && !library.HasEmbeddedLabels(f.locale) {
+			// Nothing to fall back on: the locale's requests would
+			// lose their labels, so the last good ones keep serving.
+			f.cur, f.read = nil, false
+			f.err = &library.FileError{File: l.display(f), Msg: "deleted, but the embedded library has no " + f.locale + " labels to fall back on; the last good labels keep serving until the file is back or the server restarts"}
+			continue
+		}
 		f.gone, f.cur, f.read = true, nil, false
 	}
 
@@ -508,7 +515,7 @@ func (l *Library) apply(locales []string, prev *State) ([]*file, *library.Snapsh
 	if prev == nil {
 		snap, _ := try(nil) // nothing loads: an empty library (every file broken)
 		if snap == nil {
-			snap, _ = library.Build(library.Parts{Source: l.dir, Generation: 1})
+			snap, _ = library.Build(library.Parts{Source: l.dir, Generation: 1, EmbeddedLabels: true})
 		}
 		return nil, snap
 	}
@@ -531,11 +538,12 @@ func (l *Library) commit(applied map[*file]bool) []*file {
 	return out
 }
 
-// parts are the served versions with trial's on top. Modules come in
+// parts are the served versions with trial's on top, and the embedded
+// labels of each locale without a label file served. Modules come in
 // path order with trial's last, so that a rule across files (one version
 // per id) names the changed file rather than the one it disagrees with.
 func (l *Library) parts(locales []string, generation int, trial map[*file]bool) library.Parts {
-	p := library.Parts{Source: l.dir, Generation: generation, Locales: locales, Labels: map[string]library.Labels{}}
+	p := library.Parts{Source: l.dir, Generation: generation, Locales: locales, Labels: map[string]library.Labels{}, EmbeddedLabels: true}
 	var changed []*library.Module
 	for _, f := range l.sorted() {
 		v := f.served
