@@ -130,7 +130,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
 	}
 	for _, ld := range localeDirs {
-		if !ld.IsDir() {
+		if !IsDir(fsys, path.Join("modules", ld.Name()), ld) {
 			continue
 		}
 		locale := ld.Name()
@@ -145,13 +145,13 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			continue
 		}
 		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+			p := path.Join("modules", locale, f.Name())
+			if !strings.HasSuffix(f.Name(), ".md") || IsDir(fsys, p, f) {
 				continue
 			}
-			p := path.Join("modules", locale, f.Name())
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
-				report(&FileError{File: display(p), Msg: err.Error()})
+				report(&FileError{File: display(p), Msg: ReadProblem(fsys, p, err)})
 				continue
 			}
 			m, err := ParseModuleFile(display(p), locale, data)
@@ -166,13 +166,13 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 	labelFiles, _ := fs.ReadDir(fsys, "labels")
 	for _, f := range labelFiles {
 		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
-		if f.IsDir() || !ok {
+		p := path.Join("labels", f.Name())
+		if !ok || IsDir(fsys, p, f) {
 			continue
 		}
-		p := path.Join("labels", f.Name())
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			report(err)
+			report(&FileError{File: display(p), Msg: ReadProblem(fsys, p, err)})
 			continue
 		}
 		labels, err := ParseLabels(display(p), data)
