@@ -315,8 +315,10 @@ type entry struct {
 // could not be listed, so its files must not be taken as deleted.
 func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, modulesOK, labelsOK bool) {
 	display := func(rel string) string { return filepath.ToSlash(filepath.Join(l.dir, rel)) }
+	// An unreadable folder's files keep serving what they served, if
+	// anything did.
 	problem := func(rel, msg string) {
-		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}})
+		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.cur.Load() != nil})
 	}
 	localeDirs, err := fs.ReadDir(l.fsys, "modules")
 	modulesOK = err == nil
