@@ -42,7 +42,7 @@ type readyLibrary struct {
 type readyBroken struct {
 	Path    string `json:"path"`
 	Line    int    `json:"line"`
-	Field   string `json:"field,omitempty"`
+	Field   string `json:"field"`
 	Error   string `json:"error"`
 	Serving bool   `json:"serving"`
 }

@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/views/components"
@@ -8,7 +11,7 @@ import (
 
 // LibraryBanner puts the library folder's broken files (S6) into the
 // request context, where the layout shows them as a banner on every
-// console page.
+// console page, with paths relative to the folder.
 func LibraryBanner(o *Overlay) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -16,16 +19,23 @@ func LibraryBanner(o *Overlay) echo.MiddlewareFunc {
 			if v == nil || len(v.LibraryBroken) == 0 {
 				return next(c)
 			}
+			folder := v.Library.Source
 			files := make([]components.BrokenFile, len(v.LibraryBroken))
 			for i, b := range v.LibraryBroken {
-				msg := b.Msg
-				if b.Field != "" {
-					msg = "field " + b.Field + ": " + msg
-				}
-				files[i] = components.BrokenFile{Path: b.File, Line: b.Line, Message: msg, Serving: b.Serving}
+				files[i] = components.BrokenFile{Path: relativePath(folder, b.File), Line: b.Line, Field: b.Field, Message: b.Msg, Serving: b.Serving}
 			}
-			c.SetRequest(c.Request().WithContext(components.WithLibraryBroken(c.Request().Context(), files)))
+			c.SetRequest(c.Request().WithContext(components.WithLibraryBroken(c.Request().Context(), folder, files)))
 			return next(c)
 		}
 	}
+}
+
+// relativePath is file (slash-separated) relative to folder, or file as
+// it is when it is not inside folder.
+func relativePath(folder, file string) string {
+	rel, err := filepath.Rel(folder, filepath.FromSlash(file))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return file
+	}
+	return filepath.ToSlash(rel)
 }

@@ -1,9 +1,11 @@
 package library
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -121,7 +123,7 @@ func TestLoadDirReportsEveryBrokenFile(t *testing.T) {
 	want := map[string]*regexp.Regexp{
 		"base-a.md": regexp.MustCompile(`base-a\.md:8: field body: unknown placeholder \{\{nope\}\}`),
 		"base-b.md": regexp.MustCompile(`base-b\.md:2: field id: id "base.c" does not match the file name`),
-		"base-d.md": regexp.MustCompile(`base-d\.md:7: frontmatter is not valid YAML`),
+		"base-d.md": regexp.MustCompile(`base-d\.md:7: field triggers: frontmatter is not valid YAML: the list opened with "\[" on this line is never closed`),
 	}
 	if len(fes) != len(want) {
 		t.Fatalf("got %d errors, want %d:\n%v", len(fes), len(want), err)
@@ -151,5 +153,93 @@ func TestLoadDirReportsIncludeCycles(t *testing.T) {
 	_, err := LoadDir(dir)
 	if err == nil || !strings.Contains(err.Error(), "include cycle: base.a → base.b → base.a") {
 		t.Fatalf("got %v, want the cycle base.a → base.b → base.a", err)
+	}
+}
+
+// A module file whose name is not <layer>-<name>.md with a known layer
+// and a valid name is refused for its name, saying what is allowed,
+// rather than for an id that would have to contain a space.
+func TestLoadDirRefusesInvalidFileNames(t *testing.T) {
+	dir := t.TempDir()
+	rule := "a module file is named <layer>-<name>.md, where <layer> is one of base, env, task, agent, tool, aux, style and <name> uses only lowercase [a-z0-9._-]"
+	want := map[string]string{
+		"aux-spaced name.md": `invalid file name "aux-spaced name.md": the name "spaced name" has characters other than lowercase [a-z0-9._-]; ` + rule,
+		"aux-Upper.md":       `invalid file name "aux-Upper.md": the name "Upper" has characters other than lowercase [a-z0-9._-]; ` + rule,
+		"core-notes.md":      `invalid file name "core-notes.md": "core" is not a layer; ` + rule,
+		"notes.md":           `invalid file name "notes.md": no <layer>- prefix; ` + rule,
+	}
+	for name := range want {
+		full := filepath.Join(dir, "modules", "en-US", name)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(strings.Replace(head, "base.a", "aux.spaced name", 1)+"---\nB\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadDir(dir)
+	fes, ok := err.(FileErrors)
+	if !ok || len(fes) != len(want) {
+		t.Fatalf("got %v, want %d errors", err, len(want))
+	}
+	for _, fe := range fes {
+		if w := want[path.Base(fe.File)]; fe.Msg != w || fe.Line != 0 || fe.Field != "" {
+			t.Errorf("%s: line %d, field %q, %q\nwant line 0, no field, %q", fe.File, fe.Line, fe.Field, fe.Msg, w)
+		}
+	}
+}
+
+// A library folder's label files are optional: a locale without one has
+// the embedded library's labels of that locale, one with its own keeps
+// them, and a locale the embedded library has no labels for has none
+// (the assembler then takes the fallback locale's).
+func TestLoadDirTakesEmbeddedLabelsForLocalesWithoutLabelFile(t *testing.T) {
+	builtin, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(p, text string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("modules/en-US/base-a.md", head+"---\nA\n")
+	write("modules/ja-JP/base-a.md", head+"---\nA\n")
+	snap, err := LoadDir(dir)
+	if err != nil {
+		t.Fatalf("a folder without label files: %v", err)
+	}
+	for _, loc := range []string{"en-US", "zh-CN"} {
+		got, ok := snap.Labels(loc)
+		want, _ := builtin.Labels(loc)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: labels %t, want the embedded ones", loc, ok)
+		}
+	}
+	if _, ok := snap.Labels("ja-JP"); ok {
+		t.Error("ja-JP has labels; the embedded library has none")
+	}
+	if got := snap.LabelLocales(); !reflect.DeepEqual(got, []string{"en-US", "zh-CN"}) {
+		t.Errorf("label locales %v", got)
+	}
+
+	enUS, err := fs.ReadFile(BuiltinFS(), "labels/en-US.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("labels/en-US.yaml", strings.Replace(string(enUS), `output_contract.heading: "#### Output contract"`, `output_contract.heading: "## What to return"`, 1))
+	if snap, err = LoadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := snap.Labels("en-US"); l["output_contract.heading"] != "## What to return" {
+		t.Errorf("the folder's own en-US labels do not serve: %q", l["output_contract.heading"])
+	}
+	if l, _ := snap.Labels("zh-CN"); l["output_contract.heading"] != "#### 输出约定" {
+		t.Errorf("zh-CN: %q, want the embedded heading", l["output_contract.heading"])
 	}
 }

@@ -1,11 +1,13 @@
 package library
 
 import (
-	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"sort"
+	"strings"
+	"sync"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
 )
 
@@ -63,11 +65,11 @@ func ParseLabels(file string, data []byte) (Labels, error) {
 	text := Normalize(data)
 	f, err := parser.ParseBytes([]byte(text), 0)
 	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) && ye.GetToken() != nil {
-			return nil, &FileError{File: file, Line: ye.GetToken().Position.Line, Msg: "not valid YAML: " + ye.GetMessage()}
+		fe := yamlError(file, "not valid YAML", text, 1, err)
+		if m := duplicateKey.FindStringSubmatch(fe.Msg); m != nil {
+			fe.Field, fe.Msg = m[1], "label given twice"
 		}
-		return nil, &FileError{File: file, Msg: "not valid YAML: " + err.Error()}
+		return nil, fe
 	}
 	labels := Labels{}
 	if len(f.Docs) == 1 && f.Docs[0].Body != nil {
@@ -109,6 +111,42 @@ func ParseLabels(file string, data []byte) (Labels, error) {
 		return nil, &FileError{File: file, Field: missing[0], Msg: fmt.Sprintf("missing labels: %v", missing)}
 	}
 	return labels, nil
+}
+
+// embeddedLabels parses the label files of the embedded library once:
+// locale → labels. Those are the labels of a library
+// folder's locales that have no label file of their own. A file that does
+// not parse is left out here; Builtin reports it.
+var embeddedLabels = sync.OnceValue(func() map[string]Labels {
+	out := map[string]Labels{}
+	files, _ := fs.ReadDir(builtinFS, "labels")
+	for _, f := range files {
+		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
+		if !ok {
+			continue
+		}
+		p := path.Join("labels", f.Name())
+		data, err := fs.ReadFile(builtinFS, p)
+		if err != nil {
+			continue
+		}
+		if l, err := ParseLabels(p, data); err == nil {
+			out[locale] = l
+		}
+	}
+	return out
+})
+
+// HasEmbeddedLabels reports whether the embedded library has labels for
+// locale (compared case-insensitively): a library folder without its own
+// label file for it uses them.
+func HasEmbeddedLabels(locale string) bool {
+	for l := range embeddedLabels() {
+		if LocaleKey(l) == LocaleKey(locale) {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

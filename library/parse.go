@@ -2,13 +2,11 @@ package library
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
@@ -122,15 +120,11 @@ func decodeFrontmatter(file, front string, m *Module) error {
 	if strings.TrimSpace(front) != "" {
 		f, err := parser.ParseBytes([]byte(front), 0)
 		if err != nil {
-			var ye yaml.Error
-			if errors.As(err, &ye) && ye.GetToken() != nil {
-				fe := &FileError{File: file, Line: ye.GetToken().Position.Line + 1, Msg: "frontmatter is not valid YAML: " + ye.GetMessage()}
-				if m := duplicateKey.FindStringSubmatch(ye.GetMessage()); m != nil {
-					fe.Field, fe.Msg = m[1], "field given twice"
-				}
-				return fe
+			fe := yamlError(file, "frontmatter is not valid YAML", front, 2, err)
+			if m := duplicateKey.FindStringSubmatch(fe.Msg); m != nil {
+				fe.Field, fe.Msg = m[1], "field given twice"
 			}
-			return &FileError{File: file, Line: 2, Msg: "frontmatter is not valid YAML: " + err.Error()}
+			return fe
 		}
 		if len(f.Docs) != 1 {
 			return &FileError{File: file, Line: 2, Msg: "frontmatter must be one YAML mapping"}

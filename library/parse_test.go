@@ -178,3 +178,49 @@ func TestParseRefusesControlCharactersAndEmptyFiles(t *testing.T) {
 		t.Fatalf("empty file: got %v", fe)
 	}
 }
+
+// A YAML error names the line that causes it and the top-level field it
+// belongs to: for a list or mapping left open, the line where its "[" or
+// "{" opened, not the next key where the YAML parser gave up.
+func TestParseYAMLErrorLineAndField(t *testing.T) {
+	const start = "---\nid: task.a\nlayer: task\n"
+	const rest = "version: 1\ntitle: T\ndescription: D\n"
+	cases := []struct {
+		name, text, field, msg string
+		line                   int
+	}{
+		{"unclosed list, then more keys", start + "triggers: [unclosed\n" + rest + "---\nB\n", "triggers", `the list opened with "[" on this line is never closed with "]"`, 4},
+		{"unclosed list, last key", start + rest + "triggers: [unclosed\n---\nB\n", "triggers", `the list opened with "[" on this line is never closed with "]"`, 7},
+		{"unclosed list over two lines", start + "triggers: [a,\n  b\n" + rest + "---\nB\n", "triggers", `the list opened with "[" on this line`, 4},
+		{"unclosed mapping", start + "triggers: {kind: manual\n" + rest + "---\nB\n", "triggers", `the mapping opened with "{" on this line is never closed with "}"`, 4},
+		{"unclosed mapping in a list item", start + "variables:\n  - {name: x\n  - y\n" + rest + "---\nB\n", "variables", `the mapping opened with "{"`, 5},
+		{"unclosed list in a nested item", start + rest + "triggers:\n- kind: intent\n  keywords: [a, b\n- kind: manual\n---\nB\n", "triggers", `the list opened with "["`, 9},
+		{"unclosed quote", start + "title: \"open\n" + "version: 1\ndescription: D\n---\nB\n", "title", "double-quoted", 4},
+		{"colon in a plain value", start + "title: a: b\n" + "version: 1\ndescription: D\n---\nB\n", "title", "not valid YAML", 4},
+		{"a line that is no key", start + "version 1\ntitle: T\ndescription: D\n---\nB\n", "", "not valid YAML", 4},
+		{"a closing bracket too many", start + "triggers: [a]]\n" + rest + "---\nB\n", "triggers", "not valid YAML", 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fe := parseErr(t, c.text)
+			if fe.Line != c.line || fe.Field != c.field || !strings.Contains(fe.Msg, c.msg) || !strings.HasPrefix(fe.Msg, "frontmatter is not valid YAML: ") {
+				t.Fatalf("got %v (line %d, field %q), want line %d, field %q, message with %q", fe, fe.Line, fe.Field, c.line, c.field, c.msg)
+			}
+		})
+	}
+	// Brackets in a plain value of block context, in quotes, comments and
+	// block scalars open nothing.
+	text := start + "version: 1 # [c\ntitle: it's [x\ndescription: D\noutputContract: |\n  [ and {\npriority: '4 [b'\nx: a: b\n---\nB\n"
+	if fe := parseErr(t, text); fe.Field != "x" || fe.Line != 10 || !strings.Contains(fe.Msg, "mapping value is not allowed") {
+		t.Fatalf("brackets in a plain value, a comment, a block scalar and quotes: got %v, want line 10, field x", fe)
+	}
+}
+
+// A label file's YAML errors are located the same way.
+func TestParseLabelsYAMLErrorLineAndField(t *testing.T) {
+	_, err := ParseLabels("en-US.yaml", []byte("list.separator: \", \"\nkb.heading: [open\nkb.empty: none\n"))
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Line != 2 || fe.Field != "kb.heading" || !strings.Contains(fe.Msg, `opened with "["`) {
+		t.Fatalf("got %v, want line 2, field kb.heading, the open list", err)
+	}
+}

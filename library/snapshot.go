@@ -21,6 +21,8 @@ type Snapshot struct {
 	ids     []string
 	locales []string
 	labels  map[string]Labels // lower-case locale → labels
+	// labelLocales are the locales of labels, sorted.
+	labelLocales []string
 	// Source describes where the snapshot came from ("embedded" or a folder).
 	Source string
 	// Generation counts the versions of the library (S6): 1 when first
@@ -74,6 +76,9 @@ func (s *Snapshot) Labels(locale string) (Labels, bool) {
 	return l, ok
 }
 
+// LabelLocales lists the locales that have labels, sorted.
+func (s *Snapshot) LabelLocales() []string { return s.labelLocales }
+
 // Builtin loads the library embedded in the binary.
 func Builtin() (*Snapshot, error) {
 	snap, err := Load(builtinFS, "library")
@@ -85,7 +90,9 @@ func Builtin() (*Snapshot, error) {
 }
 
 // LoadDir loads a library folder in the embedded layout:
-// `modules/<locale>/<layer>-<name>.md` and `labels/<locale>.yaml`.
+// `modules/<locale>/<layer>-<name>.md` and `labels/<locale>.yaml`. Label
+// files are optional: a locale without one has the embedded library's
+// labels of that locale (see Load).
 func LoadDir(dir string) (*Snapshot, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("library folder: %w", err)
@@ -101,10 +108,13 @@ func LoadDir(dir string) (*Snapshot, error) {
 }
 
 // Load reads a library from fsys (S1). prefix is prepended to paths in
-// messages. Every problem in every file is collected: the error is
-// FileErrors (matching ErrInvalid) listing each with file, line and field.
+// messages. A locale without a label file has the embedded library's
+// labels of that locale, when there are some (Parts.EmbeddedLabels); for
+// the embedded library itself that changes nothing. Every problem in
+// every file is collected: the error is FileErrors (matching ErrInvalid)
+// listing each with file, line and field.
 func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
-	parts := Parts{Generation: 1, Labels: map[string]Labels{}}
+	parts := Parts{Generation: 1, Labels: map[string]Labels{}, EmbeddedLabels: true}
 	var errs FileErrors
 	report := func(err error) {
 		if fe, ok := err.(*FileError); ok {
@@ -120,7 +130,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
 	}
 	for _, ld := range localeDirs {
-		if !ld.IsDir() {
+		if !IsDir(fsys, path.Join("modules", ld.Name()), ld) {
 			continue
 		}
 		locale := ld.Name()
@@ -135,13 +145,13 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			continue
 		}
 		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+			p := path.Join("modules", locale, f.Name())
+			if !strings.HasSuffix(f.Name(), ".md") || IsDir(fsys, p, f) {
 				continue
 			}
-			p := path.Join("modules", locale, f.Name())
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
-				report(&FileError{File: display(p), Msg: err.Error()})
+				report(&FileError{File: display(p), Msg: ReadProblem(fsys, p, err)})
 				continue
 			}
 			m, err := ParseModuleFile(display(p), locale, data)
@@ -156,13 +166,13 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 	labelFiles, _ := fs.ReadDir(fsys, "labels")
 	for _, f := range labelFiles {
 		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
-		if f.IsDir() || !ok {
+		p := path.Join("labels", f.Name())
+		if !ok || IsDir(fsys, p, f) {
 			continue
 		}
-		p := path.Join("labels", f.Name())
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			report(err)
+			report(&FileError{File: display(p), Msg: ReadProblem(fsys, p, err)})
 			continue
 		}
 		labels, err := ParseLabels(display(p), data)
@@ -196,16 +206,42 @@ func CheckLocaleFolder(display, locale string) error {
 // Parse, then the id must match the file name (S1). Errors are
 // *FileError values.
 func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
+	name := path.Base(filepath.ToSlash(display))
+	if err := CheckFileName(name); err != nil {
+		return nil, &FileError{File: display, Msg: err.Error()}
+	}
 	m, err := Parse(display, data)
 	if err != nil {
 		return nil, err
 	}
 	m.Locale = locale
-	name := path.Base(filepath.ToSlash(display))
 	if want, _ := IDFromFileName(name); m.ID != want {
 		return nil, &FileError{File: m.File, Line: m.FieldLine("id"), Field: "id", Msg: fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, name, want)}
 	}
 	return m, nil
+}
+
+// CheckFileName checks that name (a file name, no folder) is a module
+// file name: <layer>-<name>.md with a known layer and a name of lowercase
+// [a-z0-9._-] (S1). The error says which part is wrong and what is
+// allowed.
+func CheckFileName(name string) error {
+	layers := make([]string, len(Layers))
+	for i, l := range Layers {
+		layers[i] = string(l)
+	}
+	rule := "a module file is named <layer>-<name>.md, where <layer> is one of " + strings.Join(layers, ", ") + " and <name> uses only lowercase [a-z0-9._-]"
+	base, _ := strings.CutSuffix(name, ".md")
+	layer, rest, found := strings.Cut(base, "-")
+	switch {
+	case !found || rest == "":
+		return fmt.Errorf("invalid file name %q: no <layer>- prefix; %s", name, rule)
+	case !ValidLayer(Layer(layer)):
+		return fmt.Errorf("invalid file name %q: %q is not a layer; %s", name, layer, rule)
+	case !ValidName(rest):
+		return fmt.Errorf("invalid file name %q: the name %q has characters other than lowercase [a-z0-9._-]; %s", name, rest, rule)
+	}
+	return nil
 }
 
 // Parts is what Build makes a Snapshot from: modules already parsed (by
@@ -225,6 +261,10 @@ type Parts struct {
 	Modules []*Module
 	// Labels maps a locale to the texts of its label file.
 	Labels map[string]Labels
+	// EmbeddedLabels gives each locale of the embedded library's label
+	// files that Labels lacks the embedded labels (a library folder: its
+	// label files are optional, and a deleted one falls back to them).
+	EmbeddedLabels bool
 }
 
 // Build makes a Snapshot from parts and checks the rules that join files
@@ -272,7 +312,17 @@ func build(p Parts, cycles bool) (*Snapshot, FileErrors) {
 	sort.Strings(s.ids)
 	for locale, l := range p.Labels {
 		s.labels[LocaleKey(locale)] = l
+		s.labelLocales = append(s.labelLocales, locale)
 	}
+	if p.EmbeddedLabels {
+		for locale, l := range embeddedLabels() {
+			if _, own := s.labels[LocaleKey(locale)]; !own {
+				s.labels[LocaleKey(locale)] = l
+				s.labelLocales = append(s.labelLocales, locale)
+			}
+		}
+	}
+	sort.Strings(s.labelLocales)
 
 	for _, id := range s.ids {
 		errs = append(errs, checkLocales(byID[id])...)

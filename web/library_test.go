@@ -112,28 +112,33 @@ func slashJoin(dir, rel string) string { return filepath.ToSlash(filepath.Join(d
 
 // E12 at start, in the console and /readyz: a folder with a valid module
 // and a broken one serves the valid one; the broken one (and one whose
-// name and error carry HTML) is listed with path and line on a banner on
-// every console page, as text, and in /readyz, which stays 200.
+// name carries HTML, and one whose field does) is listed with path and
+// line on a banner on every console page, as text, and in /readyz, which
+// stays 200.
 func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 	t.Parallel()
 	dir := libraryFolder(t)
 	evilName := `modules/en-US/task-<img src=x onerror=alert(1)>.md`
-	evilText := strings.Replace(readFile(t, dir, notesEN), "priority: 40\n", "priority: 40\n<script>alert(2)</script>: 1\n", 1)
-	writeFile(t, dir, evilName, evilText)
+	writeFile(t, dir, evilName, readFile(t, dir, notesEN))
+	evilField := "modules/en-US/task-e12-evil.md"
+	writeFile(t, dir, evilField, strings.Replace(readFile(t, dir, notesEN), "priority: 40\n", "priority: 40\n<script>alert(2)</script>: 1\n", 1))
 	srv, _ := startFolder(t, dir)
 	h := srv.Handler()
 
 	r := getReadyz(t, h)
-	if r.Status != "ready" || r.Library.Source != dir || r.Library.Generation != 1 || len(r.Library.Broken) != 2 {
+	if r.Status != "ready" || r.Library.Source != dir || r.Library.Generation != 1 || len(r.Library.Broken) != 3 {
 		t.Fatalf("/readyz: %+v", r)
 	}
 	// Sorted by path: "task-<" comes before "task-e".
-	if b := r.Library.Broken[0]; b.Path != slashJoin(dir, evilName) || b.Line != 8 || b.Field != "<script>alert(2)</script>" || b.Serving {
+	if b := r.Library.Broken[0]; b.Path != slashJoin(dir, evilName) || b.Line != 0 || b.Field != "" || !strings.HasPrefix(b.Error, `invalid file name "task-<img src=x onerror=alert(1)>.md"`) || b.Serving {
 		t.Errorf("/readyz broken[0] = %+v", b)
 	}
+	if b := r.Library.Broken[2]; b.Path != slashJoin(dir, evilField) || b.Line != 8 || b.Field != "<script>alert(2)</script>" || b.Serving {
+		t.Errorf("/readyz broken[2] = %+v", b)
+	}
 	b := r.Library.Broken[1]
-	if b.Path != slashJoin(dir, brokenEN) || b.Line != 7 || !strings.Contains(b.Error, "not valid YAML") || b.Serving {
-		t.Errorf("/readyz broken[1] = %+v, want %s line 7, not valid YAML, not serving", b, brokenEN)
+	if b.Path != slashJoin(dir, brokenEN) || b.Line != 7 || b.Field != "triggers" || !strings.Contains(b.Error, "not valid YAML") || b.Serving {
+		t.Errorf("/readyz broken[1] = %+v, want %s line 7, field triggers, not valid YAML, not serving", b, brokenEN)
 	}
 
 	for _, page := range []string{"/", "/drift", "/preview", "/modules/task.e12-notes"} {
@@ -150,20 +155,26 @@ func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 			t.Fatal(err)
 		}
 		banner := doc.Find(`[data-testid="library-banner"]`)
-		if got := strings.TrimSpace(banner.Find("strong").Text()); got != "Library folder: 2 files broken; the last good version keeps serving" {
+		if got := strings.TrimSpace(banner.Find("strong").Text()); got != "Library folder "+dir+": 3 files broken and not served: none has a good version yet" {
 			t.Errorf("%s: banner headline %q", page, got)
 		}
 		items := banner.Find(`[data-testid="library-broken"]`)
-		if items.Length() != 2 {
-			t.Fatalf("%s: %d banner entries, want 2", page, items.Length())
+		if items.Length() != 3 {
+			t.Fatalf("%s: %d banner entries, want 3", page, items.Length())
 		}
+		// Paths relative to the folder the headline names; line, field,
+		// message, then whether it serves.
 		first := strings.Join(strings.Fields(items.Eq(1).Text()), " ")
-		if !strings.HasPrefix(first, slashJoin(dir, brokenEN)+":7: frontmatter is not valid YAML") || !strings.Contains(first, "(not served") {
-			t.Errorf("%s: banner entry %q", page, first)
+		if want := brokenEN + `:7: field triggers: frontmatter is not valid YAML: the list opened with "[" on this line is never closed with "]" (not served: no good version yet)`; first != want {
+			t.Errorf("%s: banner entry %q\nwant %q", page, first, want)
 		}
-		second := strings.Join(strings.Fields(items.Eq(0).Text()), " ")
-		if !strings.HasPrefix(second, slashJoin(dir, evilName)+":8: field <script>alert(2)</script>: unknown field") {
-			t.Errorf("%s: banner entry %q", page, second)
+		name := strings.Join(strings.Fields(items.Eq(0).Text()), " ")
+		if !strings.HasPrefix(name, evilName+`: invalid file name "task-<img src=x onerror=alert(1)>.md"`) || !strings.HasSuffix(name, "(not served: no good version yet)") {
+			t.Errorf("%s: banner entry %q", page, name)
+		}
+		field := strings.Join(strings.Fields(items.Eq(2).Text()), " ")
+		if !strings.HasPrefix(field, evilField+":8: field <script>alert(2)</script>: unknown field") || !strings.HasSuffix(field, "(not served: no good version yet)") {
+			t.Errorf("%s: banner entry %q", page, field)
 		}
 	}
 	if body := serve(h, http.MethodGet, "/modules/task.e12-notes").Body.String(); !strings.Contains(body, "Field notes") {
@@ -237,8 +248,8 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 		return len(getReadyz(t, h).Library.Broken) == 2
 	})
 	page := serve(h, http.MethodGet, "/").Body.String()
-	if !strings.Contains(page, `data-path="`+slashJoin(dir, notesEN)+`"`) || !strings.Contains(page, "Library folder: 2 files broken") {
-		t.Error("the console banner does not list the truncated file")
+	if !strings.Contains(page, `data-path="`+notesEN+`"`) || !strings.Contains(page, "Library folder "+dir+": 2 files broken: 1 keeps serving its last good version, 1 is not served (no good version yet)") {
+		t.Error("the console banner does not list the truncated file, serving, next to the fixture that never loaded")
 	}
 	if r := getReadyz(t, h); r.Library.Generation != 1 || r.Library.Broken[1].Path != slashJoin(dir, notesEN) || !r.Library.Broken[1].Serving || r.Library.Broken[1].Line != 1 {
 		t.Errorf("/readyz while truncated: %+v", r.Library)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
@@ -68,7 +69,24 @@ func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("library:\n%w", err)
 	}
+	if err := fallbackLabels(snap, asm.FallbackLocale()); err != nil {
+		return nil, nil, err
+	}
 	return snap, asm, nil
+}
+
+// fallbackLabels checks that the library has labels for the fallback
+// locale, which the assembler uses for every locale without labels
+// (S2). A library folder has the embedded labels of en-US and zh-CN
+// unless it has its own, and the reloader never drops a label file
+// without embedded labels to fall back on, so a locale that passes here
+// keeps its labels while the server runs.
+func fallbackLabels(snap *library.Snapshot, fallback string) error {
+	if _, ok := snap.Labels(fallback); ok {
+		return nil
+	}
+	return fmt.Errorf("--fallback-locale %s: the library has no labels for it (it has labels for %s); add labels/%s.yaml to the library folder, or choose one of those",
+		fallback, strings.Join(snap.LabelLocales(), ", "), fallback)
 }
 
 // assembler builds the assembler from the settings.
@@ -124,6 +142,9 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	lib, err := a.library(log)
 	if err != nil {
+		return err
+	}
+	if err := fallbackLabels(lib.Current().Snapshot, asm.FallbackLocale()); err != nil {
 		return err
 	}
 	st, closeStore, err := a.openStore(ctx, log)

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 )
 
 // With --library, serve takes a folder with a broken file (the broken
@@ -33,5 +36,57 @@ func TestServeToleratesABrokenLibraryFileAssembleDoesNot(t *testing.T) {
 	}
 	if _, _, err := a.parts(false); err == nil || !strings.Contains(err.Error(), "task-e12-broken.md:7") {
 		t.Errorf("assemble's library: %v, want the broken file named with its line", err)
+	}
+}
+
+// A folder written by `import --out` has no label files: serve, the
+// one-shot commands and lint all take it as it is, with the embedded
+// labels (the output contract heading of a rendered module is the
+// embedded en-US one).
+func TestImportedFolderServesRendersAndLints(t *testing.T) {
+	out := t.TempDir()
+	if _, err := cliRun(t, "import", "--from", "skills", fixture(t, "skills"), "--out", out); err == nil || !strings.Contains(err.Error(), "not imported") {
+		t.Fatalf("import: %v", err)
+	}
+	contract := "---\nid: task.contract\nlayer: task\nversion: 1\ntitle: Contract\ndescription: A module with an output contract\noutputContract: One line per item.\n---\nList the items.\n"
+	if err := os.WriteFile(filepath.Join(out, "modules", "en-US", "task-contract.md"), []byte(contract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "labels")); !os.IsNotExist(err) {
+		t.Fatalf("the imported folder has a labels folder: %v", err)
+	}
+	a := &app{cli: &CLI{Library: out, LogLevel: "error", TimeZone: "UTC", FallbackLocale: "en-US"}, stdout: io.Discard, stderr: io.Discard}
+	lib, err := a.library(a.logger())
+	if err != nil || len(lib.Current().Broken) != 0 {
+		t.Fatalf("serve's library: %v, broken %v", err, lib.Current().Broken)
+	}
+	snap, asm, err := a.parts(false)
+	if err != nil {
+		t.Fatalf("assemble's library: %v", err)
+	}
+	for _, s := range []*library.Snapshot{snap, lib.Current().Snapshot} {
+		for _, loc := range []string{"en-US", "ja-JP"} {
+			r, err := asm.Render(s, nil, &assembler.RenderRequest{Module: "task.contract", Locale: loc}, time.Now())
+			if err != nil || !strings.Contains(r.Text, "#### Output contract\nOne line per item.") {
+				t.Errorf("render in %s: %v\n%v", loc, err, r)
+			}
+		}
+	}
+	r, err := lint.LintDir(out)
+	if err != nil || r.Counts.Errors != 0 {
+		t.Errorf("lint: %v, %+v", err, r.Findings)
+	}
+}
+
+// The fallback locale must have labels: serve and the one-shot commands
+// refuse one that has none, naming the locales that have.
+func TestFallbackLocaleWithoutLabelsIsRefused(t *testing.T) {
+	a := &app{cli: &CLI{LogLevel: "error", TimeZone: "UTC", FallbackLocale: "fr-FR"}, stdout: io.Discard, stderr: io.Discard}
+	want := "--fallback-locale fr-FR: the library has no labels for it (it has labels for en-US, zh-CN); add labels/fr-FR.yaml to the library folder, or choose one of those"
+	if _, _, err := a.parts(false); err == nil || err.Error() != want {
+		t.Errorf("parts: %v\nwant %s", err, want)
+	}
+	if err := a.serve(t.Context()); err == nil || err.Error() != want {
+		t.Errorf("serve: %v\nwant %s", err, want)
 	}
 }

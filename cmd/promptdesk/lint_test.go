@@ -136,6 +136,19 @@ func TestLintJSON(t *testing.T) {
 		}
 	}
 
+	// Every finding carries field, "" when it concerns no field.
+	var raw struct {
+		Findings []map[string]any `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"body", ""} {
+		if f, ok := raw.Findings[i]["field"]; !ok || f != want {
+			t.Errorf("finding %d: field %v (present: %t), want %q", i, f, ok, want)
+		}
+	}
+
 	out, code, _ = lintCLI(t, "--format", "json", "--builtin")
 	if code != 0 || !strings.Contains(out, `"findings": []`) {
 		t.Errorf("clean JSON: exit %d\n%s", code, out)

@@ -50,7 +50,7 @@ type Finding struct {
 	// Line is 1-based; 0 when the finding concerns the whole file or a folder.
 	Line int `json:"line"`
 	// Field is the frontmatter field concerned, "body", or "".
-	Field string `json:"field,omitempty"`
+	Field string `json:"field"`
 	// Rule is RuleFormat, "1"…"8" (S9), RuleTool or RuleCues.
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
@@ -161,7 +161,7 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 	display := func(p string) string { return filepath.ToSlash(filepath.Join(prefix, p)) }
 	localeDirs, _ := fs.ReadDir(fsys, "modules") // Load reported a missing folder
 	for _, ld := range localeDirs {
-		if !ld.IsDir() {
+		if !library.IsDir(fsys, path.Join("modules", ld.Name()), ld) {
 			continue
 		}
 		locale := ld.Name()
@@ -169,10 +169,10 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 		c := set.forLocale(locale)
 		uncued := 0
 		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+			p := path.Join("modules", locale, f.Name())
+			if !strings.HasSuffix(f.Name(), ".md") || library.IsDir(fsys, p, f) {
 				continue
 			}
-			p := path.Join("modules", locale, f.Name())
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
 				continue // Load reported it

@@ -66,9 +66,10 @@ type State struct {
 // fixed Snapshot (Fixed). Current and OnChange are safe for concurrent
 // use.
 type Library struct {
-	dir string // "" when fixed
-	log *slog.Logger
-	cur atomic.Pointer[State]
+	dir  string // "" when fixed
+	fsys fs.FS  // the folder; symbolic links in it are followed
+	log  *slog.Logger
+	cur  atomic.Pointer[State]
 
 	running atomic.Bool
 	mu      sync.Mutex
@@ -76,6 +77,7 @@ type Library struct {
 
 	// Owned by New, then by Run's goroutine.
 	files map[string]*file // by slash path relative to dir
+	links map[string]bool  // module and label files that are symbolic links, by OS path
 }
 
 // file is what is known of one module or label file.
@@ -126,7 +128,7 @@ func New(dir string, log *slog.Logger) (*Library, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &Library{dir: dir, log: log, files: map[string]*file{}}
+	l := &Library{dir: dir, fsys: os.DirFS(dir), log: log, files: map[string]*file{}}
 	l.reload(nil)
 	return l, nil
 }
@@ -221,36 +223,63 @@ func (l *Library) Run(ctx context.Context) error {
 
 // watch adds the folder, modules/, each locale folder and labels/ to w
 // when not watched yet: a folder created later is added at the next
-// reload, whose scan finds the files written into it meanwhile.
+// reload, whose scan finds the files written into it meanwhile. A module
+// or label file that is a symbolic link is watched itself (the system
+// follows the link, and the events carry the link's path): watching the
+// folder does not see writes to a target elsewhere. It is added again at
+// every call, so that a target replaced by a rename is followed to the
+// new file. Links gone are no longer watched.
 func (l *Library) watch(w *fsnotify.Watcher) {
-	have := map[string]bool{}
-	for _, p := range w.WatchList() {
-		have[p] = true
-	}
 	dirs := []string{l.dir, filepath.Join(l.dir, "modules"), filepath.Join(l.dir, "labels")}
-	if entries, err := os.ReadDir(filepath.Join(l.dir, "modules")); err == nil {
+	links := map[string]bool{}
+	findLinks := func(rel string) {
+		entries, _ := fs.ReadDir(l.fsys, rel)
 		for _, e := range entries {
-			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(l.dir, "modules", e.Name()))
+			if e.Type()&fs.ModeSymlink != 0 && (strings.HasSuffix(e.Name(), ".md") || strings.HasSuffix(e.Name(), ".yaml")) {
+				links[filepath.Join(l.dir, filepath.FromSlash(rel), e.Name())] = true
 			}
 		}
 	}
+	if entries, err := fs.ReadDir(l.fsys, "modules"); err == nil {
+		for _, e := range entries {
+			if rel := path.Join("modules", e.Name()); library.IsDir(l.fsys, rel, e) {
+				dirs = append(dirs, filepath.Join(l.dir, "modules", e.Name()))
+				findLinks(rel)
+			}
+		}
+	}
+	findLinks("labels")
+	have := map[string]bool{}
+	for _, p := range w.WatchList() {
+		have[p] = true
+		if l.links[p] && !links[p] {
+			_ = w.Remove(p) // no longer a link of the folder
+		}
+	}
+	l.links = links
+	add := func(p string) {
+		if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			l.log.Warn("library folder: cannot watch; changes there are seen by the periodic rescan", "path", p, "every", Rescan, "err", err)
+		}
+	}
 	for _, d := range dirs {
-		if have[d] {
-			continue
+		if !have[d] {
+			add(d)
 		}
-		if err := w.Add(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			l.log.Warn("library folder: cannot watch; changes there are seen by the periodic rescan", "dir", d, "every", Rescan, "err", err)
-		}
+	}
+	for p := range links {
+		add(p)
 	}
 }
 
 // relevant returns the slash path, relative to the folder, of an event
 // that may change the library: a module file, a label file, or one of
 // the folders. Other files (an editor's swap or backup files) and mere
-// permission changes are ignored.
+// permission changes are ignored, except on a linked file: a target
+// replaced by a rename shows there only as the old target's link count
+// changing.
 func (l *Library) relevant(ev fsnotify.Event) (string, bool) {
-	if ev.Op == fsnotify.Chmod {
+	if ev.Op == fsnotify.Chmod && !l.links[ev.Name] {
 		return "", false
 	}
 	rel, err := filepath.Rel(l.dir, ev.Name)
@@ -276,7 +305,8 @@ func (l *Library) relevant(ev fsnotify.Event) (string, bool) {
 type entry struct {
 	rel, locale string
 	labels      bool
-	info        fs.FileInfo
+	info        fs.FileInfo // of the file, or of a symbolic link's target
+	problem     string      // why it cannot be read (a dangling link); info is nil
 }
 
 // scan lists the module and label files. problems are folder-level
@@ -285,55 +315,73 @@ type entry struct {
 // could not be listed, so its files must not be taken as deleted.
 func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, modulesOK, labelsOK bool) {
 	display := func(rel string) string { return filepath.ToSlash(filepath.Join(l.dir, rel)) }
+	// An unreadable folder's files keep serving what they served, if
+	// anything did.
 	problem := func(rel, msg string) {
-		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}})
+		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.cur.Load() != nil})
 	}
-	localeDirs, err := os.ReadDir(filepath.Join(l.dir, "modules"))
+	localeDirs, err := fs.ReadDir(l.fsys, "modules")
 	modulesOK = err == nil
 	if err != nil {
 		problem("modules", "cannot read the modules folder; the last good library keeps serving: "+err.Error())
 	}
 	for _, ld := range localeDirs {
-		if !ld.IsDir() {
-			continue
-		}
 		locale := ld.Name()
 		rel := path.Join("modules", locale)
+		if !library.IsDir(l.fsys, rel, ld) {
+			continue
+		}
 		if err := library.CheckLocaleFolder(display(rel), locale); err != nil {
 			problems = append(problems, BrokenFile{FileError: err.(*library.FileError)})
 			continue
 		}
 		locales = append(locales, locale)
-		files, err := os.ReadDir(filepath.Join(l.dir, "modules", locale))
+		files, err := fs.ReadDir(l.fsys, rel)
 		if err != nil {
 			modulesOK = false
 			problem(rel, "cannot read the folder; its last good modules keep serving: "+err.Error())
 			continue
 		}
 		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
-				continue
-			}
-			if info, err := f.Info(); err == nil {
-				found = append(found, entry{rel: path.Join(rel, f.Name()), locale: locale, info: info})
+			if strings.HasSuffix(f.Name(), ".md") {
+				found = l.stat(found, entry{rel: path.Join(rel, f.Name()), locale: locale})
 			}
 		}
 	}
-	labelFiles, err := os.ReadDir(filepath.Join(l.dir, "labels"))
+	labelFiles, err := fs.ReadDir(l.fsys, "labels")
 	labelsOK = err == nil || errors.Is(err, fs.ErrNotExist)
 	if !labelsOK {
 		problem("labels", "cannot read the labels folder; the last good labels keep serving: "+err.Error())
 	}
 	for _, f := range labelFiles {
-		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
-		if f.IsDir() || !ok {
-			continue
-		}
-		if info, err := f.Info(); err == nil {
-			found = append(found, entry{rel: path.Join("labels", f.Name()), locale: locale, labels: true, info: info})
+		if locale, ok := strings.CutSuffix(f.Name(), ".yaml"); ok {
+			found = l.stat(found, entry{rel: path.Join("labels", f.Name()), locale: locale, labels: true})
 		}
 	}
 	return found, locales, problems, modulesOK, labelsOK
+}
+
+// stat adds e to found with the size and time of the file, or of its
+// target when it is a symbolic link, so that an edit of the target is
+// seen; a link whose target is missing, or a file that cannot be
+// stat-ed, is added with its problem. Folders, and files gone since the
+// folder was listed, are left out.
+func (l *Library) stat(found []entry, e entry) []entry {
+	info, err := fs.Stat(l.fsys, e.rel)
+	switch {
+	case err == nil && info.IsDir():
+		return found
+	case err == nil:
+		e.info = info
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := fs.ReadLink(l.fsys, e.rel); lerr != nil {
+			return found // gone, not a link
+		}
+		e.problem = library.ReadProblem(l.fsys, e.rel, err)
+	default:
+		e.problem = library.ReadProblem(l.fsys, e.rel, err)
+	}
+	return append(found, e)
 }
 
 // reload scans the folder, reads the files that changed (and those in
@@ -350,6 +398,10 @@ func (l *Library) reload(dirty map[string]bool) {
 			l.files[e.rel] = f
 		}
 		f.gone = false
+		if e.problem != "" {
+			f.read, f.cur, f.err = false, nil, &library.FileError{File: l.display(f), Msg: e.problem}
+			continue
+		}
 		if f.read && !dirty[e.rel] && e.info.Size() == f.size && e.info.ModTime().Equal(f.mtime) {
 			continue
 		}
@@ -361,6 +413,13 @@ func (l *Library) reload(dirty map[string]bool) {
 		}
 		if f.served == nil {
 			delete(l.files, rel) // never served: nothing to remove
+			continue
+		}
+		if f.labels && !library.HasEmbeddedLabels(f.locale) {
+			// Nothing to fall back on: the locale's requests would
+			// lose their labels, so the last good ones keep serving.
+			f.cur, f.read = nil, false
+			f.err = &library.FileError{File: l.display(f), Msg: "deleted, but the embedded library has no " + f.locale + " labels to fall back on; the last good labels keep serving until the file is back or the server restarts"}
 			continue
 		}
 		f.gone, f.cur, f.read = true, nil, false
@@ -395,13 +454,13 @@ func (l *Library) reload(dirty map[string]bool) {
 
 // readFile reads and parses f when its content changed since last read.
 func (l *Library) readFile(f *file, info fs.FileInfo) {
-	display := filepath.ToSlash(filepath.Join(l.dir, f.rel))
-	data, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(f.rel)))
+	display := l.display(f)
+	data, err := fs.ReadFile(l.fsys, f.rel)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := fs.ReadLink(l.fsys, f.rel); errors.Is(err, fs.ErrNotExist) && lerr != nil {
 			return // deleted since the scan: the next scan sees it gone
 		}
-		f.read, f.cur, f.err = false, nil, &library.FileError{File: display, Msg: err.Error()}
+		f.read, f.cur, f.err = false, nil, &library.FileError{File: display, Msg: library.ReadProblem(l.fsys, f.rel, err)}
 		return
 	}
 	sum := sha256.Sum256(data)
@@ -508,7 +567,7 @@ func (l *Library) apply(locales []string, prev *State) ([]*file, *library.Snapsh
 	if prev == nil {
 		snap, _ := try(nil) // nothing loads: an empty library (every file broken)
 		if snap == nil {
-			snap, _ = library.Build(library.Parts{Source: l.dir, Generation: 1})
+			snap, _ = library.Build(library.Parts{Source: l.dir, Generation: 1, EmbeddedLabels: true})
 		}
 		return nil, snap
 	}
@@ -531,11 +590,12 @@ func (l *Library) commit(applied map[*file]bool) []*file {
 	return out
 }
 
-// parts are the served versions with trial's on top. Modules come in
+// parts are the served versions with trial's on top, and the embedded
+// labels of each locale without a label file served. Modules come in
 // path order with trial's last, so that a rule across files (one version
 // per id) names the changed file rather than the one it disagrees with.
 func (l *Library) parts(locales []string, generation int, trial map[*file]bool) library.Parts {
-	p := library.Parts{Source: l.dir, Generation: generation, Locales: locales, Labels: map[string]library.Labels{}}
+	p := library.Parts{Source: l.dir, Generation: generation, Locales: locales, Labels: map[string]library.Labels{}, EmbeddedLabels: true}
 	var changed []*library.Module
 	for _, f := range l.sorted() {
 		v := f.served

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,8 +154,8 @@ func TestNewServesValidFilesAndListsBrokenOnes(t *testing.T) {
 		t.Fatalf("broken: %v, want only %s", brokenList(st), brokenEN)
 	}
 	b := st.Broken[0]
-	if want := filepath.ToSlash(filepath.Join(dir, brokenEN)); b.File != want || b.Line != 7 || !strings.Contains(b.Msg, "not valid YAML") || b.Serving {
-		t.Errorf("broken entry %q (serving %t), want %s:7 not valid YAML, not serving", b.Error(), b.Serving, want)
+	if want := filepath.ToSlash(filepath.Join(dir, brokenEN)); b.File != want || b.Line != 7 || b.Field != "triggers" || !strings.Contains(b.Msg, "not valid YAML") || b.Serving {
+		t.Errorf("broken entry %q (serving %t), want %s:7 field triggers, not valid YAML, not serving", b.Error(), b.Serving, want)
 	}
 	if _, err := library.LoadDir(dir); err == nil {
 		t.Error("LoadDir (the strict loader of the assemble command) accepts the broken folder")
@@ -390,6 +391,106 @@ func TestDeletionOfAnIncludedModuleAndBrokenLabels(t *testing.T) {
 	}
 }
 
+// Label files are optional: deleting labels/en-US.yaml is a change like
+// any other (generation +1, nothing listed) after which en-US has the
+// embedded labels and assembly goes on; a label file written again serves
+// its own wording.
+func TestDeletedLabelFileFallsBackToEmbeddedLabels(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	own := strings.Replace(read(t, dir, "labels/en-US.yaml"), `kb.col.title: "Title"`, `kb.col.title: "Document"`, 1)
+	write(t, dir, "labels/en-US.yaml", own)
+	lib := start(t, dir)
+	g := lib.Current().Snapshot.Generation
+	if l, _ := lib.Current().Snapshot.Labels("en-US"); l["kb.col.title"] != "Document" {
+		t.Fatalf("the folder's own label does not serve: %q", l["kb.col.title"])
+	}
+
+	if err := os.Remove(filepath.Join(dir, "labels/en-US.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	st := waitFor(t, lib, "the deletion applied", func(st *reload.State) bool { return st.Snapshot.Generation > g })
+	if st.Snapshot.Generation != g+1 || len(st.Broken) != 1 {
+		t.Errorf("generation %d, broken %v; want %d and only the fixture %s", st.Snapshot.Generation, brokenList(st), g+1, brokenEN)
+	}
+	embedded, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := embedded.Labels("en-US")
+	if got, ok := st.Snapshot.Labels("en-US"); !ok || !maps.Equal(got, want) {
+		t.Errorf("en-US labels after the deletion: %t, %q; want the embedded ones", ok, got["kb.col.title"])
+	}
+	res, err := assembler.New(assembler.Config{}).Assemble(st.Snapshot, nil, &assembler.Request{Locale: "en-US", Command: "/fieldnotes"}, time.Now())
+	if err != nil || !strings.Contains(res.Text, "field-notes clerk") {
+		t.Errorf("assemble after the deletion: %v", err)
+	}
+
+	write(t, dir, "labels/en-US.yaml", own)
+	st = waitFor(t, lib, "the label file written again", func(st *reload.State) bool { return st.Snapshot.Generation > g+1 })
+	if l, _ := st.Snapshot.Labels("en-US"); l["kb.col.title"] != "Document" || st.Snapshot.Generation != g+2 {
+		t.Errorf("label %q at generation %d, want the folder's own at %d", l["kb.col.title"], st.Snapshot.Generation, g+2)
+	}
+}
+
+// A label file of a locale the embedded library has no labels for is not
+// removed when deleted: its requests would lose their labels (and with
+// --fallback-locale set to it, every request would). It is listed, its
+// last good labels serving, until it is back.
+func TestDeletedLabelFileWithoutEmbeddedLabelsKeepsServing(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	ja := strings.Replace(read(t, dir, "labels/en-US.yaml"), `kb.col.title: "Title"`, `kb.col.title: "タイトル"`, 1)
+	write(t, dir, "labels/ja-JP.yaml", ja)
+	lib := start(t, dir)
+	g := lib.Current().Snapshot.Generation
+	if err := os.Remove(filepath.Join(dir, "labels/ja-JP.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	st := waitFor(t, lib, "the deletion listed", func(st *reload.State) bool {
+		_, ok := broken(st, dir, "labels/ja-JP.yaml")
+		return ok
+	})
+	b, _ := broken(st, dir, "labels/ja-JP.yaml")
+	if !b.Serving || !strings.Contains(b.Msg, "deleted, but the embedded library has no ja-JP labels to fall back on") {
+		t.Errorf("listed as %q (serving %t)", b.Error(), b.Serving)
+	}
+	if l, ok := st.Snapshot.Labels("ja-JP"); !ok || l["kb.col.title"] != "タイトル" || st.Snapshot.Generation != g {
+		t.Errorf("ja-JP labels %t %q at generation %d; want the last good ones at %d", ok, l["kb.col.title"], st.Snapshot.Generation, g)
+	}
+	write(t, dir, "labels/ja-JP.yaml", ja)
+	st = waitFor(t, lib, "the file back", func(st *reload.State) bool {
+		_, ok := broken(st, dir, "labels/ja-JP.yaml")
+		return !ok
+	})
+	if l, _ := st.Snapshot.Labels("ja-JP"); l["kb.col.title"] != "タイトル" {
+		t.Errorf("ja-JP label %q after the file came back", l["kb.col.title"])
+	}
+}
+
+// A folder without a labels folder at all (as `import --out` writes it)
+// serves with the embedded labels, and lists nothing.
+func TestFolderWithoutLabelsServes(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	if err := os.RemoveAll(filepath.Join(dir, "labels")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, brokenEN)); err != nil {
+		t.Fatal(err)
+	}
+	lib := start(t, dir)
+	st := lib.Current()
+	if len(st.Broken) != 0 || !slices.Equal(st.Snapshot.LabelLocales(), []string{"en-US", "zh-CN"}) {
+		t.Fatalf("broken %v, label locales %v", brokenList(st), st.Snapshot.LabelLocales())
+	}
+	for _, loc := range []string{"en-US", "zh-CN"} {
+		if _, err := assembler.New(assembler.Config{}).Render(st.Snapshot, nil, &assembler.RenderRequest{Module: "task.e12-notes", Locale: loc}, time.Now()); err != nil {
+			t.Errorf("render in %s: %v", loc, err)
+		}
+	}
+}
+
 // syncBuffer is a log sink safe for Run's goroutine and the test.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -429,7 +530,7 @@ func TestReloadsAndBrokenFilesAreLogged(t *testing.T) {
 	var out syncBuffer
 	lib := startLogging(t, dir, slog.New(slog.NewTextHandler(&out, nil)))
 	brokenPath := filepath.ToSlash(filepath.Join(dir, brokenEN))
-	if want := `level=WARN msg="library file broken; not served" file=` + brokenPath + ` line=7 field="" err="frontmatter is not valid YAML`; !strings.Contains(out.String(), want) {
+	if want := `level=WARN msg="library file broken; not served" file=` + brokenPath + ` line=7 field=triggers err="frontmatter is not valid YAML: the list opened with \"[\" on this line is never closed`; !strings.Contains(out.String(), want) {
 		t.Errorf("start log lacks %s:\n%s", want, out.String())
 	}
 	write(t, dir, notesEN, "")

@@ -122,11 +122,13 @@ func CurrentUser(ctx context.Context) (User, bool) {
 }
 
 // BrokenFile is a file of the library folder that does not serve as
-// written (S6), for the layout's banner: Line is 0 when the whole file is
-// concerned; Serving is true when its last good version keeps serving.
+// written (S6), for the layout's banner: Path is relative to the folder;
+// Line is 0 when the whole file is concerned; Field is "" when the error
+// names none; Serving is true when its last good version keeps serving.
 type BrokenFile struct {
 	Path    string
 	Line    int
+	Field   string
 	Message string
 	Serving bool
 }
@@ -141,14 +143,20 @@ func (b BrokenFile) Where() string {
 
 type libraryBrokenKey struct{}
 
-// WithLibraryBroken returns ctx carrying the library folder's broken
-// files, for the layout's banner.
-func WithLibraryBroken(ctx context.Context, files []BrokenFile) context.Context {
-	return context.WithValue(ctx, libraryBrokenKey{}, files)
+type libraryBroken struct {
+	folder string
+	files  []BrokenFile
 }
 
-// LibraryBroken returns the files WithLibraryBroken put in ctx.
-func LibraryBroken(ctx context.Context) []BrokenFile {
-	files, _ := ctx.Value(libraryBrokenKey{}).([]BrokenFile)
-	return files
+// WithLibraryBroken returns ctx carrying the library folder (as the
+// server was given it) and its broken files, for the layout's banner.
+func WithLibraryBroken(ctx context.Context, folder string, files []BrokenFile) context.Context {
+	return context.WithValue(ctx, libraryBrokenKey{}, libraryBroken{folder, files})
+}
+
+// LibraryBroken returns the folder and files WithLibraryBroken put in
+// ctx; no files when there are none.
+func LibraryBroken(ctx context.Context) (folder string, files []BrokenFile) {
+	b, _ := ctx.Value(libraryBrokenKey{}).(libraryBroken)
+	return b.folder, b.files
 }

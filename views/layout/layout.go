@@ -2,7 +2,11 @@
 // and main area (S10).
 package layout
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/promptdesk/promptdesk/views/components"
+)
 
 // Nav names a top-navigation entry, to mark the current section.
 type Nav string
@@ -46,11 +50,34 @@ var navItems = []navItem{
 	{NavAudit, "Audit", "/audit"},
 }
 
-// brokenSummary is the library banner's headline for n broken files (S6).
-func brokenSummary(n int) string {
-	files := "1 file"
-	if n != 1 {
-		files = strconv.Itoa(n) + " files"
+// brokenSummary is the library banner's headline (S6): the folder, how
+// many files are broken, and whether their last good versions serve —
+// all, none (files that never loaded) or some.
+func brokenSummary(folder string, files []components.BrokenFile) string {
+	serving := 0
+	for _, f := range files {
+		if f.Serving {
+			serving++
+		}
 	}
-	return "Library folder: " + files + " broken; the last good version keeps serving"
+	n, head := len(files), "Library folder "+folder+": "
+	switch {
+	case serving == n && n == 1:
+		return head + "1 file broken; its last good version keeps serving"
+	case serving == n:
+		return head + strconv.Itoa(n) + " files broken; their last good versions keep serving"
+	case serving == 0 && n == 1:
+		return head + "1 file broken and not served: it has no good version yet"
+	case serving == 0:
+		return head + strconv.Itoa(n) + " files broken and not served: none has a good version yet"
+	}
+	keep := "1 keeps serving its last good version"
+	if serving > 1 {
+		keep = strconv.Itoa(serving) + " keep serving their last good versions"
+	}
+	not := "1 is not served (no good version yet)"
+	if n-serving > 1 {
+		not = strconv.Itoa(n-serving) + " are not served (no good version yet)"
+	}
+	return head + strconv.Itoa(n) + " files broken: " + keep + ", " + not
 }
