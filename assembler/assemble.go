@@ -245,10 +245,16 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 // plan decides which modules enter (S5 steps 1–5) without rendering.
 func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
 	pl := &plan{}
-	resolve := func(id string) (Served, error) {
+	// itself: the assembler enters id on its own (S5 steps 2–4), not
+	// because a profile names it.
+	resolve := func(id string, itself bool) (Served, error) {
 		s, ok := a.Resolve(snap, st, id, locale)
 		if !ok {
-			return Served{}, &Error{Code: CodeNotFound, Module: id, Msg: "module not found in " + locale + " or " + a.cfg.FallbackLocale}
+			msg := "the library has no such module in " + a.lookedIn(locale)
+			if itself {
+				msg += " (the assembly enters it itself: a library folder needs the builtin env modules; import --with-builtin, or copy them from the builtin library)"
+			}
+			return Served{}, &Error{Code: CodeNotFound, Module: id, Msg: msg}
 		}
 		return s, nil
 	}
@@ -258,7 +264,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 	inBase := make(map[string]bool, len(ids))
 	pl.base = make([]Served, 0, len(ids))
 	for _, id := range ids {
-		s, err := resolve(id)
+		s, err := resolve(id, false)
 		if err != nil {
 			if fromProfile {
 				return nil, err
@@ -271,17 +277,17 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 	// 2. Knowledge.
 	var err error
 	if len(req.KnowledgeBases) > 0 {
-		pl.knowledge, err = resolve(ModuleKnowledge)
+		pl.knowledge, err = resolve(ModuleKnowledge, true)
 		pl.knowledgeWhy = fmt.Sprintf("knowledge-bases:%d", len(req.KnowledgeBases))
 	} else {
-		pl.knowledge, err = resolve(ModulePureAgent)
+		pl.knowledge, err = resolve(ModulePureAgent, true)
 		pl.knowledgeWhy = "no-knowledge-base"
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(req.SelectedDocuments) > 0 {
-		s, err := resolve(ModuleSelectedDocs)
+		s, err := resolve(ModuleSelectedDocs, true)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +341,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 			r.skillRows = append(r.skillRows, skillRow{name: sk.Name, description: sk.Description, trigger: runtime})
 		}
 		if len(r.skillRows) > 0 {
-			s, err := resolve(ModuleSkills)
+			s, err := resolve(ModuleSkills, true)
 			if err != nil {
 				return nil, err
 			}

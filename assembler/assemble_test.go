@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -448,5 +449,27 @@ func TestReportTextFormBuiltin(t *testing.T) {
 	e := entryFor(t, res, assembler.KindPrompt, "task.doc-minutes")
 	if e.Source != assembler.SourceBuiltin || e.Locale != "zh-CN" || e.Fallback || e.Version != 1 {
 		t.Errorf("doc-minutes entry %+v", e)
+	}
+}
+
+// A library without the env modules the assembly enters itself fails with
+// not_found naming the module and how to get it (an imported folder
+// without --with-builtin).
+func TestAssembleWithoutEnvModules(t *testing.T) {
+	m, err := library.Parse("task-lonely.md", []byte("---\nid: task.lonely\nlayer: task\nversion: 1\ntitle: Lonely\ndescription: The only module.\n---\nYou are alone.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Locale = "en-US"
+	builtin := builtinLib(t)
+	labels, _ := builtin.Labels("en-US")
+	snap, err := library.Build(library.Parts{Modules: []*library.Module{m}, Labels: map[string]library.Labels{"en-US": labels}, Locales: []string{"en-US"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = assembler.New(assembler.Config{}).Assemble(snap, nil, &assembler.Request{Locale: "en-US"}, time.Now())
+	var ae *assembler.Error
+	if !errors.As(err, &ae) || ae.Code != assembler.CodeNotFound || ae.Module != assembler.ModulePureAgent || !strings.Contains(ae.Msg, "--with-builtin") || !strings.Contains(ae.Msg, "in en-US (") {
+		t.Errorf("assemble without env modules: %v, want not_found for %s with the hint", err, assembler.ModulePureAgent)
 	}
 }

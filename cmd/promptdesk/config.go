@@ -32,13 +32,14 @@ type CLI struct {
 		Force bool   `name:"force" help:"Overwrite module files that already exist in --out."`
 	} `cmd:"" help:"Write every override as a module file in the library layout."`
 	Import struct {
-		From   string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: promptdesk (the library layout, as export writes it), skills (Agent Skills <name>/SKILL.md), maibot (prompts/<locale>/*.prompt + .meta.toml), weknora (config/prompt_templates/*.yaml), jinja-index (index.json + Jinja .md templates). See docs/importers.md."`
-		Out    string `name:"out" placeholder:"DIR" help:"Write the converted modules to DIR/modules/<locale>/<layer>-<name>.md (not for promptdesk)."`
-		Into   string `name:"into" placeholder:"db" help:"Save the modules as draft overrides or user modules in Postgres (the default for promptdesk)."`
-		Force  bool   `name:"force" help:"With --out: overwrite module files that exist already."`
-		Layer  string `name:"layer" help:"Layer of the converted modules; default task for skills, agent for agent prompts, else aux."`
-		Locale string `name:"locale" help:"Locale of sources that name none (skills, jinja-index, WeKnora content); default: detected from the text's script."`
-		Src    string `arg:"" name:"src" type:"existingdir" help:"Folder to read."`
+		From        string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: promptdesk (the library layout, as export writes it), skills (Agent Skills <name>/SKILL.md), maibot (prompts/<locale>/*.prompt + .meta.toml), weknora (config/prompt_templates/*.yaml), jinja-index (index.json + Jinja .md templates). See docs/importers.md."`
+		Out         string `name:"out" placeholder:"DIR" help:"Write the converted modules to DIR/modules/<locale>/<layer>-<name>.md (not for promptdesk)."`
+		Into        string `name:"into" placeholder:"db" help:"Save the modules as draft overrides or user modules in Postgres (the default for promptdesk)."`
+		Force       bool   `name:"force" help:"With --out: overwrite module files that exist already."`
+		WithBuiltin bool   `name:"with-builtin" help:"With --out: also write the embedded builtin library (modules whose id was not imported, label files) into DIR, so that DIR assembles whole system prompts as a --library folder."`
+		Layer       string `name:"layer" help:"Layer of the converted modules; default task for skills, agent for agent prompts, else aux."`
+		Locale      string `name:"locale" help:"Locale of sources that name none (skills, jinja-index, WeKnora content); default: detected from the text's script."`
+		Src         string `arg:"" name:"src" type:"existingdir" help:"Folder to read."`
 	} `cmd:"" help:"Import prompt files (promptdesk module files or another system's) and report what became of each source file."`
 	Lint struct {
 		Dir     string `arg:"" optional:"" name:"dir" help:"Library folder to lint: DIR/modules/<locale>/*.md and DIR/labels/<locale>.yaml."`

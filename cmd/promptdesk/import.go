@@ -76,6 +76,8 @@ func (a *app) importModules(ctx context.Context) error {
 		return errors.New("--out and --into: choose one, module files in a folder or drafts in Postgres")
 	case c.Out == "" && c.Into == "":
 		return fmt.Errorf("say where the modules go: --out DIR (module files in the library layout) or --into %s (drafts in Postgres)", intoDB)
+	case c.WithBuiltin && c.Out == "":
+		return errors.New("--with-builtin goes with --out DIR (it writes the builtin library into that folder)")
 	case c.Force && c.Out == "":
 		return errors.New("--force applies to --out only")
 	}
@@ -118,7 +120,17 @@ func (a *app) importToFolder(res *importer.Result) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "wrote %d module files to %s\n", len(res.Modules), filepath.Join(c.Out, "modules"))
-	if len(res.Modules) == 0 {
+	if c.WithBuiltin {
+		n, shadowed, err := res.WriteBuiltin(c.Out)
+		if err != nil {
+			return fmt.Errorf("--with-builtin: %w", err)
+		}
+		fmt.Fprintf(a.stdout, "wrote %d builtin library files to %s (files there already kept)\n", n, c.Out)
+		if len(shadowed) > 0 {
+			fmt.Fprintf(a.stdout, "builtin modules left out because an imported module has their id: %s\n", strings.Join(shadowed, ", "))
+		}
+	}
+	if len(res.Modules) == 0 && !c.WithBuiltin {
 		return nil
 	}
 	if _, err := library.LoadDir(c.Out); err != nil {

@@ -425,6 +425,48 @@ func (r *Result) WriteDir(dir string, force bool) error {
 	return nil
 }
 
+// WriteBuiltin adds the embedded builtin library to the library folder
+// dir after WriteDir, so that the folder assembles a whole system prompt
+// (base, env and the other layers around the imported modules): every
+// builtin module file whose id was not imported (in any locale: all
+// locales of an id share one version and variable list) and that does not
+// exist in dir yet, and every label file dir lacks. It returns how many
+// files it wrote and the ids it left to the imported modules.
+func (r *Result) WriteBuiltin(dir string) (written int, shadowed []string, err error) {
+	imported := map[string]bool{}
+	for _, m := range r.Modules {
+		imported[m.ID] = true
+	}
+	seen := map[string]bool{}
+	err = fs.WalkDir(library.BuiltinFS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if id, ok := library.IDFromFileName(path.Base(p)); ok && strings.HasPrefix(p, "modules/") && imported[id] {
+			if !seen[id] {
+				seen[id] = true
+				shadowed = append(shadowed, id)
+			}
+			return nil
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if _, err := os.Lstat(dst); err == nil {
+			return nil
+		}
+		data, err := fs.ReadFile(library.BuiltinFS(), p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		written++
+		return os.WriteFile(dst, data, 0o644)
+	})
+	sort.Strings(shadowed)
+	return written, shadowed, err
+}
+
 // Report writes one line per outcome, indented lines for its reasons and
 // notes, and a summary line. root is prefixed to source paths.
 func (r *Result) Report(w io.Writer, root string) {
