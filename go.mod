@@ -19,7 +19,12 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require github.com/BurntSushi/toml v1.6.0
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/gosimple/slug v1.15.0
+)
+
+require github.com/gosimple/unidecode v1.0.1 // indirect
 
 require (
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect

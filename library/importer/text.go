@@ -9,9 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/gosimple/slug"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -116,21 +114,13 @@ func oneLine(s string) (joined string, lines int) {
 // library.ValidName): letters are lowercased and every other character
 // becomes '-'. ok is false when nothing usable is left.
 func moduleName(raw string) (name string, ok bool) {
-	// Accents go (Ünï côde → uni-code) rather than whole letters.
-	plain, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), raw)
-	if err != nil {
-		plain = raw
+	// Transliterated, not dropped: Ærø → aero, 日本 → ri-ben. Dots are kept
+	// (names may have them), each part made a slug on its own.
+	parts := strings.Split(raw, ".")
+	for i, p := range parts {
+		parts[i] = slug.Make(p)
 	}
-	var b strings.Builder
-	for _, r := range strings.ToLower(plain) {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_':
-			b.WriteRune(r)
-		case !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
-		}
-	}
-	name = strings.Trim(b.String(), "-.")
+	name = strings.Trim(strings.Join(parts, "."), "-.")
 	return name, name != "" && library.ValidName(name)
 }
 

@@ -97,13 +97,13 @@ func TestDetectLocale(t *testing.T) {
 
 func TestModuleNameAndVariable(t *testing.T) {
 	for raw, want := range map[string]string{"release-writer": "release-writer", "Release Writer": "release-writer", "Sub_Agent": "sub_agent", "--x--": "x",
-		"Ünï côde": "uni-code", "a -- b": "a-b", "Café Menu": "cafe-menu"} {
+		"Ünï côde": "uni-code", "a -- b": "a-b", "Café Menu": "cafe-menu", "Ærø": "aero", "日本 notes": "ri-ben-notes", "v1.2 beta": "v1.2-beta"} {
 		if got, ok := moduleName(raw); !ok || got != want {
 			t.Errorf("moduleName(%q) = %q, %v; want %q", raw, got, ok, want)
 		}
 	}
-	if _, ok := moduleName("日本語"); ok {
-		t.Errorf("a name without ASCII letters or digits was accepted")
+	if _, ok := moduleName("!!! ???"); ok {
+		t.Errorf("a name without letters or digits was accepted")
 	}
 	if v, note, ok := variable("model"); !ok || v != "model_value" || !strings.Contains(note, "environment value") {
 		t.Errorf("variable(model) = %q, %q, %v", v, note, ok)
