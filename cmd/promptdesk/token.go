@@ -12,6 +12,10 @@ import (
 
 // tokenAdd creates an API token and prints it once, with a curl hint.
 func (a *app) tokenAdd(ctx context.Context) error {
+	base, err := a.consoleURL(a.cli.Token.Add.URL)
+	if err != nil {
+		return err
+	}
 	st, closeStore, err := a.openStore(ctx, a.logger())
 	if err != nil {
 		return err
@@ -26,7 +30,7 @@ func (a *app) tokenAdd(ctx context.Context) error {
 		path = "/api/v1/commands"
 	}
 	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
-	fmt.Fprintf(a.stdout, "Try it (a console on another address: --url): curl -H \"Authorization: Bearer %s\" %s%s\n", secret, a.consoleURL(a.cli.Token.Add.URL), path)
+	fmt.Fprintf(a.stdout, "Try it (a console on another address: --url): curl -H \"Authorization: Bearer %s\" %s%s\n", secret, base, path)
 	return nil
 }
 
