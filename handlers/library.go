@@ -108,7 +108,10 @@ func (h *Library) matches(v *View, f librarypage.Filter, layer library.Layer, id
 	switch f.Status {
 	case "":
 	case components.StatusDraft:
-		if !row.Draft {
+		// With a locale too: a draft in that locale.
+		if !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool {
+			return l.Draft && (f.Locale == "" || strings.EqualFold(l.Locale, f.Locale))
+		}) {
 			return false
 		}
 	default:

@@ -109,6 +109,18 @@ func TestLibraryFilters(t *testing.T) {
 	if got := ids(a.get("/?status=draft").want(t, http.StatusOK)); !slices.Equal(got, []string{"base.identity"}) {
 		t.Errorf("status=draft lists %v, want [base.identity]", got)
 	}
+	if got := ids(a.get("/?status=draft&locale=zh-CN").want(t, http.StatusOK)); len(got) != 0 {
+		t.Errorf("status=draft&locale=zh-CN lists %v, want none (the draft is en-US)", got)
+	}
+	// A draft in a locale the library lacks makes that locale a filter option.
+	a.saveDraft("base.identity", "ja-JP", withLine(ident.Text, "You are Lumen."), 0)
+	r = a.get("/?status=draft&locale=ja-JP").want(t, http.StatusOK)
+	if got := ids(r); !slices.Equal(got, []string{"base.identity"}) {
+		t.Errorf("status=draft&locale=ja-JP lists %v, want [base.identity]", got)
+	}
+	if r.doc.Find(`select[name="locale"] option[value="ja-JP"]`).Length() != 1 {
+		t.Errorf("the locale filter does not offer ja-JP after a ja-JP draft")
+	}
 
 	for _, q := range []string{"layer=bogus", "status=bogus", "locale=xx-YY"} {
 		r := a.get("/?"+q).want(t, http.StatusUnprocessableEntity)
