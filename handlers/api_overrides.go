@@ -96,8 +96,10 @@ type APIOverrideSaved struct {
 	Status   string `json:"status"`
 	Message  string `json:"message"`
 	// Warnings are the module checklist's warnings of Text (S9), never
-	// nil; they do not block saving or publishing.
+	// nil; they do not block saving or publishing. Notices say what the
+	// checklist could not check (a locale without cue words), never nil.
 	Warnings []lint.Finding `json:"warnings"`
+	Notices  []lint.Finding `json:"notices"`
 }
 
 // apiOverrideBody is the JSON form of a PUT body.
@@ -334,7 +336,8 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	b, hasBuiltin := v.builtinBase(h.Assembler, id, locale)
 	if hasBuiltin && m.Text == b.Text {
-		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin, Warnings: checklistWarnings(m),
+		warnings, notices := lintFindings(m)
+		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin, Warnings: warnings, Notices: notices,
 			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
 		if exists {
 			out.Revision, out.Status = cur.Revision, headStatus(cur)
@@ -366,7 +369,8 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
 	setETag(c, saved.Revision)
-	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: checklistWarnings(m),
+	warnings, notices := lintFindings(m)
+	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: warnings, Notices: notices,
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
 }
 

@@ -308,4 +308,13 @@ func TestAPIOverridePutWarnings(t *testing.T) {
 	if !rule1 {
 		t.Errorf("bare text: warnings %+v, want rule 1 at line %d", got.Warnings, bodyLine)
 	}
+	if got.Notices == nil || len(got.Notices) != 0 {
+		t.Errorf("en-US text: notices %#v, want an empty list", got.Notices)
+	}
+	// ja-JP has no lint cue words: the wording rules are skipped, and a
+	// notice says so.
+	got = wantSaved(t, "ja-JP text", a.putText("/api/v1/overrides/base.identity?locale=ja-JP", bare, ""), true, 1, "draft")
+	if len(got.Notices) != 1 || got.Notices[0].Rule != "cues" || len(got.Warnings) != 0 {
+		t.Errorf("ja-JP text: warnings %+v notices %+v, want no warnings and one cues notice", got.Warnings, got.Notices)
+	}
 }

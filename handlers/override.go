@@ -249,13 +249,24 @@ func checklist(e *overridepage.Editor, m *library.Module) {
 // checklistWarnings returns the module checklist's warnings of m (S9),
 // an empty slice when there are none.
 func checklistWarnings(m *library.Module) []lint.Finding {
-	out := []lint.Finding{}
+	warnings, _ := lintFindings(m)
+	return warnings
+}
+
+// lintFindings lints m (S9) into its warnings and its notices (e.g. a
+// locale without cue words, whose wording checks were skipped); both are
+// empty slices when there are none.
+func lintFindings(m *library.Module) (warnings, notices []lint.Finding) {
+	warnings, notices = []lint.Finding{}, []lint.Finding{}
 	for _, f := range lint.Lint(m) {
-		if f.Severity == lint.SeverityWarning {
-			out = append(out, f)
+		switch f.Severity {
+		case lint.SeverityWarning:
+			warnings = append(warnings, f)
+		case lint.SeverityNotice:
+			notices = append(notices, f)
 		}
 	}
-	return out
+	return warnings, notices
 }
 
 // Publish handles POST /modules/:id/override/:locale/publish with the
