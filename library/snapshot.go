@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -127,10 +128,16 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 
 	localeDirs, err := fs.ReadDir(fsys, "modules")
 	if err != nil {
+		if problem, ok := DanglingLink(fsys, "modules"); ok {
+			return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + problem}}
+		}
 		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
 	}
 	for _, ld := range localeDirs {
 		if !IsDir(fsys, path.Join("modules", ld.Name()), ld) {
+			if problem, ok := DanglingLink(fsys, path.Join("modules", ld.Name())); ok {
+				report(&FileError{File: display(path.Join("modules", ld.Name())), Msg: problem})
+			}
 			continue
 		}
 		locale := ld.Name()
@@ -163,7 +170,12 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		}
 	}
 
-	labelFiles, _ := fs.ReadDir(fsys, "labels")
+	labelFiles, err := fs.ReadDir(fsys, "labels")
+	if problem, ok := DanglingLink(fsys, "labels"); ok {
+		report(&FileError{File: display("labels"), Msg: problem})
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		report(&FileError{File: display("labels"), Msg: "cannot read the labels folder: " + err.Error()})
+	}
 	for _, f := range labelFiles {
 		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
 		p := path.Join("labels", f.Name())

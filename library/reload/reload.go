@@ -311,24 +311,32 @@ type entry struct {
 
 // scan lists the module and label files. problems are folder-level
 // broken entries (a locale folder that is not a BCP 47 tag, an
-// unreadable folder); modulesOK and labelsOK are false when that folder
-// could not be listed, so its files must not be taken as deleted.
-func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, modulesOK, labelsOK bool) {
+// unreadable folder, a folder that is a symbolic link whose target does
+// not exist); held are the folders ("modules", "modules/<locale>",
+// "labels") that could not be listed, so their files must not be taken
+// as deleted: their last good versions keep serving.
+func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, held map[string]bool) {
 	display := func(rel string) string { return filepath.ToSlash(filepath.Join(l.dir, rel)) }
-	// An unreadable folder's files keep serving what they served, if
-	// anything did.
+	held = map[string]bool{}
 	problem := func(rel, msg string) {
-		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.cur.Load() != nil})
+		held[rel] = true
+		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.servesUnder(rel)})
 	}
 	localeDirs, err := fs.ReadDir(l.fsys, "modules")
-	modulesOK = err == nil
 	if err != nil {
-		problem("modules", "cannot read the modules folder; the last good library keeps serving: "+err.Error())
+		msg, ok := library.DanglingLink(l.fsys, "modules")
+		if !ok {
+			msg = "cannot read the modules folder: " + err.Error()
+		}
+		problem("modules", msg)
 	}
 	for _, ld := range localeDirs {
 		locale := ld.Name()
 		rel := path.Join("modules", locale)
 		if !library.IsDir(l.fsys, rel, ld) {
+			if msg, ok := library.DanglingLink(l.fsys, rel); ok {
+				problem(rel, msg)
+			}
 			continue
 		}
 		if err := library.CheckLocaleFolder(display(rel), locale); err != nil {
@@ -338,8 +346,7 @@ func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile
 		locales = append(locales, locale)
 		files, err := fs.ReadDir(l.fsys, rel)
 		if err != nil {
-			modulesOK = false
-			problem(rel, "cannot read the folder; its last good modules keep serving: "+err.Error())
+			problem(rel, "cannot read the folder: "+err.Error())
 			continue
 		}
 		for _, f := range files {
@@ -349,16 +356,28 @@ func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile
 		}
 	}
 	labelFiles, err := fs.ReadDir(l.fsys, "labels")
-	labelsOK = err == nil || errors.Is(err, fs.ErrNotExist)
-	if !labelsOK {
-		problem("labels", "cannot read the labels folder; the last good labels keep serving: "+err.Error())
+	if msg, ok := library.DanglingLink(l.fsys, "labels"); ok {
+		problem("labels", msg)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		problem("labels", "cannot read the labels folder: "+err.Error())
 	}
 	for _, f := range labelFiles {
 		if locale, ok := strings.CutSuffix(f.Name(), ".yaml"); ok {
 			found = l.stat(found, entry{rel: path.Join("labels", f.Name()), locale: locale, labels: true})
 		}
 	}
-	return found, locales, problems, modulesOK, labelsOK
+	return found, locales, problems, held
+}
+
+// servesUnder reports whether a file under the folder rel (relative to
+// the library folder) serves a version now.
+func (l *Library) servesUnder(rel string) bool {
+	for _, f := range l.files {
+		if f.served != nil && (f.rel == rel || strings.HasPrefix(f.rel, rel+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // stat adds e to found with the size and time of the file, or of its
@@ -388,7 +407,7 @@ func (l *Library) stat(found []entry, e entry) []entry {
 // dirty, whatever their size and time say), applies what loads and
 // publishes the new State when anything changed.
 func (l *Library) reload(dirty map[string]bool) {
-	found, locales, problems, modulesOK, labelsOK := l.scan()
+	found, locales, problems, held := l.scan()
 	seen := make(map[string]bool, len(found))
 	for _, e := range found {
 		seen[e.rel] = true
@@ -408,7 +427,7 @@ func (l *Library) reload(dirty map[string]bool) {
 		l.readFile(f, e.info)
 	}
 	for rel, f := range l.files {
-		if seen[rel] || (f.labels && !labelsOK) || (!f.labels && !modulesOK) {
+		if seen[rel] || held[path.Dir(rel)] || (!f.labels && held["modules"]) {
 			continue
 		}
 		if f.served == nil {
