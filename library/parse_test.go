@@ -199,6 +199,9 @@ func TestParseYAMLErrorLineAndField(t *testing.T) {
 		{"colon in a plain value", start + "title: a: b\n" + "version: 1\ndescription: D\n---\nB\n", "title", "not valid YAML", 4},
 		{"a line that is no key", start + "version 1\ntitle: T\ndescription: D\n---\nB\n", "", "not valid YAML", 4},
 		{"a closing bracket too many", start + "triggers: [a]]\n" + rest + "---\nB\n", "triggers", "not valid YAML", 4},
+		{"an empty body does not hide the frontmatter's error", start + "triggers: [x\n---\n", "triggers", `the list opened with "["`, 4},
+		{"a key indented with a tab", start + "version: 1\n\ttitle: T\ndescription: D\n---\nB\n", "title", "this line starts with a tab", 5},
+		{"a value on a tab-indented line", start + "version: 1\ntitle:\n\tT\ndescription: D\n---\nB\n", "title", "this line starts with a tab", 6},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
