@@ -153,7 +153,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		}
 		for _, f := range files {
 			p := path.Join("modules", locale, f.Name())
-			if !strings.HasSuffix(f.Name(), ".md") || IsDir(fsys, p, f) {
+			if !IsModuleFileName(f.Name()) || IsDir(fsys, p, f) {
 				continue
 			}
 			data, err := fs.ReadFile(fsys, p)
@@ -243,17 +243,29 @@ func CheckFileName(name string) error {
 		layers[i] = string(l)
 	}
 	rule := "a module file is named <layer>-<name>.md, where <layer> is one of " + strings.Join(layers, ", ") + " and <name> uses only lowercase [a-z0-9._-]"
-	base, _ := strings.CutSuffix(name, ".md")
+	base, ok := strings.CutSuffix(name, ".md")
+	if !ok {
+		return fmt.Errorf("invalid file name %q: a module file name ends in lower-case .md; %s", name, rule)
+	}
 	layer, rest, found := strings.Cut(base, "-")
 	switch {
-	case !found || rest == "":
+	case !found:
 		return fmt.Errorf("invalid file name %q: no <layer>- prefix; %s", name, rule)
+	case rest == "":
+		return fmt.Errorf("invalid file name %q: the name after the %q prefix is empty; %s", name, layer+"-", rule)
 	case !ValidLayer(Layer(layer)):
 		return fmt.Errorf("invalid file name %q: %q is not a layer; %s", name, layer, rule)
 	case !ValidName(rest):
 		return fmt.Errorf("invalid file name %q: the name %q has characters other than lowercase [a-z0-9._-]; %s", name, rest, rule)
 	}
 	return nil
+}
+
+// IsModuleFileName reports whether name is meant as a module file: it
+// ends in .md in any case. CheckFileName then refuses ".MD": a file the
+// author meant as a module is reported, not silently skipped.
+func IsModuleFileName(name string) bool {
+	return len(name) > 3 && strings.EqualFold(name[len(name)-3:], ".md")
 }
 
 // Parts is what Build makes a Snapshot from: modules already parsed (by

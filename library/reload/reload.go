@@ -235,7 +235,7 @@ func (l *Library) watch(w *fsnotify.Watcher) {
 	findLinks := func(rel string) {
 		entries, _ := fs.ReadDir(l.fsys, rel)
 		for _, e := range entries {
-			if e.Type()&fs.ModeSymlink != 0 && (strings.HasSuffix(e.Name(), ".md") || strings.HasSuffix(e.Name(), ".yaml")) {
+			if e.Type()&fs.ModeSymlink != 0 && (library.IsModuleFileName(e.Name()) || strings.HasSuffix(e.Name(), ".yaml")) {
 				links[filepath.Join(l.dir, filepath.FromSlash(rel), e.Name())] = true
 			}
 		}
@@ -294,7 +294,7 @@ func (l *Library) relevant(ev fsnotify.Event) (string, bool) {
 	case parts[0] == "modules" && len(parts) == 2:
 		return rel, true
 	case parts[0] == "modules" && len(parts) == 3:
-		return rel, strings.HasSuffix(rel, ".md")
+		return rel, library.IsModuleFileName(rel)
 	case parts[0] == "labels" && len(parts) == 2:
 		return rel, strings.HasSuffix(rel, ".yaml")
 	}
@@ -350,7 +350,7 @@ func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile
 			continue
 		}
 		for _, f := range files {
-			if strings.HasSuffix(f.Name(), ".md") {
+			if library.IsModuleFileName(f.Name()) {
 				found = l.stat(found, entry{rel: path.Join(rel, f.Name()), locale: locale})
 			}
 		}
