@@ -52,6 +52,10 @@ type BrokenFile struct {
 	// Serving is true when the file's last good version keeps serving,
 	// false when the file never loaded (its module or labels are absent).
 	Serving bool
+	// Instead, when the file does not serve, names what serves in its
+	// place ("the embedded en-US labels": a label file that never loaded
+	// falls back to them), or is "" when nothing does.
+	Instead string
 }
 
 // State is one immutable state of the library: the Snapshot that serves
@@ -452,7 +456,11 @@ func (l *Library) reload(dirty map[string]bool) {
 	}
 	for _, f := range l.sorted() {
 		if f.err != nil {
-			next.Broken = append(next.Broken, BrokenFile{FileError: f.err, Serving: f.served != nil})
+			b := BrokenFile{FileError: f.err, Serving: f.served != nil}
+			if !b.Serving && f.labels && library.HasEmbeddedLabels(f.locale) {
+				b.Instead = "the embedded " + f.locale + " labels"
+			}
+			next.Broken = append(next.Broken, b)
 		}
 	}
 	next.Broken = append(next.Broken, problems...)
@@ -685,7 +693,9 @@ func (l *Library) logChange(prev, next *State, applied []*file) {
 			continue
 		}
 		msg := "library file broken; its last good version keeps serving"
-		if !b.Serving {
+		if b.Instead != "" {
+			msg = "library file broken; " + b.Instead + " serve in its place"
+		} else if !b.Serving {
 			msg = "library file broken; not served"
 		}
 		l.log.Warn(msg, "file", b.File, "line", b.Line, "field", b.Field, "err", b.Msg)
@@ -705,7 +715,7 @@ func (s *State) brokenOrNil() []BrokenFile {
 }
 
 func brokenKey(b BrokenFile) string {
-	return fmt.Sprintf("%s\x00%t", b.Error(), b.Serving)
+	return fmt.Sprintf("%s\x00%t\x00%s", b.Error(), b.Serving, b.Instead)
 }
 
 func sameBroken(a, b []BrokenFile) bool {
