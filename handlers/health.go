@@ -38,18 +38,20 @@ type readyLibrary struct {
 }
 
 // readyBroken is one broken file of the library folder; serving is true
-// when its last good version keeps serving.
+// when its last good version keeps serving; instead, when it does not,
+// names what serves in its place ("the embedded en-US labels"), else "".
 type readyBroken struct {
 	Path    string `json:"path"`
 	Line    int    `json:"line"`
 	Field   string `json:"field"`
 	Error   string `json:"error"`
 	Serving bool   `json:"serving"`
+	Instead string `json:"instead"`
 }
 
 // Ready handles GET /readyz: 200 when the database answers, with the JSON
 // {"status":"ready","library":{"source","generation","broken":[{"path",
-// "line","field","error","serving"}]}} — broken library files do not make
+// "line","field","error","serving","instead"}]}} — broken library files do not make
 // the server unready, the last good versions serve. Else 503 with the
 // reason.
 func (h *Health) Ready(c echo.Context) error {
@@ -61,7 +63,7 @@ func (h *Health) Ready(c echo.Context) error {
 		Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken)),
 	}}
 	for _, b := range v.LibraryBroken {
-		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving})
+		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving, Instead: b.Instead})
 	}
 	return WriteJSON(c, http.StatusOK, body)
 }

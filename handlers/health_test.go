@@ -71,16 +71,16 @@ func TestReadyListsBrokenFilesWithField(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []map[string]any{
-		{"path": filepath.ToSlash(filepath.Join(dir, "modules/en-US/task-empty.md")), "line": 1.0, "field": "", "serving": false},
-		{"path": filepath.ToSlash(filepath.Join(dir, "modules/en-US/task-yaml.md")), "line": 7.0, "field": "triggers", "serving": false},
+		{"path": filepath.ToSlash(filepath.Join(dir, "modules/en-US/task-empty.md")), "line": 1.0, "field": "", "serving": false, "instead": ""},
+		{"path": filepath.ToSlash(filepath.Join(dir, "modules/en-US/task-yaml.md")), "line": 7.0, "field": "triggers", "serving": false, "instead": ""},
 	}
 	if len(body.Library.Broken) != len(want) {
 		t.Fatalf("broken: %v, want %d entries", body.Library.Broken, len(want))
 	}
 	for i, w := range want {
 		got := body.Library.Broken[i]
-		if len(got) != 5 || got["error"] == nil {
-			t.Errorf("entry %d has keys %v, want path, line, field, error, serving", i, got)
+		if len(got) != 6 || got["error"] == nil {
+			t.Errorf("entry %d has keys %v, want path, line, field, error, serving, instead", i, got)
 		}
 		for k, v := range w {
 			if got[k] != v {

@@ -22,7 +22,7 @@ func LibraryBanner(o *Overlay) echo.MiddlewareFunc {
 			folder := v.Library.Source
 			files := make([]components.BrokenFile, len(v.LibraryBroken))
 			for i, b := range v.LibraryBroken {
-				files[i] = components.BrokenFile{Path: relativePath(folder, b.File), Line: b.Line, Field: b.Field, Message: b.Msg, Serving: b.Serving}
+				files[i] = components.BrokenFile{Path: relativePath(folder, b.File), Line: b.Line, Field: b.Field, Message: b.Msg, Serving: b.Serving, Instead: b.Instead}
 			}
 			c.SetRequest(c.Request().WithContext(components.WithLibraryBroken(c.Request().Context(), folder, files)))
 			return next(c)

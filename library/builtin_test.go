@@ -167,6 +167,8 @@ func TestLoadDirRefusesInvalidFileNames(t *testing.T) {
 		"aux-Upper.md":       `invalid file name "aux-Upper.md": the name "Upper" has characters other than lowercase [a-z0-9._-]; ` + rule,
 		"core-notes.md":      `invalid file name "core-notes.md": "core" is not a layer; ` + rule,
 		"notes.md":           `invalid file name "notes.md": no <layer>- prefix; ` + rule,
+		"aux-.md":            `invalid file name "aux-.md": the name after the "aux-" prefix is empty; ` + rule,
+		"aux-caps.MD":        `invalid file name "aux-caps.MD": a module file name ends in lower-case .md; ` + rule,
 	}
 	for name := range want {
 		full := filepath.Join(dir, "modules", "en-US", name)

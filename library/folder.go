@@ -36,3 +36,18 @@ func ReadProblem(fsys fs.FS, name string, err error) string {
 	}
 	return "cannot read the file: " + err.Error()
 }
+
+// DanglingLink reports whether name of fsys is a symbolic link whose
+// target does not exist, and then why, as ReadProblem says it: a locale,
+// modules or labels folder that is such a link is a broken entry, not a
+// folder that was deleted.
+func DanglingLink(fsys fs.FS, name string) (string, bool) {
+	if _, err := fs.ReadLink(fsys, name); err != nil {
+		return "", false
+	}
+	_, err := fs.Stat(fsys, name)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	return ReadProblem(fsys, name, err), true
+}

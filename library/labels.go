@@ -108,9 +108,24 @@ func ParseLabels(file string, data []byte) (Labels, error) {
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, &FileError{File: file, Field: missing[0], Msg: fmt.Sprintf("missing labels: %v", missing)}
+		return nil, &FileError{File: file, Msg: missingLabels(missing)}
 	}
 	return labels, nil
+}
+
+// missingLabels says which label keys (sorted) a file lacks: how many,
+// and the first few by name, since a file missing most keys would
+// otherwise list them all.
+func missingLabels(missing []string) string {
+	const shown = 5
+	what := fmt.Sprintf("%d of the %d labels are missing", len(missing), len(LabelKeys))
+	if len(missing) == 1 {
+		what = fmt.Sprintf("1 of the %d labels is missing", len(LabelKeys))
+	}
+	if len(missing) <= shown {
+		return what + ": " + strings.Join(missing, ", ") + " (every label key is required)"
+	}
+	return fmt.Sprintf("%s: %s and %d more (every label key is required)", what, strings.Join(missing[:shown], ", "), len(missing)-shown)
 }
 
 // embeddedLabels parses the label files of the embedded library once:

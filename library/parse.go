@@ -50,9 +50,6 @@ func Parse(file string, data []byte) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(body) == "" {
-		return nil, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"}
-	}
 	if err := checkFrontmatterShape(file, front); err != nil {
 		return nil, err
 	}
@@ -62,6 +59,11 @@ func Parse(file string, data []byte) (*Module, error) {
 	}
 	if err := checkModule(file, m); err != nil {
 		return nil, err
+	}
+	// After the frontmatter: its errors are the ones to fix first, and an
+	// empty body must not hide them.
+	if strings.TrimSpace(body) == "" {
+		return nil, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"}
 	}
 	m.Placeholders = Placeholders(body)
 	m.Pieces = Scan(strings.TrimSpace(body))

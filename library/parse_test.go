@@ -2,6 +2,7 @@ package library
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -199,6 +200,9 @@ func TestParseYAMLErrorLineAndField(t *testing.T) {
 		{"colon in a plain value", start + "title: a: b\n" + "version: 1\ndescription: D\n---\nB\n", "title", "not valid YAML", 4},
 		{"a line that is no key", start + "version 1\ntitle: T\ndescription: D\n---\nB\n", "", "not valid YAML", 4},
 		{"a closing bracket too many", start + "triggers: [a]]\n" + rest + "---\nB\n", "triggers", "not valid YAML", 4},
+		{"an empty body does not hide the frontmatter's error", start + "triggers: [x\n---\n", "triggers", `the list opened with "["`, 4},
+		{"a key indented with a tab", start + "version: 1\n\ttitle: T\ndescription: D\n---\nB\n", "title", "this line starts with a tab", 5},
+		{"a value on a tab-indented line", start + "version: 1\ntitle:\n\tT\ndescription: D\n---\nB\n", "title", "this line starts with a tab", 6},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -223,4 +227,29 @@ func TestParseLabelsYAMLErrorLineAndField(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Line != 2 || fe.Field != "kb.heading" || !strings.Contains(fe.Msg, `opened with "["`) {
 		t.Fatalf("got %v, want line 2, field kb.heading, the open list", err)
 	}
+}
+
+// A label file missing keys is a whole-file error (no field): it says how
+// many are missing and names the first few, not a list of all of them.
+func TestParseLabelsMissingKeys(t *testing.T) {
+	_, err := ParseLabels("en-US.yaml", []byte("list.separator: \", \"\n"))
+	var fe *FileError
+	n := len(LabelKeys) - 1
+	want := fmt.Sprintf("%d of the %d labels are missing: attachments.none, kb.col.answer, kb.col.chunk, kb.col.created, kb.col.question and %d more (", n, n+1, n-5)
+	if !errors.As(err, &fe) || fe.Field != "" || fe.Line != 0 || !strings.HasPrefix(fe.Msg, want) {
+		t.Fatalf("got %#v, want no field, no line, message starting %q", err, want)
+	}
+	_, err = ParseLabels("en-US.yaml", []byte(strings.Replace(labelFile(t, "en-US"), "kb.empty:", "# kb.empty:", 1)))
+	if !errors.As(err, &fe) || fe.Field != "" || fe.Msg != fmt.Sprintf("1 of the %d labels is missing: kb.empty (every label key is required)", n+1) {
+		t.Fatalf("one key missing: got %v", err)
+	}
+}
+
+func labelFile(t *testing.T, locale string) string {
+	t.Helper()
+	data, err := builtinFS.ReadFile("labels/" + locale + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -127,10 +128,16 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 
 	localeDirs, err := fs.ReadDir(fsys, "modules")
 	if err != nil {
+		if problem, ok := DanglingLink(fsys, "modules"); ok {
+			return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + problem}}
+		}
 		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
 	}
 	for _, ld := range localeDirs {
 		if !IsDir(fsys, path.Join("modules", ld.Name()), ld) {
+			if problem, ok := DanglingLink(fsys, path.Join("modules", ld.Name())); ok {
+				report(&FileError{File: display(path.Join("modules", ld.Name())), Msg: problem})
+			}
 			continue
 		}
 		locale := ld.Name()
@@ -146,7 +153,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		}
 		for _, f := range files {
 			p := path.Join("modules", locale, f.Name())
-			if !strings.HasSuffix(f.Name(), ".md") || IsDir(fsys, p, f) {
+			if !IsModuleFileName(f.Name()) || IsDir(fsys, p, f) {
 				continue
 			}
 			data, err := fs.ReadFile(fsys, p)
@@ -163,7 +170,12 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		}
 	}
 
-	labelFiles, _ := fs.ReadDir(fsys, "labels")
+	labelFiles, err := fs.ReadDir(fsys, "labels")
+	if problem, ok := DanglingLink(fsys, "labels"); ok {
+		report(&FileError{File: display("labels"), Msg: problem})
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		report(&FileError{File: display("labels"), Msg: "cannot read the labels folder: " + err.Error()})
+	}
 	for _, f := range labelFiles {
 		locale, ok := strings.CutSuffix(f.Name(), ".yaml")
 		p := path.Join("labels", f.Name())
@@ -231,17 +243,29 @@ func CheckFileName(name string) error {
 		layers[i] = string(l)
 	}
 	rule := "a module file is named <layer>-<name>.md, where <layer> is one of " + strings.Join(layers, ", ") + " and <name> uses only lowercase [a-z0-9._-]"
-	base, _ := strings.CutSuffix(name, ".md")
+	base, ok := strings.CutSuffix(name, ".md")
+	if !ok {
+		return fmt.Errorf("invalid file name %q: a module file name ends in lower-case .md; %s", name, rule)
+	}
 	layer, rest, found := strings.Cut(base, "-")
 	switch {
-	case !found || rest == "":
+	case !found:
 		return fmt.Errorf("invalid file name %q: no <layer>- prefix; %s", name, rule)
+	case rest == "":
+		return fmt.Errorf("invalid file name %q: the name after the %q prefix is empty; %s", name, layer+"-", rule)
 	case !ValidLayer(Layer(layer)):
 		return fmt.Errorf("invalid file name %q: %q is not a layer; %s", name, layer, rule)
 	case !ValidName(rest):
 		return fmt.Errorf("invalid file name %q: the name %q has characters other than lowercase [a-z0-9._-]; %s", name, rest, rule)
 	}
 	return nil
+}
+
+// IsModuleFileName reports whether name is meant as a module file: it
+// ends in .md in any case. CheckFileName then refuses ".MD": a file the
+// author meant as a module is reported, not silently skipped.
+func IsModuleFileName(name string) bool {
+	return len(name) > 3 && strings.EqualFold(name[len(name)-3:], ".md")
 }
 
 // Parts is what Build makes a Snapshot from: modules already parsed (by

@@ -31,6 +31,9 @@ func yamlError(file, what, text string, first int, err error) *FileError {
 		}
 		msg = fmt.Sprintf("%s: the %s opened with %q on this line is never closed with %q", what, kind, string(open), closer)
 	}
+	if line >= 1 && line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t") && strings.Contains(msg, "'\t'") {
+		msg += " (YAML indents with spaces; this line starts with a tab)"
+	}
 	return &FileError{File: file, Line: line + first - 1, Field: topLevelKey(lines, line), Msg: msg}
 }
 
@@ -41,8 +44,16 @@ var keyLine = regexp.MustCompile(`^(?:"([^"]*)"|'([^']*)'|([^\s#"'\[\]{},&*!|>%@
 // topLevelKey is the top-level key whose entry holds line (1-based) of
 // lines: the key of the nearest line at column 0 at or before it that is
 // not an item of a list ("- "), or "" when that line is no key (a stray
-// word).
+// word). A line itself indented with a tab that reads as a key names that
+// key.
 func topLevelKey(lines []string, line int) string {
+	if line >= 1 && line <= len(lines) && strings.HasPrefix(lines[line-1], "\t") {
+		// A key indented with a tab ("\ttitle: T") is meant as a key of
+		// its own, not as part of the entry above it.
+		if m := keyLine.FindStringSubmatch(strings.TrimLeft(lines[line-1], " \t")); m != nil {
+			return m[1] + m[2] + strings.TrimSpace(m[3])
+		}
+	}
 	for i := min(line, len(lines)) - 1; i >= 0; i-- {
 		l := lines[i]
 		if t := strings.TrimSpace(l); t == "" || t[0] == '#' || l[0] == ' ' || l[0] == '\t' || t == "-" || strings.HasPrefix(t, "- ") {

@@ -94,6 +94,7 @@ type readyz struct {
 			Field   string `json:"field"`
 			Error   string `json:"error"`
 			Serving bool   `json:"serving"`
+			Instead string `json:"instead"`
 		} `json:"broken"`
 	} `json:"library"`
 }
@@ -106,6 +107,25 @@ func getReadyz(t *testing.T, h http.Handler) readyz {
 		t.Fatalf("/readyz: %d %s", rec.Code, rec.Body.String())
 	}
 	return r
+}
+
+// A broken labels/en-US.yaml that never loaded is not served, but the
+// embedded en-US labels serve in its place: /readyz says so in instead.
+func TestLibraryFolderReadinessNamesTheEmbeddedLabels(t *testing.T) {
+	t.Parallel()
+	dir := libraryFolder(t)
+	writeFile(t, dir, "labels/en-US.yaml", "list.separator: [open\n")
+	srv, _ := startFolder(t, dir)
+	r := getReadyz(t, srv.Handler())
+	for _, b := range r.Library.Broken {
+		if b.Path == slashJoin(dir, "labels/en-US.yaml") {
+			if b.Serving || b.Instead != "the embedded en-US labels" {
+				t.Errorf("labels/en-US.yaml: serving %t, instead %q; want false, the embedded en-US labels", b.Serving, b.Instead)
+			}
+			return
+		}
+	}
+	t.Errorf("/readyz does not list labels/en-US.yaml: %+v", r.Library.Broken)
 }
 
 func slashJoin(dir, rel string) string { return filepath.ToSlash(filepath.Join(dir, rel)) }

@@ -52,6 +52,10 @@ type BrokenFile struct {
 	// Serving is true when the file's last good version keeps serving,
 	// false when the file never loaded (its module or labels are absent).
 	Serving bool
+	// Instead, when the file does not serve, names what serves in its
+	// place ("the embedded en-US labels": a label file that never loaded
+	// falls back to them), or is "" when nothing does.
+	Instead string
 }
 
 // State is one immutable state of the library: the Snapshot that serves
@@ -235,7 +239,7 @@ func (l *Library) watch(w *fsnotify.Watcher) {
 	findLinks := func(rel string) {
 		entries, _ := fs.ReadDir(l.fsys, rel)
 		for _, e := range entries {
-			if e.Type()&fs.ModeSymlink != 0 && (strings.HasSuffix(e.Name(), ".md") || strings.HasSuffix(e.Name(), ".yaml")) {
+			if e.Type()&fs.ModeSymlink != 0 && (library.IsModuleFileName(e.Name()) || strings.HasSuffix(e.Name(), ".yaml")) {
 				links[filepath.Join(l.dir, filepath.FromSlash(rel), e.Name())] = true
 			}
 		}
@@ -294,7 +298,7 @@ func (l *Library) relevant(ev fsnotify.Event) (string, bool) {
 	case parts[0] == "modules" && len(parts) == 2:
 		return rel, true
 	case parts[0] == "modules" && len(parts) == 3:
-		return rel, strings.HasSuffix(rel, ".md")
+		return rel, library.IsModuleFileName(rel)
 	case parts[0] == "labels" && len(parts) == 2:
 		return rel, strings.HasSuffix(rel, ".yaml")
 	}
@@ -311,24 +315,32 @@ type entry struct {
 
 // scan lists the module and label files. problems are folder-level
 // broken entries (a locale folder that is not a BCP 47 tag, an
-// unreadable folder); modulesOK and labelsOK are false when that folder
-// could not be listed, so its files must not be taken as deleted.
-func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, modulesOK, labelsOK bool) {
+// unreadable folder, a folder that is a symbolic link whose target does
+// not exist); held are the folders ("modules", "modules/<locale>",
+// "labels") that could not be listed, so their files must not be taken
+// as deleted: their last good versions keep serving.
+func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile, held map[string]bool) {
 	display := func(rel string) string { return filepath.ToSlash(filepath.Join(l.dir, rel)) }
-	// An unreadable folder's files keep serving what they served, if
-	// anything did.
+	held = map[string]bool{}
 	problem := func(rel, msg string) {
-		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.cur.Load() != nil})
+		held[rel] = true
+		problems = append(problems, BrokenFile{FileError: &library.FileError{File: display(rel), Msg: msg}, Serving: l.servesUnder(rel)})
 	}
 	localeDirs, err := fs.ReadDir(l.fsys, "modules")
-	modulesOK = err == nil
 	if err != nil {
-		problem("modules", "cannot read the modules folder; the last good library keeps serving: "+err.Error())
+		msg, ok := library.DanglingLink(l.fsys, "modules")
+		if !ok {
+			msg = "cannot read the modules folder: " + err.Error()
+		}
+		problem("modules", msg)
 	}
 	for _, ld := range localeDirs {
 		locale := ld.Name()
 		rel := path.Join("modules", locale)
 		if !library.IsDir(l.fsys, rel, ld) {
+			if msg, ok := library.DanglingLink(l.fsys, rel); ok {
+				problem(rel, msg)
+			}
 			continue
 		}
 		if err := library.CheckLocaleFolder(display(rel), locale); err != nil {
@@ -338,27 +350,38 @@ func (l *Library) scan() (found []entry, locales []string, problems []BrokenFile
 		locales = append(locales, locale)
 		files, err := fs.ReadDir(l.fsys, rel)
 		if err != nil {
-			modulesOK = false
-			problem(rel, "cannot read the folder; its last good modules keep serving: "+err.Error())
+			problem(rel, "cannot read the folder: "+err.Error())
 			continue
 		}
 		for _, f := range files {
-			if strings.HasSuffix(f.Name(), ".md") {
+			if library.IsModuleFileName(f.Name()) {
 				found = l.stat(found, entry{rel: path.Join(rel, f.Name()), locale: locale})
 			}
 		}
 	}
 	labelFiles, err := fs.ReadDir(l.fsys, "labels")
-	labelsOK = err == nil || errors.Is(err, fs.ErrNotExist)
-	if !labelsOK {
-		problem("labels", "cannot read the labels folder; the last good labels keep serving: "+err.Error())
+	if msg, ok := library.DanglingLink(l.fsys, "labels"); ok {
+		problem("labels", msg)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		problem("labels", "cannot read the labels folder: "+err.Error())
 	}
 	for _, f := range labelFiles {
 		if locale, ok := strings.CutSuffix(f.Name(), ".yaml"); ok {
 			found = l.stat(found, entry{rel: path.Join("labels", f.Name()), locale: locale, labels: true})
 		}
 	}
-	return found, locales, problems, modulesOK, labelsOK
+	return found, locales, problems, held
+}
+
+// servesUnder reports whether a file under the folder rel (relative to
+// the library folder) serves a version now.
+func (l *Library) servesUnder(rel string) bool {
+	for _, f := range l.files {
+		if f.served != nil && (f.rel == rel || strings.HasPrefix(f.rel, rel+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // stat adds e to found with the size and time of the file, or of its
@@ -388,7 +411,7 @@ func (l *Library) stat(found []entry, e entry) []entry {
 // dirty, whatever their size and time say), applies what loads and
 // publishes the new State when anything changed.
 func (l *Library) reload(dirty map[string]bool) {
-	found, locales, problems, modulesOK, labelsOK := l.scan()
+	found, locales, problems, held := l.scan()
 	seen := make(map[string]bool, len(found))
 	for _, e := range found {
 		seen[e.rel] = true
@@ -408,7 +431,7 @@ func (l *Library) reload(dirty map[string]bool) {
 		l.readFile(f, e.info)
 	}
 	for rel, f := range l.files {
-		if seen[rel] || (f.labels && !labelsOK) || (!f.labels && !modulesOK) {
+		if seen[rel] || held[path.Dir(rel)] || (!f.labels && held["modules"]) {
 			continue
 		}
 		if f.served == nil {
@@ -433,7 +456,11 @@ func (l *Library) reload(dirty map[string]bool) {
 	}
 	for _, f := range l.sorted() {
 		if f.err != nil {
-			next.Broken = append(next.Broken, BrokenFile{FileError: f.err, Serving: f.served != nil})
+			b := BrokenFile{FileError: f.err, Serving: f.served != nil}
+			if !b.Serving && f.labels && library.HasEmbeddedLabels(f.locale) {
+				b.Instead = "the embedded " + f.locale + " labels"
+			}
+			next.Broken = append(next.Broken, b)
 		}
 	}
 	next.Broken = append(next.Broken, problems...)
@@ -666,7 +693,9 @@ func (l *Library) logChange(prev, next *State, applied []*file) {
 			continue
 		}
 		msg := "library file broken; its last good version keeps serving"
-		if !b.Serving {
+		if b.Instead != "" {
+			msg = "library file broken; " + b.Instead + " serve in its place"
+		} else if !b.Serving {
 			msg = "library file broken; not served"
 		}
 		l.log.Warn(msg, "file", b.File, "line", b.Line, "field", b.Field, "err", b.Msg)
@@ -686,7 +715,7 @@ func (s *State) brokenOrNil() []BrokenFile {
 }
 
 func brokenKey(b BrokenFile) string {
-	return fmt.Sprintf("%s\x00%t", b.Error(), b.Serving)
+	return fmt.Sprintf("%s\x00%t\x00%s", b.Error(), b.Serving, b.Instead)
 }
 
 func sameBroken(a, b []BrokenFile) bool {

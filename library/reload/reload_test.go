@@ -491,6 +491,26 @@ func TestFolderWithoutLabelsServes(t *testing.T) {
 	}
 }
 
+// A label file of en-US that is broken from the start never served, but
+// the embedded en-US labels serve in its place: it is listed as not
+// serving, with the embedded labels named instead.
+func TestBrokenLabelFileSaysTheEmbeddedLabelsServe(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	if err := os.Remove(filepath.Join(dir, brokenEN)); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "labels/en-US.yaml", "list.separator: [open\n")
+	st := start(t, dir).Current()
+	b, ok := broken(st, dir, "labels/en-US.yaml")
+	if !ok || b.Serving || b.Instead != "the embedded en-US labels" || len(st.Broken) != 1 {
+		t.Errorf("listed %v (serving %t, instead %q); want labels/en-US.yaml not serving, the embedded en-US labels instead", brokenList(st), b.Serving, b.Instead)
+	}
+	if l, ok := st.Snapshot.Labels("en-US"); !ok || l["kb.col.title"] != "Title" {
+		t.Errorf("en-US labels %t %q; want the embedded ones", ok, l["kb.col.title"])
+	}
+}
+
 // syncBuffer is a log sink safe for Run's goroutine and the test.
 type syncBuffer struct {
 	mu  sync.Mutex

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,4 +190,90 @@ func lintModules(t *testing.T, dir string) int {
 		n += len(files)
 	}
 	return n
+}
+
+// A locale folder that is a symbolic link whose target goes away is a
+// broken entry naming the link and its missing target: in serve its
+// modules keep serving their last good versions (no new generation), and
+// the strict loader of `assemble --library` and lint refuse it. When the
+// link points at a folder again, it serves as before. A labels folder
+// that is a dangling link is refused the same way.
+func TestDanglingLocaleFolderLink(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	if err := os.Remove(filepath.Join(dir, brokenEN)); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "ja")
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, target, "task-e12-notes.md", read(t, dir, notesEN))
+	symlink(t, target, dir, "modules/ja-JP")
+	lib := start(t, dir)
+	st := lib.Current()
+	if _, ok := st.Snapshot.Module("task.e12-notes", "ja-JP"); !ok || len(st.Broken) != 0 {
+		t.Fatalf("the linked locale folder does not serve: %v", brokenList(st))
+	}
+	g := st.Snapshot.Generation
+
+	// Moved away in one step: removing the files one by one would be a
+	// deletion of each module first, which is applied as such.
+	if err := os.Rename(target, target+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	want := "broken symbolic link: its target " + target + " does not exist"
+	st = waitFor(t, lib, "the dangling locale folder listed", func(st *reload.State) bool {
+		_, ok := broken(st, dir, "modules/ja-JP")
+		return ok
+	})
+	if b, _ := broken(st, dir, "modules/ja-JP"); b.Msg != want || !b.Serving || len(st.Broken) != 1 {
+		t.Errorf("listed %v (serving %t), want only modules/ja-JP: %s, serving", brokenList(st), b.Serving, want)
+	}
+	if _, ok := st.Snapshot.Module("task.e12-notes", "ja-JP"); !ok || st.Snapshot.Generation != g {
+		t.Errorf("ja-JP modules removed (generation %d, was %d); want the last good ones serving", st.Snapshot.Generation, g)
+	}
+	path := filepath.ToSlash(filepath.Join(dir, "modules/ja-JP"))
+	_, err := library.LoadDir(dir)
+	var fes library.FileErrors
+	if !errors.As(err, &fes) || len(fes) != 1 || fes[0].File != path || fes[0].Msg != want {
+		t.Errorf("assemble's loader: %v, want %s: %s", err, path, want)
+	}
+	r, err := lint.LintDir(dir)
+	if i := slices.IndexFunc(r.Findings, func(f lint.Finding) bool { return f.Severity == lint.SeverityError }); err != nil || r.Counts.Errors != 1 || r.Findings[i].File != path || r.Findings[i].Message != want {
+		t.Errorf("lint: %v %+v, want one error %s: %s", err, r.Findings, path, want)
+	}
+	if fresh, err := reload.New(dir, quiet()); err != nil {
+		t.Fatal(err)
+	} else if b, ok := broken(fresh.Current(), dir, "modules/ja-JP"); !ok || b.Serving || b.Msg != want {
+		t.Errorf("a server started now lists %v; want modules/ja-JP: %s, not served", brokenList(fresh.Current()), want)
+	}
+
+	// The link pointed at a folder again (made anew, so the watcher sees it).
+	if err := os.Rename(target+".gone", target); err != nil {
+		t.Fatal(err)
+	}
+	write(t, target, "task-e12-notes.md", strings.Replace(read(t, dir, notesEN), "title: Field notes", "title: Field notes (JA)", 1))
+	if err := os.Remove(filepath.Join(dir, "modules/ja-JP")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, target, dir, "modules/ja-JP")
+	waitFor(t, lib, "the repaired link served", func(st *reload.State) bool {
+		m, _ := st.Snapshot.Module("task.e12-notes", "ja-JP")
+		return len(st.Broken) == 0 && m != nil && m.Title == "Field notes (JA)"
+	})
+
+	labels := filepath.Join(t.TempDir(), "labels")
+	if err := os.Rename(filepath.Join(dir, "labels"), labels); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, labels, dir, "labels")
+	if err := os.RemoveAll(labels); err != nil {
+		t.Fatal(err)
+	}
+	_, err = library.LoadDir(dir)
+	wantLabels := "broken symbolic link: its target " + labels + " does not exist"
+	if !errors.As(err, &fes) || len(fes) != 1 || fes[0].File != filepath.ToSlash(filepath.Join(dir, "labels")) || fes[0].Msg != wantLabels {
+		t.Errorf("a dangling labels folder link: %v, want labels: %s", err, wantLabels)
+	}
 }

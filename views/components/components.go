@@ -124,13 +124,16 @@ func CurrentUser(ctx context.Context) (User, bool) {
 // BrokenFile is a file of the library folder that does not serve as
 // written (S6), for the layout's banner: Path is relative to the folder;
 // Line is 0 when the whole file is concerned; Field is "" when the error
-// names none; Serving is true when its last good version keeps serving.
+// names none; Serving is true when its last good version keeps serving;
+// Instead, when it does not, names what serves in its place (a plural
+// noun phrase: "the embedded en-US labels"), or is "".
 type BrokenFile struct {
 	Path    string
 	Line    int
 	Field   string
 	Message string
 	Serving bool
+	Instead string
 }
 
 // Where is "path:line", or the path alone when Line is 0.

@@ -4,6 +4,7 @@ package layout
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/promptdesk/promptdesk/views/components"
 )
@@ -52,32 +53,49 @@ var navItems = []navItem{
 
 // brokenSummary is the library banner's headline (S6): the folder, how
 // many files are broken, and whether their last good versions serve —
-// all, none (files that never loaded) or some.
+// all, none (files that never loaded) or some — or a fallback in their
+// place (a label file's embedded labels).
 func brokenSummary(folder string, files []components.BrokenFile) string {
-	serving := 0
+	serving, instead := 0, 0
 	for _, f := range files {
-		if f.Serving {
+		switch {
+		case f.Serving:
 			serving++
+		case f.Instead != "":
+			instead++
 		}
 	}
 	n, head := len(files), "Library folder "+folder+": "
+	none := n - serving - instead
 	switch {
 	case serving == n && n == 1:
 		return head + "1 file broken; its last good version keeps serving"
 	case serving == n:
 		return head + strconv.Itoa(n) + " files broken; their last good versions keep serving"
-	case serving == 0 && n == 1:
+	case none == n && n == 1:
 		return head + "1 file broken and not served: it has no good version yet"
-	case serving == 0:
+	case none == n:
 		return head + strconv.Itoa(n) + " files broken and not served: none has a good version yet"
+	case instead == n && n == 1:
+		return head + "1 file broken; " + files[0].Instead + " serve in its place"
+	case instead == n:
+		return head + strconv.Itoa(n) + " files broken; fallbacks serve in their place"
 	}
-	keep := "1 keeps serving its last good version"
-	if serving > 1 {
-		keep = strconv.Itoa(serving) + " keep serving their last good versions"
+	var parts []string
+	if serving == 1 {
+		parts = append(parts, "1 keeps serving its last good version")
+	} else if serving > 1 {
+		parts = append(parts, strconv.Itoa(serving)+" keep serving their last good versions")
 	}
-	not := "1 is not served (no good version yet)"
-	if n-serving > 1 {
-		not = strconv.Itoa(n-serving) + " are not served (no good version yet)"
+	if instead == 1 {
+		parts = append(parts, "1 has a fallback serving in its place")
+	} else if instead > 1 {
+		parts = append(parts, strconv.Itoa(instead)+" have fallbacks serving in their place")
 	}
-	return head + strconv.Itoa(n) + " files broken: " + keep + ", " + not
+	if none == 1 {
+		parts = append(parts, "1 is not served (no good version yet)")
+	} else if none > 1 {
+		parts = append(parts, strconv.Itoa(none)+" are not served (no good version yet)")
+	}
+	return head + strconv.Itoa(n) + " files broken: " + strings.Join(parts, ", ")
 }
