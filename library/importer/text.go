@@ -114,7 +114,7 @@ func oneLine(s string) (joined string, lines int) {
 // library.ValidName): letters are lowercased and every other character
 // becomes '-'. ok is false when nothing usable is left.
 func moduleName(raw string) (name string, ok bool) {
-	// Transliterated, not dropped: Ærø → aero, 日本 → ri-ben. Dots are kept
+	// Transliterated, not dropped: Ærø → aero, Han → pinyin. Dots are kept
 	// (names may have them), each part made a slug on its own.
 	parts := strings.Split(raw, ".")
 	for i, p := range parts {
