@@ -111,11 +111,10 @@ func oneLine(s string) (joined string, lines int) {
 }
 
 // moduleName maps a source name to a module name (lowercase [a-z0-9._-],
-// library.ValidName): letters are lowercased and every other character
-// becomes '-'. ok is false when nothing usable is left.
+// library.ValidName): each dot-separated part is made a slug (letters
+// transliterated and lowercased, Ærø → aero, other characters '-'). ok is
+// false when nothing usable is left.
 func moduleName(raw string) (name string, ok bool) {
-	// Transliterated, not dropped: Ærø → aero, Han → pinyin. Dots are kept
-	// (names may have them), each part made a slug on its own.
 	parts := strings.Split(raw, ".")
 	for i, p := range parts {
 		parts[i] = slug.Make(p)
