@@ -184,16 +184,11 @@ func readJinjaIndex(b *builder, idx int, data []byte) ([]jinjaEntry, error) {
 
 func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	i := b.add(Outcome{Source: e.path, Item: "template " + e.name, Status: StatusImported})
-	data, err := fs.ReadFile(fsys, e.path)
-	if err != nil {
-		b.fail(i, Note{Msg: err.Error()})
-		return
-	}
-	if n, ok := checkText(data); !ok {
+	text, n, ok := readText(fsys, e.path)
+	if !ok {
 		b.fail(i, n)
 		return
 	}
-	text := library.Normalize(data)
 	pieces, problems, comments := lexJinja(text)
 	if len(problems) > 0 {
 		b.fail(i, problems...)

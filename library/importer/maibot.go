@@ -145,16 +145,11 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 
 // readMaiMeta reads one .meta.toml; problems are noted on outcome i.
 func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		b.fail(i, Note{Msg: err.Error()})
-		return nil
-	}
-	if n, ok := checkText(data); !ok {
+	text, n, ok := readText(fsys, p)
+	if !ok {
 		b.fail(i, n)
 		return nil
 	}
-	text := library.Normalize(data)
 	var tables map[string]any
 	md, err := toml.Decode(text, &tables)
 	if err != nil {
@@ -231,17 +226,13 @@ func tomlLines(text string) map[string]int {
 // readMaiPrompt reads and parses one .prompt file; false when it fails.
 func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 	p := b.out(pr.outcome).Source
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		b.fail(pr.outcome, Note{Msg: err.Error()})
-		return false
-	}
-	if n, ok := checkText(data); !ok {
+	text, n, ok := readText(fsys, p)
+	if !ok {
 		b.fail(pr.outcome, n)
 		return false
 	}
 	var problems []Note
-	pr.pieces, problems = parsePyFormat(library.Normalize(data))
+	pr.pieces, problems = parsePyFormat(text)
 	if len(problems) > 0 {
 		b.fail(pr.outcome, problems...)
 		return false

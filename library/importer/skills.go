@@ -77,16 +77,11 @@ func splitFrontmatter(text string) (front string, frontLine int, body string, bo
 
 func importSkill(b *builder, fsys fs.FS, p string) {
 	i := b.add(Outcome{Source: p, Status: StatusImported})
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		b.fail(i, Note{Msg: err.Error()})
-		return
-	}
-	if n, ok := checkText(data); !ok {
+	text, n, ok := readText(fsys, p)
+	if !ok {
 		b.fail(i, n)
 		return
 	}
-	text := library.Normalize(data)
 	front, frontLine, bodyText, bodyLine, ok := splitFrontmatter(text)
 	if !ok {
 		b.fail(i, Note{Line: 1, Msg: "no frontmatter: a SKILL.md starts with a --- block holding name and description"})

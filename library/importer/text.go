@@ -187,6 +187,19 @@ func detectLocale(text string) string {
 	return "zh-CN"
 }
 
+// readText reads p as module text (checkText), normalised
+// (library.Normalize). ok is false with the note saying why it cannot be.
+func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return "", Note{Msg: err.Error()}, false
+	}
+	if n, ok := checkText(data); !ok {
+		return "", n, false
+	}
+	return library.Normalize(data), Note{}, true
+}
+
 // checkText finds what keeps data from being module text: invalid UTF-8
 // or a control character other than tab and line breaks (S1).
 func checkText(data []byte) (Note, bool) {

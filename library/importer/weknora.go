@@ -61,16 +61,12 @@ func importWeKnora(b *builder, fsys fs.FS) error {
 
 func importWeKnoraFile(b *builder, fsys fs.FS, p string) {
 	whole := func(n Note) { b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{n}}) }
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		whole(Note{Msg: err.Error()})
-		return
-	}
-	if n, ok := checkText(data); !ok {
+	text, n, ok := readText(fsys, p)
+	if !ok {
 		whole(n)
 		return
 	}
-	root, bad := parseYAML(library.Normalize(data), 1)
+	root, bad := parseYAML(text, 1)
 	if bad != nil {
 		whole(*bad)
 		return
