@@ -63,14 +63,13 @@ type View struct {
 
 // NewOverlay returns an Overlay over lib, whose Current library each
 // Rebuild takes; call Rebuild before Current. To follow a library folder,
-// register Changed with lib.OnChange.
+// register LibraryChanged with lib.OnChange.
 func NewOverlay(lib *reload.Library, src OverlaySource, log *slog.Logger) *Overlay {
 	return &Overlay{src: src, lib: lib, log: log, stale: make(chan struct{}, 1)}
 }
 
-// Changed tells Run that the store or the library changed (a
-// notification from another process, a reloaded library folder; S6). It
-// never blocks: while a rebuild is queued, further calls add nothing, so
+// Changed tells Run that the store changed (a notification from another
+// process; S6). It never blocks: while a rebuild is queued, further calls add nothing, so
 // a burst costs at most the rebuild in flight plus one.
 func (o *Overlay) Changed() {
 	select {
@@ -106,6 +105,24 @@ func (o *Overlay) Run(ctx context.Context, every time.Duration) {
 			retry = time.After(wait)
 		}
 	}
+}
+
+// LibraryChanged swaps the library's current state into the current View
+// (a reloaded library folder, S6). The operator state does not depend on
+// the library, so nothing is read from the store: the new library serves
+// at once, even while the database is unreachable, and drift is judged
+// against it from then on. Before the first Rebuild it does nothing.
+func (o *Overlay) LibraryChanged() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	cur := o.cur.Load()
+	if cur == nil {
+		return
+	}
+	v := *cur
+	lib := o.lib.Current()
+	v.Library, v.LibraryBroken = lib.Snapshot, lib.Broken
+	o.cur.Store(&v)
 }
 
 // Current returns the latest View; nil before the first Rebuild.

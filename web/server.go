@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.overlay = handlers.NewOverlay(cfg.Library, cfg.Store, cfg.Logger)
-	cfg.Library.OnChange(s.overlay.Changed)
+	cfg.Library.OnChange(s.overlay.LibraryChanged)
 	if err := s.overlay.Rebuild(ctx); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
