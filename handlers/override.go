@@ -218,9 +218,9 @@ func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
 		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
 	}
 	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
-	if n := len(checklistWarnings(m)); n > 0 {
+	if warnings, _ := lintFindings(m); len(warnings) > 0 {
 		// Back to the editor, which shows the warnings under their lines.
-		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, n))
+		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, len(warnings)))
 		return seeOther(c, overrideURL(saved.ModuleID, saved.Locale))
 	}
 	setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. Publish it on this page to serve it.", saved.ModuleID, saved.Locale, saved.Revision))
@@ -244,13 +244,6 @@ func checklist(e *overridepage.Editor, m *library.Module) {
 	if len(warns) > 0 {
 		e.Lines, _ = components.NumberLines(e.Text, warns)
 	}
-}
-
-// checklistWarnings returns the module checklist's warnings of m (S9),
-// an empty slice when there are none.
-func checklistWarnings(m *library.Module) []lint.Finding {
-	warnings, _ := lintFindings(m)
-	return warnings
 }
 
 // lintFindings lints m (S9) into its warnings and its notices (e.g. a
