@@ -374,9 +374,26 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
 }
 
-// missingRevision answers a publish or delete (verb) sent without If-Match
-// or with revision 0: 404 when there is no override, 428 without the
-// header, 409 for revision 0 on an existing override.
+// revisionTarget reads the target and the If-Match revision of a publish
+// or delete (verb). A request without If-Match or with revision 0 fails:
+// 404 when there is no override, 428 without the header, 409 for revision
+// 0 on an existing override.
+func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *View, id, locale string, base int, err error) {
+	if v, id, locale, err = h.target(c); err != nil {
+		return nil, "", "", 0, err
+	}
+	base, present, err := ifMatch(c)
+	if err != nil {
+		return nil, "", "", 0, err
+	}
+	if present && base != 0 {
+		return v, id, locale, base, nil
+	}
+	return nil, "", "", 0, h.missingRevision(c.Request().Context(), v, id, locale, present, verb)
+}
+
+// missingRevision is the error of revisionTarget for a missing or zero
+// If-Match.
 func (h *APIOverrides) missingRevision(ctx context.Context, v *View, id, locale string, present bool, verb string) error {
 	cur, err := h.Store.GetOverride(ctx, id, locale)
 	switch {
@@ -400,18 +417,11 @@ func (h *APIOverrides) missingRevision(ctx context.Context, v *View, id, locale 
 // If-Match; 422 invalid_request for a bad If-Match or locale, or a draft
 // that no longer parses (field text).
 func (h *APIOverrides) Publish(c echo.Context) error {
-	v, id, locale, err := h.target(c)
-	if err != nil {
-		return err
-	}
-	base, present, err := ifMatch(c)
+	v, id, locale, base, err := h.revisionTarget(c, "publish")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context() // carries the token's actor (RequireToken)
-	if !present || base == 0 {
-		return h.missingRevision(ctx, v, id, locale, present, "publish")
-	}
 	if d, ok := v.Drafts[assembler.Key(id, locale)]; ok && d.Revision == base {
 		if perr, broken := v.DraftBroken[assembler.Key(id, locale)]; broken {
 			return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text",
@@ -442,18 +452,11 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 // precondition_required without If-Match; 422 invalid_request for a bad
 // If-Match or locale.
 func (h *APIOverrides) Delete(c echo.Context) error {
-	v, id, locale, err := h.target(c)
-	if err != nil {
-		return err
-	}
-	base, present, err := ifMatch(c)
+	v, id, locale, base, err := h.revisionTarget(c, "delete")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context() // carries the token's actor (RequireToken)
-	if !present || base == 0 {
-		return h.missingRevision(ctx, v, id, locale, present, "delete")
-	}
 	err = h.Store.DeleteOverride(ctx, id, locale, base)
 	switch {
 	case errors.Is(err, library.ErrConflict):
