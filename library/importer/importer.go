@@ -14,12 +14,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"testing/fstest"
 
 	"golang.org/x/text/language"
 
@@ -343,17 +344,9 @@ func quote(s string) string {
 // sorted by path.
 func (b *builder) finish() error {
 	for len(b.mods) > 0 {
-		fsys := fstest.MapFS{}
-		for p, m := range b.mods {
-			fsys[p] = &fstest.MapFile{Data: []byte(m.Text)}
-		}
-		_, err := library.Load(fsys, "")
-		if err == nil {
+		fes := b.check()
+		if len(fes) == 0 {
 			break
-		}
-		var fes library.FileErrors
-		if !errors.As(err, &fes) {
-			return err
 		}
 		failed := map[int][]Note{}
 		for _, fe := range fes {
@@ -385,6 +378,42 @@ func (b *builder) finish() error {
 	})
 	sort.Slice(b.res.Modules, func(i, j int) bool { return b.res.Modules[i].Path < b.res.Modules[j].Path })
 	return nil
+}
+
+// check parses the modules as module files (in path order, as the loader
+// reads a folder) and, when all parse, builds them into a snapshot: the
+// errors of the files that do not parse, else of the cross-file rules.
+func (b *builder) check() library.FileErrors {
+	paths := slices.Sorted(maps.Keys(b.mods))
+	var parts library.Parts
+	var errs library.FileErrors
+	for _, p := range paths {
+		m, err := library.ParseModuleFile(p, b.mods[p].Locale, []byte(b.mods[p].Text))
+		if err != nil {
+			errs = append(errs, asFileError(p, err))
+			continue
+		}
+		parts.Modules = append(parts.Modules, m)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if _, err := library.Build(parts); err != nil {
+		var fes library.FileErrors
+		if errors.As(err, &fes) {
+			return fes
+		}
+		return library.FileErrors{asFileError("", err)}
+	}
+	return nil
+}
+
+// asFileError is err as a *library.FileError of file.
+func asFileError(file string, err error) *library.FileError {
+	if fe, ok := err.(*library.FileError); ok {
+		return fe
+	}
+	return &library.FileError{File: file, Msg: err.Error()}
 }
 
 // existing lists the module files of r that exist in dir already.
