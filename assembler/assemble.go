@@ -404,8 +404,9 @@ func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	var contracts []string
 	for _, e := range ents {
 		if e.served.Source == SourceOverrideDrifted {
+			d := e.served.Drift
 			out = append(out, ReportEntry{Kind: KindWarning, Module: e.served.Module.ID, Locale: e.served.Locale,
-				Reason: fmt.Sprintf("drifted-override-served:based-on-v%d", e.served.Override.BasedOnVersion)})
+				Reason: fmt.Sprintf("drifted-override-served:based-on-v%d:%s", d.BasedOnVersion, d.Reason)})
 		}
 		if strings.TrimSpace(e.served.Module.OutputContract) != "" {
 			contracts = append(contracts, e.served.Module.ID)

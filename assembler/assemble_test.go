@@ -308,9 +308,9 @@ func TestOverrideSources(t *testing.T) {
 		{"up to date", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 3, current.Text), assembler.SourceOverride, "",
 			"prompt(base.greet v3 · default · override)"},
 		{"builtin version moved on", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 2, "old text"), assembler.SourceOverrideDrifted,
-			"warning(base.greet · drifted-override-served:based-on-v2)", "prompt(base.greet v3 · default · override-drifted)"},
+			"warning(base.greet · drifted-override-served:based-on-v2:builtin-version-raised)", "prompt(base.greet v3 · default · override-drifted)"},
 		{"builtin text changed without a version bump", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 3, "other text"), assembler.SourceOverrideDrifted,
-			"warning(base.greet · drifted-override-served:based-on-v3)", "prompt(base.greet v3 · default · override-drifted)"},
+			"warning(base.greet · drifted-override-served:based-on-v3:builtin-text-changed)", "prompt(base.greet v3 · default · override-drifted)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

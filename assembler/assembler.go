@@ -44,13 +44,15 @@ func (a *Assembler) FallbackLocale() string { return a.cfg.FallbackLocale }
 
 // Served is how one module id was resolved for a locale (S2): the module
 // text that serves, its source (Source* constants), the locale it came
-// from, whether that was by fallback, and the override when one served.
+// from, whether that was by fallback, and the override when one served
+// with its drift (DriftOf).
 type Served struct {
 	Module   *library.Module
 	Source   string
 	Locale   string
 	Fallback bool
 	Override *Override
+	Drift    Drift
 }
 
 // Resolve walks the override chain of S2 for id and locale: override(L) →
@@ -60,11 +62,12 @@ func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string
 		if st != nil {
 			if o, found := st.Overrides[Key(id, loc)]; found {
 				s = Served{Module: o.Module, Source: SourceOverride, Locale: o.Locale, Fallback: fallback, Override: o}
+				s.Drift = DriftOf(o, snap)
 				switch {
+				case s.Drift.Drifted():
+					s.Source = SourceOverrideDrifted
 				case !snap.Has(id):
 					s.Source = SourceUserModule
-				case o.Drifted(snap):
-					s.Source = SourceOverrideDrifted
 				}
 				return true
 			}

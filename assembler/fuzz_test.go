@@ -383,7 +383,7 @@ func FuzzRender(f *testing.F) {
 			}
 		} else {
 			st = &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{
-				assembler.Key(id, "en-US"): {Module: m, Locale: "en-US"},
+				assembler.Key(id, "en-US"): {ID: m.ID, Module: m, Locale: "en-US"},
 			}}
 		}
 		locale := fuzzLocales[(mode>>1)&3]

@@ -120,7 +120,7 @@ func override(t testing.TB, m mod, basedOn int, baseSnapshot string) *assembler.
 		loc = "en-US"
 	}
 	parsed.Locale = loc
-	return &assembler.Override{Module: parsed, Locale: loc, Revision: 1, BasedOnVersion: basedOn, BaseSnapshot: baseSnapshot}
+	return &assembler.Override{ID: parsed.ID, Module: parsed, Locale: loc, Revision: 1, BasedOnVersion: basedOn, BaseSnapshot: baseSnapshot}
 }
 
 // stateWith builds operator state holding the given overrides and profiles.

@@ -6,42 +6,18 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Override is an operator override as the assembler sees it (S2): the
-// parsed module text of one id in one locale, the builtin version it was
-// copied from (0 for a user module, which has no builtin) and the builtin
-// text at that version.
+// Override is an operator override as the assembler sees it: the
+// parsed module text of one id (ID) in one locale, its revision, the
+// builtin version it was copied from (0 for a user module, which has no
+// builtin) and the builtin text at that version. DriftOf decides whether
+// the builtin has moved on since.
 type Override struct {
+	ID             string
 	Module         *library.Module
 	Locale         string
 	Revision       int
 	BasedOnVersion int
 	BaseSnapshot   string
-}
-
-// Drifted reports whether the builtin has moved on since the override was
-// made (S2): its version is higher than BasedOnVersion, or at the same
-// version the builtin text it was copied from changed. An override in a
-// locale with no builtin (copied from the fallback) compares against every
-// locale's builtin text, so the fallback setting does not matter here.
-// User modules never drift.
-func (o *Override) Drifted(snap *library.Snapshot) bool {
-	if o.BasedOnVersion == 0 {
-		return false
-	}
-	if b, ok := snap.Module(o.Module.ID, o.Locale); ok {
-		return b.Version > o.BasedOnVersion || (b.Version == o.BasedOnVersion && b.Text != o.BaseSnapshot)
-	}
-	locales := snap.ModuleLocales(o.Module.ID)
-	for _, loc := range locales {
-		b, _ := snap.Module(o.Module.ID, loc)
-		if b.Version > o.BasedOnVersion {
-			return true
-		}
-		if b.Text == o.BaseSnapshot {
-			return false
-		}
-	}
-	return len(locales) > 0
 }
 
 // Profile is an assembly profile (S7).

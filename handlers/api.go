@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/state"
 )
 
 // API serves the runtime API (S11) under /api/v1: JSON in and out,
@@ -40,7 +41,7 @@ import (
 //     limits (50 knowledge bases, 200 skills); field names the request
 //     field ("knowledgeBases", "variables.conversation").
 type API struct {
-	Overlay   *Overlay
+	Served    *state.Served
 	Assembler *assembler.Assembler
 	// Now is the clock of requests that set no "now".
 	Now func() time.Time

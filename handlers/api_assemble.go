@@ -32,7 +32,7 @@ func (h *API) Assemble(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current().Published()
+	v := h.Served.Current().Published()
 	st := v.State
 	if builtinOnly {
 		st = &assembler.State{Profiles: v.State.Profiles}

@@ -30,9 +30,9 @@ func (h *API) Commands(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current().Published()
+	v := h.Served.Current().Published()
 	out := []APICommand{}
-	for _, id := range v.ids() {
+	for _, id := range v.IDs() {
 		s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)
 		if !ok || s.Module.Layer != library.LayerTask {
 			continue

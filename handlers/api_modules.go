@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 )
 
 // APIModule is one entry of GET /api/v1/modules: a builtin or user module
@@ -16,13 +17,13 @@ import (
 // has one); Version is the builtin's, or the user module's own; Status is
 // builtin, overridden, drifted or user (S2), as on the library page.
 type APIModule struct {
-	ID          string   `json:"id"`
-	Layer       string   `json:"layer"`
-	Version     int      `json:"version"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Locales     []string `json:"locales"`
-	Status      string   `json:"status"`
+	ID          string       `json:"id"`
+	Layer       string       `json:"layer"`
+	Version     int          `json:"version"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	Locales     []string     `json:"locales"`
+	Status      state.Status `json:"status"`
 }
 
 // APIModuleDetail is GET /api/v1/modules/{id}: the module text served for
@@ -46,22 +47,22 @@ type APIModuleDetail struct {
 	Locale              string             `json:"locale"`
 	Fallback            bool               `json:"fallback"`
 	Locales             []string           `json:"locales"`
-	Status              string             `json:"status"`
+	Status              state.Status       `json:"status"`
 }
 
 // Modules handles GET /api/v1/modules: 200 with a JSON array of APIModule,
 // every builtin and user module sorted by id. A user module whose only
 // override rows no longer parse is left out, as on the library page.
 func (h *API) Modules(c echo.Context) error {
-	v := h.Overlay.Current().Published()
+	v := h.Served.Current().Published()
 	out := []APIModule{}
-	for _, id := range v.ids() {
-		pm, _, ok := v.primary(h.Assembler, id)
+	for _, id := range v.IDs() {
+		pm, _, ok := v.Primary(h.Assembler, id)
 		if !ok {
 			continue
 		}
 		m := APIModule{ID: id, Layer: string(pm.Layer), Version: pm.Version, Title: pm.Title, Description: pm.Description,
-			Locales: v.locales(id), Status: v.moduleStatus(id)}
+			Locales: v.Locales(id), Status: v.ModuleStatus(id)}
 		if b, ok := v.Library.Any(id); ok {
 			m.Version = b.Version
 		}
@@ -80,14 +81,14 @@ func (h *API) Module(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current().Published()
-	if !v.exists(id) {
+	v := h.Served.Current().Published()
+	if !v.Exists(id) {
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
 	}
 	s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)
 	if !ok {
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "locale",
-			Msg: fmt.Sprintf("no text in %s or the fallback %s (locales: %v)", locale, h.Assembler.FallbackLocale(), v.locales(id))}
+			Msg: fmt.Sprintf("no text in %s or the fallback %s (locales: %v)", locale, h.Assembler.FallbackLocale(), v.Locales(id))}
 	}
 	m := s.Module
 	d := APIModuleDetail{
@@ -105,8 +106,8 @@ func (h *API) Module(c echo.Context) error {
 		Source:              s.Source,
 		Locale:              s.Locale,
 		Fallback:            s.Fallback,
-		Locales:             v.locales(id),
-		Status:              v.moduleStatus(id),
+		Locales:             v.Locales(id),
+		Status:              v.ModuleStatus(id),
 	}
 	return WriteJSON(c, http.StatusOK, d)
 }

@@ -3,10 +3,8 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
@@ -17,30 +15,27 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 )
 
-// APIOverrides serves /api/v1/overrides/{id}?locale=L (issue 4): read,
-// save (a draft), publish and delete one override, with optimistic locking through If-Match
-// (the override's revision). Unlike the runtime routes it reads the
-// database, so that the revision it reports is the current one; every
-// write rebuilds the Overlay. Changes are recorded with the actor of the token, "token:<name>"
-// (RequireToken).
+// APIOverrides serves /api/v1/overrides/{id}?locale=L: read, save (a
+// draft), publish and delete one override, with optimistic locking
+// through If-Match (the override's revision). Unlike the runtime routes
+// it reads the database, so that the revision it reports is the current
+// one; every write goes through the Service. Changes are recorded with
+// the actor of the token, "token:<name>" (RequireToken).
 //
 // Besides the errors documented on API it answers 409 conflict (field
 // If-Match) when the override has moved past the If-Match revision, the
 // message naming the current one, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
-	Store     OverrideStore
-	Overlay   *Overlay
+	Store     OverrideReader
+	Service   *state.Overrides
+	Served    *state.Served
 	Assembler *assembler.Assembler
-	Log       *slog.Logger
 }
-
-// apiActor is the actor of changes made through the API: the one
-// RequireToken put in the request's context, "token:<name>".
-func apiActor(c echo.Context) string { return store.ActorFrom(c.Request().Context()) }
 
 // The status of a module in one locale, as the override API reports it.
 const (
@@ -66,15 +61,37 @@ const (
 // whole module file (the draft's text when the head is a draft) and its
 // revision, the If-Match of the next PUT, DELETE or publish; Status draft
 // or published; Kind override or user-module; PublishedRevision the
-// served revision (0: none). With no override: the builtin text an
-// override would start from (of the locale, else the fallback locale,
-// else any), revision 0, status and kind builtin.
+// served revision (0: none); Drift whether the builtin moved on since the
+// override was made (nil when it did not). With no override: the builtin
+// text an override would start from (of the locale, else the fallback
+// locale, else any), revision 0, status and kind builtin.
 type APIOverride struct {
-	Text              string `json:"text"`
-	Revision          int    `json:"revision"`
-	Status            string `json:"status"`
-	Kind              string `json:"kind"`
-	PublishedRevision int    `json:"publishedRevision"`
+	Text              string    `json:"text"`
+	Revision          int       `json:"revision"`
+	Status            string    `json:"status"`
+	Kind              string    `json:"kind"`
+	PublishedRevision int       `json:"publishedRevision"`
+	Drift             *APIDrift `json:"drift,omitempty"`
+}
+
+// APIDrift is the drift of an override: Reason (builtin-version-raised,
+// builtin-version-lowered, builtin-text-changed or builtin-removed), the
+// builtin version the override is based on and the builtin's version now
+// (0 when removed). Only the drift review (console) moves the base.
+type APIDrift struct {
+	Reason         assembler.DriftReason `json:"reason"`
+	BasedOnVersion int                   `json:"basedOnVersion"`
+	BuiltinVersion int                   `json:"builtinVersion"`
+}
+
+// apiDrift is the APIDrift of the stored override row, nil when it has
+// not drifted.
+func apiDrift(v *state.View, row store.Override) *APIDrift {
+	d := state.DriftOfRow(row, v.Library)
+	if !d.Drifted() {
+		return nil
+	}
+	return &APIDrift{Reason: d.Reason, BasedOnVersion: d.BasedOnVersion, BuiltinVersion: d.BuiltinVersion}
 }
 
 // APIOverridePublished is the answer of POST
@@ -95,7 +112,7 @@ type APIOverrideSaved struct {
 	Revision int    `json:"revision"`
 	Status   string `json:"status"`
 	Message  string `json:"message"`
-	// Warnings are the module checklist's warnings of Text (S9), never
+	// Warnings are the module checklist's warnings of Text, never
 	// nil; they do not block saving or publishing. Notices say what the
 	// checklist could not check (a locale without cue words), never nil.
 	Warnings []lint.Finding `json:"warnings"`
@@ -216,7 +233,7 @@ func setETag(c echo.Context, revision int) {
 }
 
 // target reads :id and ?locale= (default: the fallback locale).
-func (h *APIOverrides) target(c echo.Context) (v *View, id, locale string, err error) {
+func (h *APIOverrides) target(c echo.Context) (v *state.View, id, locale string, err error) {
 	id = c.Param("id")
 	locale = h.Assembler.FallbackLocale()
 	if s := strings.TrimSpace(c.QueryParam("locale")); s != "" {
@@ -224,11 +241,11 @@ func (h *APIOverrides) target(c echo.Context) (v *View, id, locale string, err e
 			return nil, "", "", err
 		}
 	}
-	return h.Overlay.Current(), id, locale, nil
+	return h.Served.Current(), id, locale, nil
 }
 
 // overrideKind is the kind of an existing override of id.
-func overrideKind(v *View, id string) string {
+func overrideKind(v *state.View, id string) string {
 	if v.Library.Has(id) {
 		return OverrideKindOverride
 	}
@@ -244,10 +261,10 @@ func headStatus(o store.Override) string {
 }
 
 // apiNoOverride is the 404 of id in locale when there is no override there.
-func apiNoOverride(v *View, id, locale string) error {
+func apiNoOverride(v *state.View, id, locale string) error {
 	msg := fmt.Sprintf("no override in %s: the builtin serves", locale)
 	switch {
-	case !v.exists(id):
+	case !v.Exists(id):
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
 	case !v.Library.Has(id):
 		msg = fmt.Sprintf("the user module has no text in %s", locale)
@@ -275,11 +292,11 @@ func (h *APIOverrides) Get(c echo.Context) error {
 	case err == nil:
 		setETag(c, row.Revision)
 		return WriteJSON(c, http.StatusOK, APIOverride{Text: row.Text, Revision: row.Revision, Status: headStatus(row),
-			Kind: overrideKind(v, id), PublishedRevision: row.PublishedRevision})
+			Kind: overrideKind(v, id), PublishedRevision: row.PublishedRevision, Drift: apiDrift(v, row)})
 	case !errors.Is(err, library.ErrNotFound):
 		return err
 	}
-	b, ok := v.builtinBase(h.Assembler, id, locale)
+	b, ok := h.Service.BuiltinBase(v, id, locale)
 	if !ok {
 		return apiNoOverride(v, id, locale)
 	}
@@ -289,18 +306,20 @@ func (h *APIOverrides) Get(c echo.Context) error {
 
 // Put handles PUT /api/v1/overrides/{id}[?locale=L] with the whole module
 // file as the body (RequireModuleText) and If-Match: the revision it was
-// based on (0 or no header creates). The text is checked like the
-// console editor's (checkOverride): it parses, keeps the id and the
-// builtin's layer, and uses known placeholders without include cycles; an
-// unknown id makes a user module. A text equal to the builtin stores
-// nothing: 200 with stored false. Otherwise 200 with the new revision,
-// also as the ETag. Errors: 409 conflict when the override has moved past
-// If-Match (or exists when creating); 428 precondition_required without
-// If-Match when the override exists; 422 invalid_request for a text that
-// fails the checks (field text, the message naming the lines), a bad
-// If-Match or locale; 400, 413 and 415 for the body.
+// based on (0 or no header creates). The Service checks and stores it like
+// the console editor: it parses, keeps the id and the builtin's layer,
+// and uses known placeholders without include cycles; an unknown id makes
+// a user module; an edit keeps the builtin version its override is based
+// on, so a drift stays listed until reviewed. A text equal to the builtin
+// stores nothing: 200 with stored false. Otherwise 200 with the new
+// revision, also as the ETag. Errors: 409 conflict when the override has
+// moved past If-Match (or exists when creating); 428
+// precondition_required without If-Match when the override exists; 422
+// invalid_request for a text that fails the checks (field text, the
+// message naming the lines), a bad If-Match or locale; 400, 413 and 415
+// for the body.
 func (h *APIOverrides) Put(c echo.Context) error {
-	v, id, locale, err := h.target(c)
+	_, id, locale, err := h.target(c)
 	if err != nil {
 		return err
 	}
@@ -313,64 +332,49 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context() // carries the token's actor (RequireToken)
-	cur, err := h.Store.GetOverride(ctx, id, locale)
-	exists := err == nil
-	if err != nil && !errors.Is(err, library.ErrNotFound) {
+	if !present {
+		cur, err := h.Store.GetOverride(ctx, id, locale)
+		switch {
+		case err == nil:
+			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
+				Message: fmt.Sprintf("override %s (%s) exists at revision %d: send If-Match with the revision your text is based on", id, cur.Locale, cur.Revision)}
+		case !errors.Is(err, library.ErrNotFound):
+			return err
+		}
+	}
+	out, err := h.Service.Save(ctx, state.Edit{ID: id, Locale: locale, Text: text, Revision: base})
+	if err != nil {
 		return err
 	}
-	if exists && !present {
-		return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
-			Message: fmt.Sprintf("override %s (%s) exists at revision %d: send If-Match with the revision your text is based on", id, cur.Locale, cur.Revision)}
-	}
-
-	m, lineErrs := checkOverride(h.Assembler, v, id, locale, text)
-	if len(lineErrs) > 0 {
-		msgs := make([]string, len(lineErrs))
-		for i, le := range lineErrs {
+	switch out.Kind {
+	case state.OutcomeInvalid:
+		msgs := make([]string, len(out.Errors))
+		for i, le := range out.Errors {
 			msgs[i] = le.Msg
 			if le.Line > 0 {
 				msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
 			}
 		}
 		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
-	}
-	b, hasBuiltin := v.builtinBase(h.Assembler, id, locale)
-	if hasBuiltin && m.Text == b.Text {
-		warnings, notices := lintFindings(m)
-		out := APIOverrideSaved{Text: m.Text, Status: OverrideStatusBuiltin, Warnings: warnings, Notices: notices,
-			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
-		if exists {
-			out.Revision, out.Status = cur.Revision, headStatus(cur)
-			out.Message += "; the existing override is unchanged: DELETE it to return to the builtin"
+	case state.OutcomeConflict:
+		if out.Head == nil && base > 0 {
+			return apiConflict(fmt.Errorf("override %s (%s) does not exist (revision 0), not at revision %d", id, locale, base))
 		}
-		setETag(c, out.Revision)
-		return WriteJSON(c, http.StatusOK, out)
+		return apiConflict(errors.New(out.Reason))
+	case state.OutcomeEqualsBuiltin:
+		b := out.Builtin
+		res := APIOverrideSaved{Text: out.Module.Text, Status: OverrideStatusBuiltin, Warnings: out.Warnings, Notices: out.Notices,
+			Message: fmt.Sprintf("the text equals the builtin %s text (version %d): nothing was stored", b.Locale, b.Version)}
+		if out.Head != nil {
+			res.Revision, res.Status = out.Head.Revision, headStatus(*out.Head)
+			res.Message += "; the existing override is unchanged: DELETE it to return to the builtin"
+		}
+		setETag(c, res.Revision)
+		return WriteJSON(c, http.StatusOK, res)
 	}
-
-	o := store.Override{ModuleID: id, Locale: locale, Text: m.Text, Title: m.Title, Version: m.Version, Author: apiActor(c)}
-	if o.Fields, err = json.Marshal(m.Frontmatter); err != nil {
-		return fmt.Errorf("override %s (%s): encode its fields: %w", id, locale, err)
-	}
-	if hasBuiltin {
-		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = b.Version, b.Text, store.TextHash(b.Text)
-	}
-	saved, err := h.Store.SaveOverride(ctx, o, base)
-	switch {
-	case errors.Is(err, library.ErrConflict):
-		return apiConflict(err)
-	case errors.Is(err, library.ErrNotFound):
-		return apiConflict(fmt.Errorf("override %s (%s) does not exist (revision 0), not at revision %d", id, locale, base))
-	case err != nil:
-		return err
-	}
-	// The write is committed: finish the rebuild even if the client hung up.
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
-	}
-	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
+	saved := out.Saved
 	setETag(c, saved.Revision)
-	warnings, notices := lintFindings(m)
-	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: warnings, Notices: notices,
+	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: out.Warnings, Notices: out.Notices,
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
 }
 
@@ -378,7 +382,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 // or delete (verb). A request without If-Match or with revision 0 fails:
 // 404 when there is no override, 428 without the header, 409 for revision
 // 0 on an existing override.
-func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *View, id, locale string, base int, err error) {
+func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *state.View, id, locale string, base int, err error) {
 	if v, id, locale, err = h.target(c); err != nil {
 		return nil, "", "", 0, err
 	}
@@ -394,7 +398,7 @@ func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *View, id,
 
 // missingRevision is the error of revisionTarget for a missing or zero
 // If-Match.
-func (h *APIOverrides) missingRevision(ctx context.Context, v *View, id, locale string, present bool, verb string) error {
+func (h *APIOverrides) missingRevision(ctx context.Context, v *state.View, id, locale string, present bool, verb string) error {
 	cur, err := h.Store.GetOverride(ctx, id, locale)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
@@ -421,15 +425,10 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context() // carries the token's actor (RequireToken)
-	if d, ok := v.Drafts[assembler.Key(id, locale)]; ok && d.Revision == base {
-		if perr, broken := v.DraftBroken[assembler.Key(id, locale)]; broken {
-			return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text",
-				Msg: fmt.Sprintf("draft revision %d does not parse, so it cannot be published: %v", base, perr)}
-		}
-	}
-	saved, err := h.Store.Publish(ctx, id, locale, base)
+	saved, err := h.Service.Publish(c.Request().Context(), id, locale, base)
 	switch {
+	case errors.Is(err, library.ErrInvalid):
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
 	case errors.Is(err, library.ErrConflict):
 		return apiConflict(err)
 	case errors.Is(err, library.ErrNotFound):
@@ -437,10 +436,6 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override published, but reloading the state failed: %w", err)
-	}
-	h.Log.Info("override published", "module", id, "locale", locale, "revision", saved.Revision, "author", apiActor(c))
 	setETag(c, saved.Revision)
 	return WriteJSON(c, http.StatusOK, APIOverridePublished{Revision: saved.Revision, Published: true})
 }
@@ -456,8 +451,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context() // carries the token's actor (RequireToken)
-	err = h.Store.DeleteOverride(ctx, id, locale, base)
+	err = h.Service.Delete(c.Request().Context(), id, locale, base)
 	switch {
 	case errors.Is(err, library.ErrConflict):
 		return apiConflict(err)
@@ -466,9 +460,5 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override deleted, but reloading the state failed: %w", err)
-	}
-	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", base, "author", apiActor(c))
 	return c.NoContent(http.StatusNoContent)
 }

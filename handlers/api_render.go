@@ -31,7 +31,7 @@ func (h *API) Render(c echo.Context) error {
 			return err
 		}
 	}
-	v := h.Overlay.Current().Published()
+	v := h.Served.Current().Published()
 	out, err := h.Assembler.Render(v.Library, v.State, &req, h.Now())
 	if err != nil {
 		return err

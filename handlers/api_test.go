@@ -19,8 +19,8 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store/storetest"
-	"github.com/promptdesk/promptdesk/web"
 )
 
 // scenarioDir holds the shared real-world requests (S11 format); it sits
@@ -55,11 +55,11 @@ func (a *app) api(method, target, body string, header ...string) *httptest.Respo
 // state is the operator state the server assembles with, read the same way.
 func (a *app) state() *assembler.State {
 	a.t.Helper()
-	st, err := web.LoadState(context.Background(), a.store, a.lib, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := state.Load(context.Background(), a.store, a.lib, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	return st
+	return s.Current().State
 }
 
 // decode checks a 200 JSON response and decodes it into T.

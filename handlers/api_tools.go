@@ -33,9 +33,9 @@ func (h *API) Tools(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Overlay.Current().Published()
+	v := h.Served.Current().Published()
 	out := map[string]APITool{}
-	for _, id := range v.ids() {
+	for _, id := range v.IDs() {
 		s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)
 		if !ok || s.Module.Layer != library.LayerTool {
 			continue

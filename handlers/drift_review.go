@@ -1,11 +1,8 @@
 package handlers
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -14,29 +11,21 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/driftreviewpage"
 )
 
-// DriftReviewStore is what the drift review needs from the store.
-type DriftReviewStore interface {
-	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
-	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
-	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (store.Override, error)
-	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
-}
-
-// DriftReview serves the review of one drifted override (S2, S10): the
-// three texts, the three-way merge and the actions keep mine, take
-// builtin and rebase. Every action is recorded with the console as actor
-// and rebuilds the Overlay.
+// DriftReview serves the review of one drifted override: the three
+// texts, the three-way merge and the actions keep mine, take builtin and
+// rebase, which the Service carries out; each is recorded with the
+// logged-in user as actor.
 type DriftReview struct {
-	Store     DriftReviewStore
-	Overlay   *Overlay
-	Assembler *assembler.Assembler
-	Log       *slog.Logger
+	Store   OverrideReader
+	Service *state.Overrides
+	Served  *state.Served
 }
 
 // reviewURL is the drift review of id's override in locale.
@@ -46,9 +35,9 @@ func reviewURL(id, locale string) string {
 
 // review is what the review of one override is made from.
 type review struct {
-	v       *View
+	v       *state.View
 	row     store.Override  // the stored override, its head
-	builtin *library.Module // the builtin it is compared with now
+	builtin *library.Module // the builtin it is compared with now; empty when removed
 	model   driftreviewpage.Model
 	merged  linediff.Merged
 }
@@ -57,13 +46,17 @@ type review struct {
 // Errors: ErrNotFound when the module has no override in that locale,
 // ErrInvalid for a user module (it has no builtin to drift from).
 func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
 	if err != nil {
 		return nil, err
 	}
-	b, ok := v.builtinBase(h.Assembler, id, locale)
-	if !ok {
+	drift := state.DriftOfRow(row, v.Library)
+	b, ok := h.Service.BuiltinBase(v, id, locale)
+	switch {
+	case drift.Reason == assembler.DriftBuiltinRemoved:
+		b = &library.Module{}
+	case !ok:
 		return nil, fmt.Errorf("%s is a user module: it has no builtin to drift from: %w", id, library.ErrInvalid)
 	}
 	r := &review{v: v, row: row, builtin: b}
@@ -84,8 +77,9 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		Author:         row.Author,
 		Updated:        row.UpdatedAt.UTC().Format(timeLayout),
 		BuiltinHash:    store.TextHash(b.Text),
-		Drifted:        b.Version > row.BasedOnVersion || b.Text != row.BaseSnapshot,
-		Reason:         driftReason(row, b),
+		Drifted:        drift.Drifted(),
+		Reason:         driftReason(drift),
+		BuiltinRemoved: drift.Reason == assembler.DriftBuiltinRemoved,
 		BuiltinVersion: b.Version,
 		Base: driftreviewpage.Text{
 			Title:  fmt.Sprintf("Base: builtin v%d", row.BasedOnVersion),
@@ -112,12 +106,16 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 }
 
 // driftReason says how the builtin moved since the override was made.
-func driftReason(row store.Override, b *library.Module) string {
-	switch {
-	case b.Version > row.BasedOnVersion:
-		return fmt.Sprintf("The builtin moved from v%d to v%d since the override was made", row.BasedOnVersion, b.Version)
-	case b.Text != row.BaseSnapshot:
-		return fmt.Sprintf("The builtin text changed at v%d without a version bump", b.Version)
+func driftReason(d assembler.Drift) string {
+	switch d.Reason {
+	case assembler.DriftVersionRaised:
+		return fmt.Sprintf("The builtin moved from v%d to v%d since the override was made", d.BasedOnVersion, d.BuiltinVersion)
+	case assembler.DriftVersionLowered:
+		return fmt.Sprintf("The builtin went back from v%d to v%d since the override was made", d.BasedOnVersion, d.BuiltinVersion)
+	case assembler.DriftTextChanged:
+		return fmt.Sprintf("The builtin text changed at v%d without a version bump", d.BuiltinVersion)
+	case assembler.DriftBuiltinRemoved:
+		return fmt.Sprintf("The builtin the override was made from (v%d) is no longer in the library", d.BasedOnVersion)
 	}
 	return ""
 }
@@ -214,17 +212,26 @@ func (h *DriftReview) Act(c echo.Context) error {
 	var flash string
 	switch action {
 	case driftreviewpage.ActionKeepMine:
-		saved, err := h.Store.KeepMine(ctx, id, locale, base, b.Version, b.Text, store.TextHash(b.Text))
+		saved, err := h.Service.KeepMine(ctx, id, locale, base)
 		if err != nil {
 			return h.failed(c, r, err, "", false)
 		}
 		flash = fmt.Sprintf("Kept the override of %s (%s): revision %d is now based on builtin v%d and serves.", id, saved.Locale, saved.Revision, b.Version)
+		if r.model.BuiltinRemoved {
+			flash = fmt.Sprintf("Kept the override of %s (%s): revision %d serves as a user module.", id, saved.Locale, saved.Revision)
+		}
 	case driftreviewpage.ActionTakeBuiltin:
-		if err := h.Store.TakeBuiltin(ctx, id, locale, base); err != nil {
+		if err := h.Service.TakeBuiltin(ctx, id, locale, base); err != nil {
 			return h.failed(c, r, err, "", false)
 		}
 		flash = fmt.Sprintf("Took the builtin for %s (%s): the override is removed and builtin v%d serves; its history keeps every revision.", id, r.row.Locale, b.Version)
+		if r.model.BuiltinRemoved {
+			flash = fmt.Sprintf("Removed the override of %s (%s); its history keeps every revision.", id, r.row.Locale)
+		}
 	case driftreviewpage.ActionRebase:
+		if r.model.BuiltinRemoved {
+			return fmt.Errorf("%s has no builtin to rebase onto: keep it as a user module or remove it: %w", id, library.ErrInvalid)
+		}
 		if !submitted {
 			return h.rebaseEditor(c, r, r.merged.Text, http.StatusOK)
 		}
@@ -234,10 +241,6 @@ func (h *DriftReview) Act(c echo.Context) error {
 		}
 		flash = fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: revision %d is published and serves now.", id, saved.Locale, b.Version, saved.Revision)
 	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("drift review %s done, but reloading the state failed: %w", action, err)
-	}
-	h.Log.Info("drift reviewed", "module", id, "locale", locale, "action", action, "base", base, "builtin_version", b.Version)
 	setFlash(c, flash)
 	return seeOther(c, "/drift")
 }
@@ -263,58 +266,31 @@ func rebaseModel(text string, merged linediff.Merged) *driftreviewpage.Rebase {
 	return rb
 }
 
-// saveRebase checks and saves the operator's rebased text. done is false
-// when a page was rendered instead (422 for markers or errors, 200 when
-// the text equals the builtin and nothing is stored, 409 when stale).
+// saveRebase has the Service check and save the operator's rebased
+// text. done is false when a page was rendered instead (422 for markers
+// or errors, 200 when the text equals the builtin and nothing is stored,
+// 409 when stale).
 func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.Override, bool, error) {
 	m := &r.model
-	lines := linediff.MarkerLines(text)
-	if len(lines) == 0 {
-		lines = linediff.StraySeparators(text, r.builtin.Text, r.row.Text)
-	}
-	if len(lines) > 0 {
-		m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
-		errs := make([]components.LineError, len(lines))
-		for i, n := range lines {
-			errs[i] = components.LineError{Line: n, Msg: "conflict marker: resolve the conflict and remove this line"}
-		}
-		m.Lines, _ = components.NumberLines(text, errs)
-		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
-	}
-	mod, lineErrs := checkOverride(h.Assembler, r.v, m.ID, r.row.Locale, text)
-	if len(lineErrs) > 0 {
-		m.Alert = "Nothing was saved: the text has an error, shown under the line it concerns."
-		m.Lines, m.Errors = components.NumberLines(text, lineErrs)
-		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
-	}
-	b := r.builtin
-	if mod.Text == b.Text {
-		m.Notice = fmt.Sprintf("The rebased text equals the builtin v%d: nothing was stored. Use Take builtin to return to the builtin.", b.Version)
-		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusOK)
-	}
-	o := store.Override{
-		ModuleID:       m.ID,
-		Locale:         r.row.Locale,
-		Text:           mod.Text,
-		Title:          mod.Title,
-		Version:        mod.Version,
-		BasedOnVersion: b.Version,
-		BaseSnapshot:   b.Text,
-		BaseHash:       store.TextHash(b.Text),
-		Author:         consoleAuthor(c),
-		Action:         store.ActionRebase,
-		// A rebase resolves a drift of the served text: served at once.
-		Publish: true,
-	}
-	var err error
-	if o.Fields, err = json.Marshal(mod.Frontmatter); err != nil {
+	out, err := h.Service.Rebase(consoleContext(c), m.ID, r.row.Locale, text, r.row.Revision)
+	if err != nil {
 		return store.Override{}, false, err
 	}
-	saved, err := h.Store.SaveOverride(consoleContext(c), o, r.row.Revision)
-	if err != nil {
-		return store.Override{}, false, h.failed(c, r, err, text, true)
+	switch out.Kind {
+	case state.OutcomeInvalid:
+		m.Alert = "Nothing was saved: the text has an error, shown under the line it concerns."
+		if out.Errors[0].Msg == state.ConflictMarker {
+			m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
+		}
+		m.Lines, m.Errors = components.NumberLines(text, editorErrors(out.Errors))
+		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
+	case state.OutcomeEqualsBuiltin:
+		m.Notice = fmt.Sprintf("The rebased text equals the builtin v%d: nothing was stored. Use Take builtin to return to the builtin.", out.Builtin.Version)
+		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusOK)
+	case state.OutcomeConflict:
+		return store.Override{}, false, h.stale(c, r, r.row.Revision, text, true)
 	}
-	return saved, true, nil
+	return out.Saved, true, nil
 }
 
 // failed explains a refused store call: a conflict or a vanished override

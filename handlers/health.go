@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/promptdesk/promptdesk/state"
 )
 
 // Pinger is what the readiness check needs from the store.
@@ -14,8 +15,8 @@ type Pinger interface {
 
 // Health serves the liveness and readiness probes (S11).
 type Health struct {
-	DB      Pinger
-	Overlay *Overlay
+	DB     Pinger
+	Served *state.Served
 }
 
 // Live handles GET /healthz: 200 "ok" while the process serves.
@@ -58,7 +59,7 @@ func (h *Health) Ready(c echo.Context) error {
 	if err := h.DB.Ping(c.Request().Context()); err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable").SetInternal(err)
 	}
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	body := readyBody{Status: "ready", Library: readyLibrary{
 		Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken)),
 	}}

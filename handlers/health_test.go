@@ -17,6 +17,8 @@ import (
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
@@ -27,7 +29,7 @@ func (pingOK) Ping(context.Context) error { return nil }
 // brokenFolderOverlay serves a library folder (the builtin library) with
 // files broken as named: a YAML error in a module that never loaded
 // (line 7, field triggers) and an empty module (line 1, no field).
-func brokenFolderOverlay(t *testing.T) (string, *handlers.Overlay) {
+func brokenFolderOverlay(t *testing.T) (string, *state.Served) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, library.BuiltinFS()); err != nil {
@@ -46,12 +48,19 @@ func brokenFolderOverlay(t *testing.T) (string, *handlers.Overlay) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := handlers.NewOverlay(lib, &slowSource{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := o.Rebuild(t.Context()); err != nil {
+	o, err := state.Open(t.Context(), lib, noOverrides{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
 		t.Fatal(err)
 	}
 	return dir, o
 }
+
+// noOverrides is a state.Source with no operator state.
+type noOverrides struct{}
+
+func (noOverrides) ListOverrides(context.Context) ([]store.Override, error) { return nil, nil }
+func (noOverrides) ListDrafts(context.Context) ([]store.Override, error)    { return nil, nil }
+func (noOverrides) ListProfiles(context.Context) ([]store.Profile, error)   { return nil, nil }
 
 // /readyz lists each broken file of the library folder with every key
 // the docs name, field included: "" when the error names no field.
@@ -59,7 +68,7 @@ func TestReadyListsBrokenFilesWithField(t *testing.T) {
 	dir, o := brokenFolderOverlay(t)
 	rec := httptest.NewRecorder()
 	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/readyz", nil), rec)
-	if err := (&handlers.Health{DB: pingOK{}, Overlay: o}).Ready(c); err != nil || rec.Code != http.StatusOK {
+	if err := (&handlers.Health{DB: pingOK{}, Served: o}).Ready(c); err != nil || rec.Code != http.StatusOK {
 		t.Fatalf("Ready: %v, %d", err, rec.Code)
 	}
 	var body struct {

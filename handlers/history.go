@@ -4,33 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/historypage"
 )
 
-// HistoryStore is what the history page needs from the store.
+// HistoryStore is what the history page reads from the store.
 type HistoryStore interface {
 	ListRevisions(ctx context.Context, moduleID, locale string) ([]store.Revision, error)
-	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (store.Override, error)
 }
 
 // History serves the revision history of an override and restores old
-// revisions (S2, S10). A restore rebuilds the Overlay.
+// revisions through the Service.
 type History struct {
-	Store     HistoryStore
-	Overlay   *Overlay
-	Assembler *assembler.Assembler
-	Log       *slog.Logger
+	Store   HistoryStore
+	Service *state.Overrides
+	Served  *state.Served
 }
 
 // diffContext is how many unchanged lines a diff keeps around a change.
@@ -63,7 +59,7 @@ func historyURL(id, locale string) string {
 // revision with text. Errors: ErrNotFound for a module that does not
 // exist and never had an override in that locale.
 func (h *History) Show(c echo.Context) error {
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	id, locale, redirected, err := routeTarget(c, historyURL)
 	if err != nil || redirected {
 		return err
@@ -72,7 +68,7 @@ func (h *History) Show(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(revs) == 0 && !v.exists(id) {
+	if len(revs) == 0 && !v.Exists(id) {
 		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	m := historyModel(id, locale, revs)
@@ -159,7 +155,6 @@ func diffLines(old, new string) (lines []diffview.Line, plus, minus int) {
 // answers 409 and an invalid text 422, both with the history as it is
 // now and nothing restored. Errors: ErrNotFound for an unknown revision.
 func (h *History) Restore(c echo.Context) error {
-	v := h.Overlay.Current()
 	id, locale, _, err := routeTarget(c, historyURL)
 	if err != nil {
 		return err
@@ -173,29 +168,32 @@ func (h *History) Restore(c echo.Context) error {
 		return err
 	}
 	ctx := consoleContext(c)
-	revs, err := h.Store.ListRevisions(ctx, id, locale)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(revs, func(r store.Revision) bool { return r.Revision == rev })
-	if i < 0 {
-		return fmt.Errorf("%s has no revision %d: %w", overrideFile(id, locale), rev, library.ErrNotFound)
-	}
 	refuse := func(status int, alert string, errs []string) error {
+		revs, err := h.Store.ListRevisions(ctx, id, locale)
+		if err != nil {
+			return err
+		}
 		m := historyModel(id, locale, revs)
 		m.Alert, m.Errors = alert, errs
 		return Render(c, status, historypage.Page(m))
 	}
-	if revs[0].Revision != base {
-		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now at revision %d by %s. Nothing was restored; check the history below and restore again.",
-			revs[0].Revision, revs[0].Author), nil)
-	}
-	if removal(revs[i]) {
+	out, err := h.Service.Restore(ctx, id, locale, rev, base)
+	switch {
+	case errors.Is(err, library.ErrInvalid):
 		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("Revision %d removed the override: it has no text to restore.", rev), nil)
+	case err != nil:
+		return err
 	}
-	if _, lineErrs := checkOverride(h.Assembler, v, id, locale, revs[i].Text); len(lineErrs) > 0 {
+	switch out.Kind {
+	case state.OutcomeConflict:
+		now := "removed"
+		if out.Head != nil {
+			now = fmt.Sprintf("at revision %d by %s", out.Head.Revision, out.Head.Author)
+		}
+		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now %s. Nothing was restored; check the history below and restore again.", now), nil)
+	case state.OutcomeInvalid:
 		var msgs []string
-		for _, e := range lineErrs {
+		for _, e := range out.Errors {
 			if e.Line > 0 {
 				msgs = append(msgs, fmt.Sprintf("line %d: %s", e.Line, e.Msg))
 			} else {
@@ -204,21 +202,7 @@ func (h *History) Restore(c echo.Context) error {
 		}
 		return refuse(http.StatusUnprocessableEntity, fmt.Sprintf("Revision %d no longer passes the editor's checks, so it was not restored; copy what you need into the editor instead:", rev), msgs)
 	}
-	saved, err := h.Store.RestoreRevision(ctx, id, locale, rev, base)
-	if errors.Is(err, library.ErrConflict) {
-		// The head moved between the list above and the restore.
-		if revs, err = h.Store.ListRevisions(ctx, id, locale); err != nil {
-			return err
-		}
-		return refuse(http.StatusConflict, "The override changed while restoring; nothing was restored. Check the history below and restore again.", nil)
-	}
-	if err != nil {
-		return err
-	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("revision restored, but reloading the state failed: %w", err)
-	}
-	h.Log.Info("override revision restored", "module", id, "locale", locale, "restored", rev, "revision", saved.Revision, "author", saved.Author)
+	saved := out.Saved
 	setFlash(c, fmt.Sprintf("Revision %d of %s (%s) restored as revision %d, a draft: publish it on this page to serve it.", rev, id, saved.Locale, saved.Revision))
 	return seeOther(c, "/modules/"+id)
 }

@@ -10,25 +10,31 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/librarypage"
 )
 
 // Library serves the library page (S10). It reads only the Overlay.
 type Library struct {
-	Overlay   *Overlay
+	Served    *state.Served
 	Assembler *assembler.Assembler
 }
 
 // statuses are the values of the status filter: a module's status, or
 // draft for the modules with a draft not published yet (any status).
-var statuses = []string{components.StatusBuiltin, components.StatusOverridden, components.StatusDraft, components.StatusDrifted, components.StatusUser}
+var statuses = func() []string {
+	out := make([]string, len(state.Statuses))
+	for i, s := range state.Statuses {
+		out[i] = string(s)
+	}
+	return out
+}()
 
 // List renders GET /: every module grouped by layer, filtered by the query
 // parameters layer, locale, status and q. htmx requests get only the list.
 // Errors: ErrInvalid for an unknown layer, locale or status.
 func (h *Library) List(c echo.Context) error {
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	f := librarypage.Filter{
 		Layer:  c.QueryParam("layer"),
 		Locale: c.QueryParam("locale"),
@@ -39,9 +45,9 @@ func (h *Library) List(c echo.Context) error {
 	for _, l := range library.Layers {
 		m.Layers = append(m.Layers, string(l))
 	}
-	ids := v.ids()
+	ids := v.IDs()
 	for _, id := range ids {
-		for _, loc := range v.locales(id) {
+		for _, loc := range v.Locales(id) {
 			if !slices.Contains(m.Locales, loc) {
 				m.Locales = append(m.Locales, loc)
 			}
@@ -59,18 +65,18 @@ func (h *Library) List(c echo.Context) error {
 
 	rows := map[library.Layer][]librarypage.Row{}
 	for _, id := range ids {
-		pm, _, ok := v.primary(h.Assembler, id)
+		pm, _, ok := v.Primary(h.Assembler, id)
 		if !ok {
 			continue // a user module whose only rows are broken
 		}
 		m.Total++
-		row := librarypage.Row{ID: id, Title: pm.Title, Description: pm.Description, Version: pm.Version, Status: v.moduleStatus(id)}
+		row := librarypage.Row{ID: id, Title: pm.Title, Description: pm.Description, Version: pm.Version, Status: string(v.ModuleStatus(id))}
 		if b, ok := v.Library.Any(id); ok {
 			row.Version = b.Version
 		}
-		for _, loc := range v.locales(id) {
-			draft := v.hasDraft(id, loc)
-			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: v.localeStatus(id, loc), Draft: draft})
+		for _, loc := range v.Locales(id) {
+			draft := v.HasDraft(id, loc)
+			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: string(v.LocaleStatus(id, loc)), Draft: draft})
 			row.Draft = row.Draft || draft
 		}
 		if !h.matches(v, f, pm.Layer, id, row) {
@@ -101,13 +107,13 @@ func (h *Library) List(c echo.Context) error {
 
 // matches applies the filter to one module. The search looks at the id and
 // at the title and description of every locale, builtin and override.
-func (h *Library) matches(v *View, f librarypage.Filter, layer library.Layer, id string, row librarypage.Row) bool {
+func (h *Library) matches(v *state.View, f librarypage.Filter, layer library.Layer, id string, row librarypage.Row) bool {
 	if f.Layer != "" && string(layer) != f.Layer {
 		return false
 	}
 	switch f.Status {
 	case "":
-	case components.StatusDraft:
+	case string(state.StatusDraft):
 		// With a locale too: a draft in that locale.
 		if !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool {
 			return l.Draft && (f.Locale == "" || strings.EqualFold(l.Locale, f.Locale))
@@ -129,7 +135,7 @@ func (h *Library) matches(v *View, f librarypage.Filter, layer library.Layer, id
 	if strings.Contains(strings.ToLower(id), q) {
 		return true
 	}
-	for _, m := range v.modules(id) {
+	for _, m := range v.Modules(id) {
 		if strings.Contains(strings.ToLower(m.Title), q) || strings.Contains(strings.ToLower(m.Description), q) {
 			return true
 		}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // LibraryBanner puts the library folder's broken files (S6) into the
 // request context, where the layout shows them as a banner on every
 // console page, with paths relative to the folder.
-func LibraryBanner(o *Overlay) echo.MiddlewareFunc {
+func LibraryBanner(o *state.Served) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			v := o.Current()

@@ -9,13 +9,13 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/modulepage"
 )
 
 // Module serves the module detail page (S10). It reads only the Overlay.
 type Module struct {
-	Overlay   *Overlay
+	Served    *state.Served
 	Assembler *assembler.Assembler
 }
 
@@ -26,8 +26,8 @@ const timeLayout = "2006-01-02 15:04 MST"
 // neither a builtin nor a user module.
 func (h *Module) Show(c echo.Context) error {
 	id := c.Param("id")
-	v := h.Overlay.Current()
-	if !v.exists(id) {
+	v := h.Served.Current()
+	if !v.Exists(id) {
 		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	m := moduleModel(h.Assembler, v, id)
@@ -36,9 +36,9 @@ func (h *Module) Show(c echo.Context) error {
 }
 
 // moduleModel is the module page of id, which exists in v.
-func moduleModel(a *assembler.Assembler, v *View, id string) modulepage.Model {
-	m := modulepage.Model{ID: id, Status: v.moduleStatus(id), Fallback: a.FallbackLocale()}
-	if pm, from, ok := v.primary(a, id); ok {
+func moduleModel(a *assembler.Assembler, v *state.View, id string) modulepage.Model {
+	m := modulepage.Model{ID: id, Status: string(v.ModuleStatus(id)), Fallback: a.FallbackLocale()}
+	if pm, from, ok := v.Primary(a, id); ok {
 		m.Fields, m.Triggers = moduleFields(pm)
 		m.FieldsFrom = from
 	}
@@ -46,10 +46,10 @@ func moduleModel(a *assembler.Assembler, v *View, id string) modulepage.Model {
 	if b, ok := v.Library.Any(id); ok {
 		builtinVersion = b.Version
 	}
-	for _, loc := range v.locales(id) {
+	for _, loc := range v.Locales(id) {
 		l := modulepage.Locale{
 			Locale:         loc,
-			Source:         components.StatusBroken,
+			Source:         string(state.StatusBroken),
 			BuiltinVersion: builtinVersion,
 			EditURL:        overrideURL(id, loc),
 			DeleteURL:      overrideURL(id, loc) + "/delete",
@@ -58,10 +58,10 @@ func moduleModel(a *assembler.Assembler, v *View, id string) modulepage.Model {
 			l.Source, l.ServedLocale, l.Fallback = s.Source, s.Locale, s.Fallback
 			l.Version, l.Title, l.Body = s.Module.Version, s.Module.Title, s.Module.Body
 		}
-		if l.Source == components.StatusBroken {
+		if l.Source == string(state.StatusBroken) {
 			// Not served at all: a user module's locale with only a draft.
 			if o, ok := v.WithDrafts.Overrides[assembler.Key(id, loc)]; ok {
-				l.Source, l.ServedLocale = components.StatusDraft, loc
+				l.Source, l.ServedLocale = string(state.StatusDraft), loc
 				l.Version, l.Title, l.Body = o.Module.Version, o.Module.Title, o.Module.Body
 			}
 		}
@@ -72,6 +72,9 @@ func moduleModel(a *assembler.Assembler, v *View, id string) modulepage.Model {
 				Author:         r.Author,
 				Updated:        r.UpdatedAt.UTC().Format(timeLayout),
 				BasedOnVersion: r.BasedOnVersion,
+			}
+			if d := v.Drift(id, loc); d.Drifted() {
+				l.Override.Drift, l.Override.ReviewURL = d.Describe(), reviewURL(id, r.Locale)
 			}
 			if err, broken := v.Broken[key]; broken {
 				l.Override.Broken = err.Error()

@@ -2,10 +2,8 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -14,45 +12,39 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/modulepage"
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
-// OverrideStore is what the override editor needs from the store.
-type OverrideStore interface {
+// OverrideReader is what the override editor reads from the store: the
+// override's head as it is now, which the in-memory view may trail.
+type OverrideReader interface {
 	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
-	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
-	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
-	Publish(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, error)
-	Discard(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, bool, error)
 }
 
-// Overrides serves the override editor, delete and user-module pages (S2,
-// S10). Every write rebuilds the Overlay.
+// Overrides serves the override editor, delete and user-module pages.
+// Every write goes through the Service.
 type Overrides struct {
-	Store     OverrideStore
-	Overlay   *Overlay
+	Store     OverrideReader
+	Service   *state.Overrides
+	Served    *state.Served
 	Assembler *assembler.Assembler
-	Log       *slog.Logger
 }
 
 // consoleContext is the request's context, whose actor (store.WithActor)
-// is the logged-in user: LoadUser puts it there (issue 5).
+// is the logged-in user: LoadUser puts it there.
 func consoleContext(c echo.Context) context.Context {
 	return c.Request().Context()
 }
-
-// consoleAuthor is the name recorded as the author of c's changes: the
-// logged-in user.
-func consoleAuthor(c echo.Context) string { return store.ActorFrom(c.Request().Context()) }
 
 // Pick handles GET /modules/:id/override?locale=L, the new-locale form of
 // the module page, by redirecting to the editor of that locale.
 func (h *Overrides) Pick(c echo.Context) error {
 	id := c.Param("id")
-	if !h.Overlay.Current().exists(id) {
+	if !h.Served.Current().Exists(id) {
 		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	locale, err := canonicalLocale(c.QueryParam("locale"))
@@ -65,10 +57,10 @@ func (h *Overrides) Pick(c echo.Context) error {
 // target reads and checks the :id and :locale of an editor route. A
 // non-canonical locale spelling is answered with a redirect (redirect is
 // true and the response is written).
-func (h *Overrides) target(c echo.Context) (v *View, id, locale string, redirect bool, err error) {
-	v = h.Overlay.Current()
+func (h *Overrides) target(c echo.Context) (v *state.View, id, locale string, redirect bool, err error) {
+	v = h.Served.Current()
 	id = c.Param("id")
-	if !v.exists(id) {
+	if !v.Exists(id) {
 		return nil, "", "", false, fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
 	locale, err = canonicalLocale(c.Param("locale"))
@@ -106,16 +98,16 @@ func (h *Overrides) Edit(c echo.Context) error {
 		return err
 	}
 	e.Flash = flashFor(c)
-	if m, errs := checkOverride(h.Assembler, v, id, locale, e.Text); len(errs) == 0 {
-		checklist(&e, m)
+	if out := h.Service.Check(id, locale, e.Text); out.Kind != state.OutcomeInvalid {
+		checklist(&e, out.Module)
 	}
 	return Render(c, http.StatusOK, overridepage.EditorPage(e))
 }
 
 // editor returns the editor model of id in locale without text.
-func (h *Overrides) editor(v *View, id, locale string) overridepage.Editor {
+func (h *Overrides) editor(v *state.View, id, locale string) overridepage.Editor {
 	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id}
-	if b, ok := v.builtinBase(h.Assembler, id, locale); ok {
+	if b, ok := v.BuiltinBase(h.Assembler.FallbackLocale(), id, locale); ok {
 		e.Builtin = b.Text
 		e.BuiltinSource = fmt.Sprintf("Builtin text (%s, version %d)", b.Locale, b.Version)
 	}
@@ -124,8 +116,8 @@ func (h *Overrides) editor(v *View, id, locale string) overridepage.Editor {
 
 // prefill returns the text a new override starts from and says where it
 // came from.
-func (h *Overrides) prefill(v *View, id, locale string) (text, note string) {
-	if b, ok := v.builtinBase(h.Assembler, id, locale); ok {
+func (h *Overrides) prefill(v *state.View, id, locale string) (text, note string) {
+	if b, ok := v.BuiltinBase(h.Assembler.FallbackLocale(), id, locale); ok {
 		if library.LocaleKey(b.Locale) == library.LocaleKey(locale) {
 			return b.Text, fmt.Sprintf("New override, prefilled from the builtin %s text (version %d).", b.Locale, b.Version)
 		}
@@ -135,18 +127,18 @@ func (h *Overrides) prefill(v *View, id, locale string) (text, note string) {
 	if s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale); ok {
 		return s.Module.Text, fmt.Sprintf("New locale of a user module, prefilled from its %s text.", s.Locale)
 	}
-	if ms := v.modules(id); len(ms) > 0 {
+	if ms := v.Modules(id); len(ms) > 0 {
 		return ms[0].Text, fmt.Sprintf("New locale of a user module, prefilled from its %s text.", ms[0].Locale)
 	}
 	return "", ""
 }
 
-// Save handles POST /modules/:id/override/:locale (S2): the text must
+// Save handles POST /modules/:id/override/:locale: the text must
 // parse, keep the id and layer, and use only known placeholders; a text
 // equal to the builtin stores nothing; a stale revision is a conflict
 // that shows both texts. Responds 422 with the errors under their lines,
 // 409 on conflict, else redirects to the module page, or back to the
-// editor when the module checklist (S9) has warnings, which it shows.
+// editor when the module checklist has warnings, which it shows.
 // With the form field check set (the Check button) nothing is stored:
 // the page shows the errors or the checklist warnings of the text.
 func (h *Overrides) Save(c echo.Context) error {
@@ -164,70 +156,59 @@ func (h *Overrides) Save(c echo.Context) error {
 	return h.save(c, v, e)
 }
 
-// save is the part of Save and Create after binding: check, compare with
-// the builtin, store, rebuild, redirect.
-func (h *Overrides) save(c echo.Context, v *View, e overridepage.Editor) error {
-	checkOnly := c.FormValue("check") != ""
-	m, lineErrs := checkOverride(h.Assembler, v, e.ID, e.Locale, e.Text)
-	if len(lineErrs) > 0 {
-		e.Lines, e.Errors = components.NumberLines(e.Text, lineErrs)
-		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
-	}
-	if checkOnly {
-		checklist(&e, m)
+// save is the part of Save and Create after binding: the Service checks
+// and stores; the outcome becomes a page or a redirect.
+func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) error {
+	if c.FormValue("check") != "" {
+		out := h.Service.Check(e.ID, e.Locale, e.Text)
+		if out.Kind == state.OutcomeInvalid {
+			e.Lines, e.Errors = components.NumberLines(e.Text, editorErrors(out.Errors))
+			return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+		}
+		checklist(&e, out.Module)
 		e.Notice = "Checked, nothing was saved: no errors, and the text follows the module checklist."
 		if e.Warnings > 0 {
 			e.Notice = fmt.Sprintf("Checked, nothing was saved: no errors; the module checklist has %d warning(s), shown under their lines.", e.Warnings)
 		}
 		return Render(c, http.StatusOK, overridepage.EditorPage(e))
 	}
-	base, hasBuiltin := v.builtinBase(h.Assembler, e.ID, e.Locale)
-	if hasBuiltin && m.Text == base.Text {
-		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", base.Locale, base.Version)
-		if e.Revision > 0 {
-			e.Notice += " The existing override still serves; delete it to return to the builtin."
-		}
-		return Render(c, http.StatusOK, overridepage.EditorPage(e))
-	}
-	o := store.Override{
-		ModuleID: e.ID,
-		Locale:   e.Locale,
-		Text:     m.Text,
-		Title:    m.Title,
-		Version:  m.Version,
-		Author:   consoleAuthor(c),
-	}
-	o.Fields, _ = json.Marshal(m.Frontmatter)
-	if row, ok := v.head(e.ID, e.Locale); ok && e.Revision > 0 {
-		// An edit keeps the base it was copied from: only the drift review
-		// moves it (S2), so editing never hides a drift.
-		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = row.BasedOnVersion, row.BaseSnapshot, row.BaseHash
-	} else if hasBuiltin {
-		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
-	}
-	ctx := consoleContext(c)
-	saved, err := h.Store.SaveOverride(ctx, o, e.Revision)
-	if errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) && e.Revision > 0 {
-		return h.conflict(c, e)
-	}
+	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision})
 	if err != nil {
 		return err
 	}
-	// The write is committed: finish the rebuild even if the client hung up.
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override saved, but reloading the state failed: %w", err)
+	switch out.Kind {
+	case state.OutcomeInvalid:
+		e.Lines, e.Errors = components.NumberLines(e.Text, editorErrors(out.Errors))
+		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+	case state.OutcomeEqualsBuiltin:
+		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", out.Builtin.Locale, out.Builtin.Version)
+		if out.Head != nil {
+			e.Notice += " The existing override still serves; delete it to return to the builtin."
+		}
+		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+	case state.OutcomeConflict:
+		return h.conflict(c, e, out.Head)
 	}
-	h.Log.Info("override draft saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision, "author", saved.Author)
-	if warnings, _ := lintFindings(m); len(warnings) > 0 {
+	saved := out.Saved
+	if len(out.Warnings) > 0 {
 		// Back to the editor, which shows the warnings under their lines.
-		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, len(warnings)))
+		setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. The module checklist has %d warning(s), shown below; they do not block publishing, on the module page.", saved.ModuleID, saved.Locale, saved.Revision, len(out.Warnings)))
 		return seeOther(c, overrideURL(saved.ModuleID, saved.Locale))
 	}
 	setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. Publish it on this page to serve it.", saved.ModuleID, saved.Locale, saved.Revision))
 	return seeOther(c, "/modules/"+saved.ModuleID)
 }
 
-// checklist lints m, the parsed e.Text, against the module checklist (S9)
+// editorErrors are a save's errors as the editor shows them.
+func editorErrors(errs []state.LineError) []components.LineError {
+	out := make([]components.LineError, len(errs))
+	for i, le := range errs {
+		out[i] = components.LineError{Line: le.Line, Msg: le.Msg}
+	}
+	return out
+}
+
+// checklist lints m, the parsed e.Text, against the module checklist
 // and puts each warning under its line; notes that name no line (a locale
 // without lint cue words) go above the text.
 func checklist(e *overridepage.Editor, m *library.Module) {
@@ -246,24 +227,8 @@ func checklist(e *overridepage.Editor, m *library.Module) {
 	}
 }
 
-// lintFindings lints m (S9) into its warnings and its notices (e.g. a
-// locale without cue words, whose wording checks were skipped); both are
-// empty slices when there are none.
-func lintFindings(m *library.Module) (warnings, notices []lint.Finding) {
-	warnings, notices = []lint.Finding{}, []lint.Finding{}
-	for _, f := range lint.Lint(m) {
-		switch f.Severity {
-		case lint.SeverityWarning:
-			warnings = append(warnings, f)
-		case lint.SeverityNotice:
-			notices = append(notices, f)
-		}
-	}
-	return warnings, notices
-}
-
 // Publish handles POST /modules/:id/override/:locale/publish with the
-// draft's revision (issue 4): it becomes the served text. A draft that
+// draft's revision: it becomes the served text. A draft that
 // does not parse is refused (422); a head that moved past the revision,
 // or is gone, answers 409 with the module page as it is now.
 func (h *Overrides) Publish(c echo.Context) error {
@@ -271,7 +236,7 @@ func (h *Overrides) Publish(c echo.Context) error {
 }
 
 // Discard handles POST /modules/:id/override/:locale/discard with the
-// draft's revision (issue 4): the published text serves on as a new
+// draft's revision: the published text serves on as a new
 // revision, or the override is removed when nothing was ever published.
 // Stale or gone answers 409 like Publish.
 func (h *Overrides) Discard(c echo.Context) error {
@@ -279,7 +244,7 @@ func (h *Overrides) Discard(c echo.Context) error {
 }
 
 func (h *Overrides) draftAction(c echo.Context, action string) error {
-	v, id, locale, _, err := h.target(c)
+	_, id, locale, _, err := h.target(c)
 	if err != nil {
 		return err
 	}
@@ -287,21 +252,18 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if err != nil {
 		return err
 	}
-	if err, broken := v.DraftBroken[assembler.Key(id, locale)]; broken && action == "publish" {
-		return fmt.Errorf("draft revision %d of %s (%s) does not parse, fix it before publishing: %v: %w", rev, id, locale, err, library.ErrInvalid)
-	}
 	ctx := consoleContext(c)
 	var flash string
 	switch action {
 	case "publish":
 		var saved store.Override
-		if saved, err = h.Store.Publish(ctx, id, locale, rev); err == nil {
+		if saved, err = h.Service.Publish(ctx, id, locale, rev); err == nil {
 			flash = fmt.Sprintf("Override of %s (%s) published: revision %d is served.", id, saved.Locale, saved.Revision)
 		}
 	default:
 		var saved store.Override
 		var removed bool
-		saved, removed, err = h.Store.Discard(ctx, id, locale, rev)
+		saved, removed, err = h.Service.Discard(ctx, id, locale, rev)
 		switch {
 		case err != nil:
 		case removed:
@@ -312,11 +274,8 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	}
 	if errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) {
 		// Stale: show the module as it is now.
-		if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-			return err
-		}
-		v := h.Overlay.Current()
-		if !v.exists(id) {
+		v := h.Served.Current()
+		if !v.Exists(id) {
 			return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 		}
 		m := moduleModel(h.Assembler, v, id)
@@ -326,80 +285,25 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override %s done, but reloading the state failed: %w", action, err)
-	}
-	h.Log.Info("override "+action, "module", id, "locale", locale, "revision", rev)
 	setFlash(c, flash)
-	if !h.Overlay.Current().exists(id) {
+	if !h.Served.Current().Exists(id) {
 		return seeOther(c, "/")
 	}
 	return seeOther(c, "/modules/"+id)
 }
 
 // conflict renders the 409 page of a stale save: the user's text stays in
-// the editor, now based on the current revision, beside the current text.
-func (h *Overrides) conflict(c echo.Context, e overridepage.Editor) error {
-	row, err := h.Store.GetOverride(c.Request().Context(), e.ID, e.Locale)
-	switch {
-	case errors.Is(err, library.ErrNotFound):
+// the editor, now based on the current revision (head; nil when the
+// override is gone), beside the current text.
+func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.Override) error {
+	if head == nil {
 		e.Conflict = &overridepage.Conflict{Deleted: true}
 		e.Revision = 0
-	case err != nil:
-		return err
-	default:
-		e.Conflict = &overridepage.Conflict{Revision: row.Revision, Author: row.Author, Updated: row.UpdatedAt.UTC().Format(timeLayout), Text: row.Text}
-		e.Revision = row.Revision
+	} else {
+		e.Conflict = &overridepage.Conflict{Revision: head.Revision, Author: head.Author, Updated: head.UpdatedAt.UTC().Format(timeLayout), Text: head.Text}
+		e.Revision = head.Revision
 	}
 	return Render(c, http.StatusConflict, overridepage.EditorPage(e))
-}
-
-// checkOverride parses an override text and applies the rules of S2 and
-// S3: it parses, keeps the route's id and the builtin's layer, every
-// placeholder is known and its includes make no cycle (E10). The errors
-// name the lines they concern.
-func checkOverride(asm *assembler.Assembler, v *View, id, locale, text string) (*library.Module, []components.LineError) {
-	m, err := library.Parse(overrideFile(id, locale), []byte(text))
-	if err != nil {
-		return nil, lineErrors(err)
-	}
-	if m.ID != id {
-		return nil, []components.LineError{{Line: m.FieldLine("id"), Msg: fmt.Sprintf("id: an override may not change the id; it must stay %q (S2)", id)}}
-	}
-	if b, ok := v.Library.Any(id); ok && m.Layer != b.Layer {
-		return nil, []components.LineError{{Line: m.FieldLine("layer"), Msg: fmt.Sprintf("layer: an override may not change the layer; it must stay %q (S2)", b.Layer)}}
-	}
-	if err := v.Library.CheckPlaceholders(m); err != nil {
-		return nil, lineErrors(err)
-	}
-	if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
-		var ae *assembler.Error
-		line := m.BodyLine
-		if errors.As(err, &ae) && len(ae.Path) > 1 {
-			for _, p := range m.Placeholders {
-				if p.Name == ae.Path[1] {
-					line = m.BodyLine + p.Line - 1
-					break
-				}
-			}
-		}
-		return nil, []components.LineError{{Line: line, Msg: "body: " + err.Error()}}
-	}
-	m.Locale = locale
-	return m, nil
-}
-
-// lineErrors turns a parse or check error into messages per line.
-func lineErrors(err error) []components.LineError {
-	var fe *library.FileError
-	if errors.As(err, &fe) {
-		msg := fe.Msg
-		if fe.Field != "" {
-			msg = fe.Field + ": " + msg
-		}
-		return []components.LineError{{Line: fe.Line, Msg: msg}}
-	}
-	return []components.LineError{{Msg: err.Error()}}
 }
 
 // ConfirmDelete renders GET /modules/:id/override/:locale/delete, the
@@ -430,7 +334,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 		return err
 	}
 	ctx := consoleContext(c)
-	err = h.Store.DeleteOverride(ctx, id, locale, rev)
+	err = h.Service.Delete(ctx, id, locale, rev)
 	if errors.Is(err, library.ErrConflict) {
 		row, err := h.Store.GetOverride(ctx, id, locale)
 		if err != nil {
@@ -443,11 +347,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Overlay.Rebuild(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("override deleted, but reloading the state failed: %w", err)
-	}
-	h.Log.Info("override deleted", "module", id, "locale", locale, "revision", rev)
-	if !h.Overlay.Current().exists(id) {
+	if !h.Served.Current().Exists(id) {
 		setFlash(c, fmt.Sprintf("User module %s (%s) deleted.", id, locale))
 		return seeOther(c, "/")
 	}
@@ -485,7 +385,7 @@ what to answer when information is missing.
 `
 
 // New renders GET /overrides/new, the form for a user module: an override
-// whose id has no builtin (S2).
+// whose id has no builtin.
 func (h *Overrides) New(c echo.Context) error {
 	e := overridepage.Editor{
 		New:     true,
@@ -502,7 +402,7 @@ func (h *Overrides) New(c echo.Context) error {
 // and not a builtin's; the text is checked like any override. Responds 422
 // with field or line errors, 409 when that id and locale exist.
 func (h *Overrides) Create(c echo.Context) error {
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	e := overridepage.Editor{
 		New:         true,
 		ID:          strings.TrimSpace(c.FormValue("id")),
@@ -527,7 +427,7 @@ func (h *Overrides) Create(c echo.Context) error {
 	if len(e.FieldErrors) > 0 {
 		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
 	}
-	if _, exists := v.head(e.ID, e.Locale); exists {
+	if _, exists := v.Head(e.ID, e.Locale); exists {
 		e.FieldErrors["id"] = fmt.Sprintf("a user module %s (%s) exists already: edit it from its page", e.ID, e.Locale)
 		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
 	}

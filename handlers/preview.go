@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/previewpage"
 )
@@ -28,7 +29,7 @@ type ScenarioStore interface {
 // API runs, on the Overlay's state.
 type Preview struct {
 	Store     ScenarioStore
-	Overlay   *Overlay
+	Served    *state.Served
 	Assembler *assembler.Assembler
 	// Now is the clock of assemblies whose request sets no "now".
 	Now func() time.Time
@@ -98,7 +99,7 @@ func (h *Preview) run(c echo.Context, m previewpage.Model) error {
 		}
 		req.Locale = loc
 	}
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	st := v.State
 	drafts := m.IncludeDrafts && !m.BuiltinOnly
 	switch {
@@ -142,7 +143,7 @@ const (
 // (their source stays override, override-drifted or user-module; the
 // reason gets DraftSuffix) and adds the drafts-included warning, whose
 // number counts the marked entries. It returns that number.
-func markDrafts(v *View, res *assembler.Result) int {
+func markDrafts(v *state.View, res *assembler.Result) int {
 	n := 0
 	for i := range res.Report {
 		e := &res.Report[i]
@@ -199,12 +200,12 @@ func indentJSON(raw json.RawMessage) string {
 }
 
 // resultModel copies an assembly result into the view model.
-func resultModel(v *View, res *assembler.Result) *previewpage.Result {
+func resultModel(v *state.View, res *assembler.Result) *previewpage.Result {
 	r := &previewpage.Result{Locale: res.Locale, Profile: res.Profile, Encoding: res.Encoding, Tokens: res.Tokens, Text: res.Text}
 	for _, e := range res.Report {
 		pe := previewpage.Entry{Kind: e.Kind, Module: e.Module, Version: e.Version, Source: e.Source,
 			Locale: e.Locale, Fallback: e.Fallback, Reason: e.Reason, Tokens: e.Tokens, Line: e.Line}
-		if e.Module != "" && v.exists(e.Module) {
+		if e.Module != "" && v.Exists(e.Module) {
 			pe.ModuleURL = "/modules/" + e.Module
 		}
 		r.Report = append(r.Report, pe)

@@ -14,24 +14,23 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/profilepage"
 )
 
-// ProfileStore is what the profile pages need from the store.
+// ProfileStore is what the profile pages read from the store.
 type ProfileStore interface {
 	ListProfiles(ctx context.Context) ([]store.Profile, error)
 	GetProfile(ctx context.Context, id string) (store.Profile, error)
-	CreateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
-	UpdateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
-	DeleteProfile(ctx context.Context, id string) error
 }
 
-// Profiles serves the profile pages (S7, S10). Every write rebuilds the
-// Overlay, which is what assembly reads.
+// Profiles serves the profile pages. Writes go through Service, which
+// refreshes what assembly reads.
 type Profiles struct {
 	Store   ProfileStore
-	Overlay *Overlay
+	Service *state.Profiles
+	Served  *state.Served
 }
 
 // List renders GET /profiles.
@@ -66,7 +65,7 @@ func (h *Profiles) Create(c echo.Context) error {
 	if !ok {
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
 	}
-	if _, err := h.Store.CreateProfile(consoleContext(c), p); errors.Is(err, library.ErrConflict) {
+	if _, err := h.Service.Create(consoleContext(c), p); errors.Is(err, library.ErrConflict) {
 		f.Errors = map[string]string{"id": fmt.Sprintf("a profile %q exists already", p.ID)}
 		return Render(c, http.StatusConflict, profilepage.FormPage(f))
 	} else if err != nil {
@@ -108,7 +107,7 @@ func (h *Profiles) Update(c echo.Context) error {
 	if !ok {
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
 	}
-	if _, err := h.Store.UpdateProfile(consoleContext(c), p); err != nil {
+	if _, err := h.Service.Update(consoleContext(c), p); err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s saved.", p.ID))
@@ -126,18 +125,14 @@ func (h *Profiles) ConfirmDelete(c echo.Context) error {
 // Delete handles POST /profiles/:id/delete. Errors: ErrNotFound.
 func (h *Profiles) Delete(c echo.Context) error {
 	id := c.Param("id")
-	if err := h.Store.DeleteProfile(consoleContext(c), id); err != nil {
+	if err := h.Service.Delete(consoleContext(c), id); err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s deleted.", id))
 }
 
-// written rebuilds the Overlay after a write and goes back to the list.
+// written goes back to the list after a write.
 func (h *Profiles) written(c echo.Context, msg string) error {
-	// The write is committed: finish the rebuild even if the client hung up.
-	if err := h.Overlay.Rebuild(context.WithoutCancel(c.Request().Context())); err != nil {
-		return fmt.Errorf("profile written, but reloading the state failed: %w", err)
-	}
 	setFlash(c, msg)
 	return seeOther(c, "/profiles")
 }
@@ -197,7 +192,7 @@ func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
 			errs["timeZone"] = fmt.Sprintf("%q is not an IANA time zone such as Asia/Shanghai", p.TimeZone)
 		}
 	}
-	v := h.Overlay.Current()
+	v := h.Served.Current()
 	var unknown, twice []string
 	for _, line := range strings.Split(f.PromptModules, "\n") {
 		id := strings.TrimSpace(line)
@@ -205,7 +200,7 @@ func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
 		case id == "":
 		case slices.Contains(p.PromptModules, id):
 			twice = append(twice, id)
-		case !v.exists(id):
+		case !v.Exists(id):
 			unknown = append(unknown, id)
 		default:
 			p.PromptModules = append(p.PromptModules, id)

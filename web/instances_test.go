@@ -91,24 +91,24 @@ func TestStartedServerFollowsNotifications(t *testing.T) {
 	// The draft's notification brings it to the server's drafts, not to
 	// what it serves.
 	eventually(t, time.Second, "draft seen", func() bool {
-		d, ok := srv.overlay.Current().Drafts[key]
+		d, ok := srv.served.Current().Drafts[key]
 		return ok && strings.Contains(d.Text, "Notified marker 7f3a.")
 	})
-	if srv.overlay.Current().State.Overrides[key] != nil {
+	if srv.served.Current().State.Overrides[key] != nil {
 		t.Fatal("the draft is served")
 	}
 	if _, err := other.Publish(t.Context(), "base.identity", "en-US", 1); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Second, "override served", func() bool {
-		o := srv.overlay.Current().State.Overrides[key]
+		o := srv.served.Current().State.Overrides[key]
 		return o != nil && strings.Contains(o.Module.Text, "Notified marker 7f3a.")
 	})
 	if _, err := other.CreateProfile(t.Context(), store.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Second, "profile served", func() bool {
-		return srv.overlay.Current().State.Profiles["ops"] != nil
+		return srv.served.Current().State.Profiles["ops"] != nil
 	})
 }
 
@@ -142,7 +142,7 @@ func TestStartedServerRefreshesPeriodically(t *testing.T) {
 			t.Fatal(err)
 		}
 		eventually(t, 5*time.Second, "silent change to "+name+" served", func() bool {
-			p := srv.overlay.Current().State.Profiles["ops"]
+			p := srv.served.Current().State.Profiles["ops"]
 			return p != nil && p.Name == name
 		})
 	}

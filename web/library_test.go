@@ -294,14 +294,14 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	}
 
 	// Drift is judged against the reloaded library.
-	m, _ := srv.overlay.Current().Library.Module("task.e12-notes", "en-US")
+	m, _ := srv.served.Current().Library.Module("task.e12-notes", "en-US")
 	text := strings.Replace(m.Text, "title: Field notes", "title: Field notes (ops)", 1)
 	if _, err := st.SaveOverride(t.Context(), store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: "Field notes (ops)", Version: 1,
 		BasedOnVersion: 1, BaseSnapshot: m.Text, Author: "test", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 5*time.Second, "the override served", func() bool {
-		return srv.overlay.Current().State.Overrides[assembler.Key(m.ID, "en-US")] != nil
+		return srv.served.Current().State.Overrides[assembler.Key(m.ID, "en-US")] != nil
 	})
 	if strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.e12-notes") {
 		t.Fatal("drift listed before the folder's version moved")

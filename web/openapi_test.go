@@ -17,8 +17,8 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
-	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // jsonObject is a decoded JSON object of the OpenAPI document.
@@ -305,7 +305,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	}
 	enums := map[string][]string{
 		"Layer":        layers,
-		"ModuleStatus": {components.StatusBuiltin, components.StatusOverridden, components.StatusDrifted, components.StatusUser},
+		"ModuleStatus": {string(state.StatusBuiltin), string(state.StatusOverridden), string(state.StatusDrifted), string(state.StatusUser)},
 	}
 	names := map[reflect.Type]string{}
 	for name, g := range types {

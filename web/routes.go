@@ -31,17 +31,17 @@ func (s *Server) newEcho() *echo.Echo {
 	// and the open assets skip them.
 	e.Use(s.sessions(), s.csrf(), unlessNoSession(s.auth.LoadUser))
 	// The library folder's broken files, for the banner of every page (S6).
-	e.Use(unlessNoSession(handlers.LibraryBanner(s.overlay)))
+	e.Use(unlessNoSession(handlers.LibraryBanner(s.served)))
 
-	health := &handlers.Health{DB: s.cfg.Store, Overlay: s.overlay}
-	lib := &handlers.Library{Overlay: s.overlay, Assembler: s.cfg.Assembler}
-	mod := &handlers.Module{Overlay: s.overlay, Assembler: s.cfg.Assembler}
-	ovr := &handlers.Overrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
-	drift := &handlers.Drift{Overlay: s.overlay}
-	hist := &handlers.History{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
-	review := &handlers.DriftReview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
-	prof := &handlers.Profiles{Store: s.cfg.Store, Overlay: s.overlay}
-	prev := &handlers.Preview{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	health := &handlers.Health{DB: s.cfg.Store, Served: s.served}
+	lib := &handlers.Library{Served: s.served, Assembler: s.cfg.Assembler}
+	mod := &handlers.Module{Served: s.served, Assembler: s.cfg.Assembler}
+	ovr := &handlers.Overrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	drift := &handlers.Drift{Served: s.served}
+	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
+	review := &handlers.DriftReview{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
+	prof := &handlers.Profiles{Store: s.cfg.Store, Service: s.profiles, Served: s.served}
+	prev := &handlers.Preview{Store: s.cfg.Store, Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
 	// Accounts (issue 5): pages need a session whose user has the role
@@ -122,7 +122,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// changing overrides. commands, tools and openapi.json take assemble
 	// or read: a runtime lists commands and tools, and any client may read
 	// the API's description.
-	api := &handlers.API{Overlay: s.overlay, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
@@ -138,7 +138,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// Overrides (issue 4): PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
-	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Overlay: s.overlay, Assembler: s.cfg.Assembler, Log: s.log}
+	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}

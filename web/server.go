@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -55,11 +56,13 @@ const sessionCleanup = 30 * time.Minute
 // Server is the console and API server. Create it with New, then Start;
 // Close shuts it down.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	echo    *echo.Echo
-	overlay *handlers.Overlay
-	http    *http.Server
+	cfg       Config
+	log       *slog.Logger
+	echo      *echo.Echo
+	served    *state.Served
+	overrides *state.Overrides
+	profiles  *state.Profiles
+	http      *http.Server
 
 	sessionManager *scs.SessionManager
 	auth           *handlers.Auth
@@ -93,11 +96,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Refresh = DefaultRefresh
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
-	s.overlay = handlers.NewOverlay(cfg.Library, cfg.Store, cfg.Logger)
-	cfg.Library.OnChange(s.overlay.LibraryChanged)
-	if err := s.overlay.Rebuild(ctx); err != nil {
+	served, err := state.Open(ctx, cfg.Library, cfg.Store, cfg.Logger)
+	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
+	s.served = served
+	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger}
+	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	if err := seedScenarios(store.WithActor(ctx, "system"), cfg.Store); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -173,7 +178,7 @@ func (s *Server) Start() error {
 func (s *Server) startRefresh() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
-	s.loops.Go(func() { s.overlay.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() { s.served.Run(ctx, s.cfg.Refresh) })
 	s.loops.Go(func() {
 		tick := time.NewTicker(sessionCleanup)
 		defer tick.Stop()
@@ -200,7 +205,7 @@ func (s *Server) startRefresh() {
 			} else {
 				s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
 			}
-			s.overlay.Changed()
+			s.served.Changed()
 		}
 		onError := func(err error) { s.log.Warn("change notifications interrupted", "err", err) }
 		if err := s.cfg.Store.Listen(ctx, onChange, onError); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/static"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -335,7 +336,7 @@ func TestStartServesUntilClose(t *testing.T) {
 	}
 }
 
-func TestLoadStateMatchesTheOverlay(t *testing.T) {
+func TestStateLoadMatchesTheServer(t *testing.T) {
 	t.Parallel()
 	var text string
 	_, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
@@ -357,14 +358,15 @@ func TestLoadStateMatchesTheOverlay(t *testing.T) {
 		}
 	})
 	lib, _ := library.Builtin()
-	state, err := LoadState(context.Background(), st, lib, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	served, err := state.Load(context.Background(), st, lib, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(state.Overrides) != 1 || state.Overrides[assembler.Key("base.identity", "en-us")].Module.Text != text {
-		t.Errorf("overrides %v: want only the parsed base.identity", state.Overrides)
+	operator := served.Current().State
+	if len(operator.Overrides) != 1 || operator.Overrides[assembler.Key("base.identity", "en-us")].Module.Text != text {
+		t.Errorf("overrides %v: want only the parsed base.identity", operator.Overrides)
 	}
-	if p := state.Profiles["desk"]; p == nil || p.Locale != "zh-CN" || p.PromptModules[0] != "base.identity" {
+	if p := operator.Profiles["desk"]; p == nil || p.Locale != "zh-CN" || p.PromptModules[0] != "base.identity" {
 		t.Errorf("profile %+v", p)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/migrations"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/pgcluster"
 	"github.com/promptdesk/promptdesk/web"
@@ -208,7 +209,7 @@ func (a *app) assemble(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var state *assembler.State
+	var operator *assembler.State
 	if !a.cli.Assemble.BuiltinOnly {
 		log := a.logger()
 		st, closeStore, err := a.openStore(ctx, log)
@@ -216,11 +217,13 @@ func (a *app) assemble(ctx context.Context) error {
 			return err
 		}
 		defer closeStore()
-		if state, err = web.LoadState(ctx, st, snap, log); err != nil {
+		served, err := state.Load(ctx, st, snap, log)
+		if err != nil {
 			return err
 		}
+		operator = served.Current().State
 	}
-	res, err := asm.Assemble(snap, state, req, time.Now())
+	res, err := asm.Assemble(snap, operator, req, time.Now())
 	if err != nil {
 		return err
 	}

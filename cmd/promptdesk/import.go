@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +11,10 @@ import (
 
 	"golang.org/x/text/language"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/importer"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
-	"github.com/promptdesk/promptdesk/web"
 )
 
 // importFormat is the --from value of a folder in the library layout, as
@@ -214,7 +211,8 @@ func (a *app) importLibrary(ctx context.Context) error {
 	return nil
 }
 
-// newImporter loads the library, opens the store and the current state.
+// newImporter loads the library, opens the store and the write path of
+// overrides over them.
 func (a *app) newImporter(ctx context.Context) (*dbImporter, func(), error) {
 	snap, asm, err := a.parts(false)
 	if err != nil {
@@ -225,11 +223,12 @@ func (a *app) newImporter(ctx context.Context) (*dbImporter, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	im := &dbImporter{st: st, snap: snap, asm: asm, fallback: a.cli.FallbackLocale, log: log}
-	if err := im.reload(ctx); err != nil {
+	served, err := state.Load(ctx, st, snap, log)
+	if err != nil {
 		closeStore()
 		return nil, nil, err
 	}
+	im := &dbImporter{overrides: &state.Overrides{Store: st, Served: served, Assembler: asm, Log: log}}
 	return im, closeStore, nil
 }
 
@@ -289,21 +288,12 @@ type importResult struct {
 	outcome, detail string
 }
 
-// dbImporter checks and saves module texts against one library snapshot.
+// dbImporter saves module texts through the write path every other
+// entry point uses, as drafts recorded with action import. Each save
+// refreshes the state it checks against, so include cycles among the
+// imported modules are found too.
 type dbImporter struct {
-	st       *store.Store
-	snap     *library.Snapshot
-	asm      *assembler.Assembler
-	state    *assembler.State
-	fallback string
-	log      *slog.Logger
-}
-
-// reload reads the overrides into the state. It runs after every save, so
-// that include cycles among the imported modules are found too.
-func (im *dbImporter) reload(ctx context.Context) (err error) {
-	im.state, err = web.LoadState(ctx, im.st, im.snap, im.log)
-	return err
+	overrides *state.Overrides
 }
 
 // file checks and saves one file. A problem with the file is a failed
@@ -330,12 +320,15 @@ func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, err
 }
 
 // save checks one module text like an edit in the console and saves it as
-// a draft revision of the override of its id in locale. path names the
-// text in the result and must end in the module's file name.
+// a draft revision of the override of its id in locale, on top of its
+// head (an import replaces what is there; an edit keeps its base). path
+// names the text in the result and must end in the module's file name.
 func (im *dbImporter) save(ctx context.Context, path, locale string, data []byte) (importResult, error) {
 	fail := func(line int, field, msg string) (importResult, error) {
 		return importResult{outcomeFailed, (&library.FileError{File: path, Line: line, Field: field, Msg: msg}).Error()}, nil
 	}
+	// The id comes from the text: parse it first to know which override
+	// this is, and that it matches the file name.
 	m, err := library.Parse(path, data)
 	if err != nil {
 		return importResult{outcomeFailed, err.Error()}, nil
@@ -343,84 +336,26 @@ func (im *dbImporter) save(ctx context.Context, path, locale string, data []byte
 	if want, _ := library.IDFromFileName(filepath.Base(path)); m.ID != want {
 		return fail(m.FieldLine("id"), "id", fmt.Sprintf("id %q does not match the file name %s (expected id %q)", m.ID, filepath.Base(path), want))
 	}
-	if b, ok := im.snap.Any(m.ID); ok && m.Layer != b.Layer {
-		return fail(m.FieldLine("layer"), "layer", fmt.Sprintf("an override may not change the layer; it must stay %q (S2)", b.Layer))
+	head := 0
+	if h, ok := im.overrides.Served.Current().Head(m.ID, locale); ok {
+		head = h.Revision
 	}
-	if err := im.snap.CheckPlaceholders(m); err != nil {
-		return importResult{outcomeFailed, err.Error()}, nil
-	}
-	if err := im.asm.CheckIncludes(im.snap, im.state, m, locale); err != nil {
-		return fail(includeLine(m, err), "body", err.Error())
-	}
-
-	base, hasBuiltin := im.builtinBase(m.ID, locale)
-	if hasBuiltin && m.Text == base.Text {
-		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the builtin %s text (version %d); nothing stored", path, base.Locale, base.Version)}, nil
-	}
-	head, err := im.st.GetOverride(ctx, m.ID, locale)
-	baseRevision := head.Revision
-	switch {
-	case errors.Is(err, library.ErrNotFound):
-		baseRevision = 0
-	case err != nil:
-		return importResult{}, err
-	case head.Text == m.Text:
-		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the override of %s (%s) at revision %d; nothing stored", path, m.ID, head.Locale, head.Revision)}, nil
-	}
-
-	o := store.Override{
-		ModuleID: m.ID,
-		Locale:   locale,
-		Text:     m.Text,
-		Title:    m.Title,
-		Version:  m.Version,
-		Author:   cliActor,
-		Action:   store.ActionImport,
-	}
-	if o.Fields, err = json.Marshal(m.Frontmatter); err != nil {
+	out, err := im.overrides.Save(ctx, state.Edit{ID: m.ID, Locale: locale, Text: string(data), Revision: head,
+		Action: store.ActionImport, SkipUnchanged: true})
+	if err != nil {
 		return importResult{}, err
 	}
-	if hasBuiltin {
-		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
+	switch out.Kind {
+	case state.OutcomeInvalid:
+		e := out.Errors[0]
+		return fail(e.Line, e.Field, strings.TrimPrefix(e.Msg, e.Field+": "))
+	case state.OutcomeEqualsBuiltin:
+		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the builtin %s text (version %d); nothing stored", path, out.Builtin.Locale, out.Builtin.Version)}, nil
+	case state.OutcomeUnchanged:
+		return importResult{outcomeSkipped, fmt.Sprintf("%s: identical to the override of %s (%s) at revision %d; nothing stored", path, m.ID, out.Head.Locale, out.Head.Revision)}, nil
+	case state.OutcomeConflict:
+		return fail(0, "", fmt.Sprintf("the override changed while importing (%s); run the import again", out.Reason))
 	}
-	saved, err := im.st.SaveOverride(ctx, o, baseRevision)
-	switch {
-	case errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound):
-		return fail(0, "", fmt.Sprintf("the override changed while importing (%v); run the import again", err))
-	case errors.Is(err, library.ErrInvalid):
-		return fail(0, "", err.Error())
-	case err != nil:
-		return importResult{}, err
-	}
-	if err := im.reload(ctx); err != nil {
-		return importResult{}, err
-	}
+	saved := out.Saved
 	return importResult{outcomeImported, fmt.Sprintf("%s: %s (%s) saved as draft revision %d (not served until published)", path, saved.ModuleID, saved.Locale, saved.Revision)}, nil
-}
-
-// builtinBase is the builtin an override of id in locale is based on: the
-// locale's, else the fallback locale's, else any locale's (as the
-// console's editor does). ok is false for a user module.
-func (im *dbImporter) builtinBase(id, locale string) (*library.Module, bool) {
-	if m, ok := im.snap.Module(id, locale); ok {
-		return m, true
-	}
-	if m, ok := im.snap.Module(id, im.fallback); ok {
-		return m, true
-	}
-	return im.snap.Any(id)
-}
-
-// includeLine is the line of the placeholder that starts an include
-// cycle, or the body's first line.
-func includeLine(m *library.Module, err error) int {
-	var ae *assembler.Error
-	if errors.As(err, &ae) && len(ae.Path) > 1 {
-		for _, p := range m.Placeholders {
-			if p.Name == ae.Path[1] {
-				return m.BodyLine + p.Line - 1
-			}
-		}
-	}
-	return m.BodyLine
 }

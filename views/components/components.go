@@ -9,21 +9,10 @@ import (
 	"strings"
 )
 
-// Module statuses shown in the library and on module pages (S2).
-const (
-	StatusBuiltin    = "builtin"
-	StatusOverridden = "overridden"
-	StatusDrifted    = "drifted"
-	StatusUser       = "user"
-	StatusBroken     = "broken"
-	// StatusDraft marks a module or locale with a draft not published yet.
-	StatusDraft = "draft"
-)
-
 // badgeLabels gives the words of statuses and report sources (S5.5)
 // whose display differs from their code.
 var badgeLabels = map[string]string{
-	StatusUser:         "user module",
+	"user":             "user module",
 	"override-drifted": "override (drifted)",
 	"user-module":      "user module",
 }

@@ -35,6 +35,10 @@ type Model struct {
 	// now: there is nothing to review.
 	Drifted bool
 	Reason  string
+	// BuiltinRemoved is true when the library no longer has the builtin:
+	// keep mine then makes the override a user module, and there is
+	// nothing to rebase onto.
+	BuiltinRemoved bool
 	// BuiltinVersion is the builtin's version now.
 	BuiltinVersion int
 	// The three texts: what the override was based on, the builtin now,

@@ -630,7 +630,7 @@ func List(m Model) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					if r.Draft {
-						templ_7745c5c3_Err = components.Badge(components.StatusDraft).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = components.Badge("draft").Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

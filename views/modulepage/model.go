@@ -84,6 +84,11 @@ type Override struct {
 	Author         string
 	Updated        string
 	BasedOnVersion int
+	// Drift says why the builtin moved on since the override was made
+	// ("builtin version raised"); "" when it did not. ReviewURL is the
+	// drift review of this override.
+	Drift     string
+	ReviewURL string
 	// Broken is the parse error of an override that no longer parses.
 	Broken string
 }

@@ -331,7 +331,7 @@ func result(r Result) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Badge(components.StatusDraft).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Badge("draft").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,4 +1,4 @@
-package handlers_test
+package state_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 )
 
-// slowSource is an OverlaySource whose ListOverrides counts its calls and
+// slowSource is a state.Source whose ListOverrides counts its calls and
 // waits for release when gate is set.
 type slowSource struct {
 	calls atomic.Int32
@@ -48,13 +48,19 @@ func (s *slowSource) ListDrafts(context.Context) ([]store.Override, error) { ret
 
 func (s *slowSource) ListProfiles(context.Context) ([]store.Profile, error) { return nil, nil }
 
-func newRunOverlay(t *testing.T, src *slowSource) *handlers.Overlay {
+// openServed opens a Served over the builtin library and src, which it
+// reads once.
+func openServed(t *testing.T, src *slowSource) *state.Served {
 	t.Helper()
 	lib, err := library.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return handlers.NewOverlay(reload.Fixed(lib), src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := state.Open(t.Context(), reload.Fixed(lib), src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // waitCalls waits until src has been read n times.
@@ -71,13 +77,10 @@ func waitCalls(t *testing.T, src *slowSource, n int32) {
 
 // A burst of changes during a rebuild queues exactly one more; Current
 // keeps answering meanwhile; Run returns when its context ends.
-func TestOverlayRunCoalesces(t *testing.T) {
+func TestServedRunCoalesces(t *testing.T) {
 	t.Parallel()
 	src := &slowSource{}
-	o := newRunOverlay(t, src)
-	if err := o.Rebuild(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	o := openServed(t, src)
 	first := o.Current()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -114,13 +117,10 @@ func TestOverlayRunCoalesces(t *testing.T) {
 
 // Without any change Run still rebuilds periodically, and it retries a
 // failed rebuild, keeping the last good View.
-func TestOverlayRunPeriodicAndRetry(t *testing.T) {
+func TestServedRunPeriodicAndRetry(t *testing.T) {
 	t.Parallel()
 	src := &slowSource{}
-	o := newRunOverlay(t, src)
-	if err := o.Rebuild(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	o := openServed(t, src)
 	good := o.Current()
 	src.fail.Store(true)
 	ctx, cancel := context.WithCancel(t.Context())

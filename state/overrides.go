@@ -1,0 +1,354 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/library/lint"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// OverrideStore is what Overrides needs from the store.
+type OverrideStore interface {
+	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
+	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
+	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
+	Publish(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, error)
+	Discard(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, bool, error)
+	GetRevision(ctx context.Context, moduleID, locale string, revision int) (store.Revision, error)
+	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (store.Override, error)
+	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (store.Override, error)
+	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
+}
+
+// Overrides is the one write path of overrides: console, API, drift
+// review and import all save, publish, discard, delete, restore and
+// review through it, so they follow the same rules and every write
+// refreshes Served. Who made a change is the actor of the context
+// (store.WithActor).
+type Overrides struct {
+	Store     OverrideStore
+	Served    *Served
+	Assembler *assembler.Assembler
+	Log       *slog.Logger
+}
+
+// Edit is a new text for the override of ID in Locale.
+type Edit struct {
+	ID, Locale string
+	// Text is the whole module file, frontmatter and body.
+	Text string
+	// Revision is the revision the text is based on: 0 creates the
+	// override (or brings a deleted one back).
+	Revision int
+	// Action is the revision action to record (store.ActionImport); ""
+	// records create or save.
+	Action string
+	// SkipUnchanged stores nothing when Text is the head's text already
+	// (OutcomeUnchanged), so that importing a folder twice adds nothing.
+	SkipUnchanged bool
+}
+
+// OutcomeKind says what a save did.
+type OutcomeKind string
+
+// The outcomes of a save.
+const (
+	// OutcomeStored: a new revision was stored (Saved).
+	OutcomeStored OutcomeKind = "stored"
+	// OutcomeEqualsBuiltin: the text is the builtin's (EqualsBuiltin):
+	// nothing was stored; Builtin is that text, Head the override left as
+	// it was, if any.
+	OutcomeEqualsBuiltin OutcomeKind = "equals-builtin"
+	// OutcomeUnchanged: Edit.SkipUnchanged and the text is Head's already.
+	OutcomeUnchanged OutcomeKind = "unchanged"
+	// OutcomeConflict: the override is not at the revision the text was
+	// based on; Head is the override now (nil when there is none) and
+	// Reason the store's explanation. Nothing was stored.
+	OutcomeConflict OutcomeKind = "conflict"
+	// OutcomeInvalid: the text breaks a rule (Errors); nothing was stored.
+	OutcomeInvalid OutcomeKind = "invalid"
+)
+
+// Outcome is what a save did, for an adapter to turn into a page, JSON or
+// a report line. Module, Warnings and Notices describe the text whenever
+// it parsed and passed the checks (every kind but invalid).
+type Outcome struct {
+	Kind     OutcomeKind
+	Module   *library.Module
+	Saved    store.Override
+	Builtin  *library.Module
+	Head     *store.Override
+	Reason   string
+	Errors   []LineError
+	Warnings []lint.Finding
+	Notices  []lint.Finding
+}
+
+// Check applies the checks of a save to text without storing anything:
+// Outcome invalid with its errors, or stored-to-be with the parsed module
+// and its checklist findings (Kind is "").
+func (s *Overrides) Check(id, locale, text string) Outcome {
+	m, errs := check(s.Assembler, s.Served.Current(), id, locale, text)
+	if len(errs) > 0 {
+		return Outcome{Kind: OutcomeInvalid, Errors: errs}
+	}
+	out := Outcome{Module: m}
+	out.Warnings, out.Notices = Findings(m)
+	return out
+}
+
+// BuiltinBase is the builtin an override of id in locale is copied from
+// (View.BuiltinBase with the server's fallback locale).
+func (s *Overrides) BuiltinBase(v *View, id, locale string) (*library.Module, bool) {
+	return v.BuiltinBase(s.Assembler.FallbackLocale(), id, locale)
+}
+
+// Save checks e.Text and saves it as a draft revision of the override.
+// The base rule: a new override is based on the builtin it is copied from
+// (BuiltinBase); an edit keeps the base of the revision it edits, drifted
+// or not, because only the drift review moves a base. The error is for
+// the store failing; every refusal is an Outcome.
+func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
+	v := s.Served.Current()
+	out := s.Check(e.ID, e.Locale, e.Text)
+	if out.Kind == OutcomeInvalid {
+		return out, nil
+	}
+	m := out.Module
+	head, exists, err := s.head(ctx, e.ID, e.Locale)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if e.Revision > 0 && exists && head.Revision != e.Revision {
+		// The base depends on the revision edited: refuse before saving.
+		return s.conflict(ctx, out, e, fmt.Errorf("%s is at revision %d, not %d", OverrideFile(e.ID, e.Locale), head.Revision, e.Revision))
+	}
+	if exists {
+		out.Head = &head
+	}
+	if e.SkipUnchanged && exists && head.Text == m.Text {
+		out.Kind = OutcomeUnchanged
+		return out, nil
+	}
+	base, hasBuiltin := s.BuiltinBase(v, e.ID, e.Locale)
+	if hasBuiltin && EqualsBuiltin(m.Text, base.Text) {
+		out.Kind, out.Builtin = OutcomeEqualsBuiltin, base
+		return out, nil
+	}
+	o := store.Override{ModuleID: e.ID, Locale: e.Locale, Action: e.Action}
+	switch {
+	case exists && e.Revision == head.Revision:
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = head.BasedOnVersion, head.BaseSnapshot, head.BaseHash
+	case hasBuiltin:
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
+	}
+	return s.store(ctx, out, o, m, e.Revision, e.Text)
+}
+
+// store encodes m into o, saves it on top of revision and refreshes.
+func (s *Overrides) store(ctx context.Context, out Outcome, o store.Override, m *library.Module, revision int, text string) (Outcome, error) {
+	o.Text, o.Title, o.Version = m.Text, m.Title, m.Version
+	fields, err := json.Marshal(m.Frontmatter)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: encode its fields: %w", OverrideFile(o.ModuleID, o.Locale), err)
+	}
+	o.Fields = fields
+	saved, err := s.Store.SaveOverride(ctx, o, revision)
+	switch {
+	case errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) && revision > 0:
+		return s.conflict(ctx, out, Edit{ID: o.ModuleID, Locale: o.Locale, Text: text, Revision: revision}, err)
+	case errors.Is(err, library.ErrInvalid):
+		return Outcome{Kind: OutcomeInvalid, Errors: []LineError{{Msg: err.Error()}}}, nil
+	case err != nil:
+		return Outcome{}, err
+	}
+	if err := s.Served.refresh(ctx, "override saved"); err != nil {
+		return Outcome{}, err
+	}
+	s.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision,
+		"author", saved.Author, "published", o.Publish)
+	out.Kind, out.Saved = OutcomeStored, saved
+	return out, nil
+}
+
+// head reads the override's head; exists is false when there is none.
+func (s *Overrides) head(ctx context.Context, id, locale string) (store.Override, bool, error) {
+	h, err := s.Store.GetOverride(ctx, id, locale)
+	switch {
+	case errors.Is(err, library.ErrNotFound):
+		return store.Override{}, false, nil
+	case err != nil:
+		return store.Override{}, false, err
+	}
+	return h, true, nil
+}
+
+// conflict is the conflict outcome of e, with the head as it is now.
+func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason error) (Outcome, error) {
+	head, exists, err := s.head(ctx, e.ID, e.Locale)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out.Kind, out.Reason, out.Head = OutcomeConflict, reason.Error(), nil
+	if exists {
+		out.Head = &head
+	}
+	return out, nil
+}
+
+// Publish makes the draft at revision the served text and returns the
+// head. Errors: library.ErrInvalid when that draft no longer parses;
+// library.ErrConflict when the head moved past revision; library.ErrNotFound
+// when there is no override; else the store's.
+func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (store.Override, error) {
+	key := assembler.Key(id, locale)
+	v := s.Served.Current()
+	if d, ok := v.Drafts[key]; ok && d.Revision == revision {
+		if perr, broken := v.DraftBroken[key]; broken {
+			return store.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
+				revision, id, locale, perr, library.ErrInvalid)
+		}
+	}
+	saved, err := s.Store.Publish(ctx, id, locale, revision)
+	if err != nil {
+		return store.Override{}, err
+	}
+	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
+	return saved, s.Served.refresh(ctx, "override published")
+}
+
+// Discard drops the draft at revision: the published text serves on as a
+// new revision, or the override is removed (removed true) when nothing was
+// ever published. Errors as Publish.
+func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved store.Override, removed bool, err error) {
+	if saved, removed, err = s.Store.Discard(ctx, id, locale, revision); err != nil {
+		return store.Override{}, false, err
+	}
+	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
+	return saved, removed, s.Served.refresh(ctx, "draft discarded")
+}
+
+// Delete removes the override at revision: the builtin serves again (a
+// user module's locale is gone). Errors: library.ErrConflict when it
+// moved past revision, library.ErrNotFound when there is none.
+func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int) error {
+	if err := s.Store.DeleteOverride(ctx, id, locale, revision); err != nil {
+		return err
+	}
+	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
+	return s.Served.refresh(ctx, "override deleted")
+}
+
+// Restore makes the text and base of an old revision the override's
+// draft again, on top of base (the head the operator saw). The text must
+// still pass the checks of a save (OutcomeInvalid otherwise); a head past
+// base is OutcomeConflict. Errors: library.ErrNotFound for an unknown
+// revision, library.ErrInvalid for a revision that removed the override.
+func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, base int) (Outcome, error) {
+	r, err := s.Store.GetRevision(ctx, id, locale, revision)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if store.Removal(r.Action, r.Text) {
+		return Outcome{}, fmt.Errorf("revision %d removed the override: it has no text to restore: %w", revision, library.ErrInvalid)
+	}
+	out := s.Check(id, locale, r.Text)
+	if out.Kind == OutcomeInvalid {
+		return out, nil
+	}
+	saved, err := s.Store.RestoreRevision(ctx, id, locale, revision, base)
+	switch {
+	case errors.Is(err, library.ErrConflict):
+		return s.conflict(ctx, out, Edit{ID: id, Locale: locale, Revision: base}, err)
+	case err != nil:
+		return Outcome{}, err
+	}
+	if err := s.Served.refresh(ctx, "revision restored"); err != nil {
+		return Outcome{}, err
+	}
+	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
+	out.Kind, out.Saved = OutcomeStored, saved
+	return out, nil
+}
+
+// KeepMine is the drift review's "keep mine": the override at revision
+// keeps its text and is based on the builtin now (BuiltinBase), published
+// at once; with its builtin removed it becomes a user module (based on
+// nothing). Errors: library.ErrConflict, library.ErrNotFound as Delete.
+func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (store.Override, error) {
+	var version int
+	var text string
+	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok {
+		version, text = b.Version, b.Text
+	}
+	saved, err := s.Store.KeepMine(ctx, id, locale, revision, version, text, store.TextHash(text))
+	if err != nil {
+		return store.Override{}, err
+	}
+	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
+	return saved, s.Served.refresh(ctx, "override kept")
+}
+
+// TakeBuiltin is the drift review's "take builtin": the override at
+// revision is removed and the builtin serves. Errors as Delete.
+func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision int) error {
+	if err := s.Store.TakeBuiltin(ctx, id, locale, revision); err != nil {
+		return err
+	}
+	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
+	return s.Served.refresh(ctx, "builtin taken")
+}
+
+// ConflictMarker is the message of a line of a rebased text that is still
+// a conflict marker.
+const ConflictMarker = "conflict marker: resolve the conflict and remove this line"
+
+// Rebase is the drift review's rebase: text, the operator's merge of the
+// builtin's changes into the override at revision, is saved based on the
+// builtin now and published at once, since it resolves a drift of what
+// serves. Conflict markers left in the text (linediff) are invalid, like
+// any failed check; a text equal to the builtin stores nothing.
+func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revision int) (Outcome, error) {
+	head, exists, err := s.head(ctx, id, locale)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !exists || head.Revision != revision {
+		return s.conflict(ctx, Outcome{}, Edit{ID: id, Locale: locale, Text: text, Revision: revision},
+			fmt.Errorf("%s is not at revision %d any more", OverrideFile(id, locale), revision))
+	}
+	base, ok := s.BuiltinBase(s.Served.Current(), id, locale)
+	if !ok {
+		return Outcome{}, fmt.Errorf("%s has no builtin to rebase onto: keep it as a user module or delete it: %w", id, library.ErrInvalid)
+	}
+	lines := linediff.MarkerLines(text)
+	if len(lines) == 0 {
+		lines = linediff.StraySeparators(text, base.Text, head.Text)
+	}
+	if len(lines) > 0 {
+		out := Outcome{Kind: OutcomeInvalid}
+		for _, n := range lines {
+			out.Errors = append(out.Errors, LineError{Line: n, Msg: ConflictMarker})
+		}
+		return out, nil
+	}
+	out := s.Check(id, locale, text)
+	if out.Kind == OutcomeInvalid {
+		return out, nil
+	}
+	out.Head = &head
+	if EqualsBuiltin(out.Module.Text, base.Text) {
+		out.Kind, out.Builtin = OutcomeEqualsBuiltin, base
+		return out, nil
+	}
+	o := store.Override{ModuleID: id, Locale: head.Locale, Action: store.ActionRebase, Publish: true,
+		BasedOnVersion: base.Version, BaseSnapshot: base.Text, BaseHash: store.TextHash(base.Text)}
+	return s.store(ctx, out, o, out.Module, revision, text)
+}

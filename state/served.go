@@ -1,0 +1,241 @@
+// Package state is the operator state promptdesk serves, below the HTTP
+// layer: the immutable View of the library with the published and draft
+// overrides and the profiles on top (Served), and the writes that change
+// it (Overrides, Profiles). The writes live here with the view so that
+// every one of them refreshes what is served, and none can forget to: the
+// refresh is not exported, and outside this package only notifications
+// from other processes (Changed) and the periodic safety net (Run) ask
+// for one. Console, API, drift review and import are thin adapters over
+// the same write path.
+package state
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// Source is what Served reads from the store.
+type Source interface {
+	ListOverrides(ctx context.Context) ([]store.Override, error)
+	ListDrafts(ctx context.Context) ([]store.Override, error)
+	ListProfiles(ctx context.Context) ([]store.Profile, error)
+}
+
+// Served keeps the current View: rebuilt after every write through this
+// package and, under Run, after changes made by other processes and after
+// each reload of a library folder, so that pages and assembly never query
+// the database per request. It is safe for concurrent use.
+type Served struct {
+	src Source
+	lib *reload.Library
+	log *slog.Logger
+
+	mu  sync.Mutex // serialises rebuilds, so the last one stored read last
+	cur atomic.Pointer[View]
+
+	// stale holds one token when a rebuild has been asked for (Changed) and
+	// Run has not started it yet: a burst of changes queues one rebuild.
+	stale chan struct{}
+}
+
+// Open reads the operator state once and returns the Served over lib,
+// whose current library each rebuild takes. To follow a library folder,
+// it registers LibraryChanged with lib.OnChange. Errors are the store's.
+func Open(ctx context.Context, lib *reload.Library, src Source, log *slog.Logger) (*Served, error) {
+	s := &Served{src: src, lib: lib, log: log, stale: make(chan struct{}, 1)}
+	if err := s.rebuild(ctx); err != nil {
+		return nil, err
+	}
+	lib.OnChange(s.LibraryChanged)
+	return s, nil
+}
+
+// Load reads the operator state once over a fixed library snapshot, for
+// one-shot commands such as the CLI's assemble and import. Errors are the
+// store's.
+func Load(ctx context.Context, src Source, lib *library.Snapshot, log *slog.Logger) (*Served, error) {
+	return Open(ctx, reload.Fixed(lib), src, log)
+}
+
+// Changed tells Run that the store changed (a notification from another
+// process). It never blocks: while a rebuild is queued, further calls add
+// nothing, so a burst costs at most the rebuild in flight plus one.
+func (s *Served) Changed() {
+	select {
+	case s.stale <- struct{}{}:
+	default:
+	}
+}
+
+// Run keeps the View current until ctx is cancelled: it rebuilds after
+// Changed and every `every` as a safety net for missed notifications. A
+// failed rebuild is logged and retried a second later (or after every,
+// when shorter); the last good View keeps serving meanwhile, and Current
+// never waits for a rebuild.
+func (s *Served) Run(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stale:
+		case <-tick.C:
+		case <-retry:
+		}
+		retry = nil
+		if err := s.rebuild(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			wait := min(time.Second, every)
+			s.log.Warn("refreshing the operator state failed; the previous state keeps serving", "retry_in", wait, "err", err)
+			retry = time.After(wait)
+		}
+	}
+}
+
+// LibraryChanged swaps the library's current state into the current View
+// (a reloaded library folder). The operator state does not depend on the
+// library, so nothing is read from the store: the new library serves at
+// once, even while the database is unreachable, and drift is judged
+// against it from then on.
+func (s *Served) LibraryChanged() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.cur.Load()
+	if cur == nil {
+		return
+	}
+	v := *cur
+	lib := s.lib.Current()
+	v.Library, v.LibraryBroken = lib.Snapshot, lib.Broken
+	s.cur.Store(&v)
+}
+
+// Current returns the latest View, never nil after Open.
+func (s *Served) Current() *View { return s.cur.Load() }
+
+// refresh rebuilds after a write of this process. The write is committed,
+// so the rebuild finishes even if the request that made it was cancelled.
+func (s *Served) refresh(ctx context.Context, what string) error {
+	if err := s.rebuild(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("%s, but reloading the served state failed: %w", what, err)
+	}
+	return nil
+}
+
+// rebuild takes the library's current state, reads every override and
+// profile and swaps in a new View. An override whose text no longer parses
+// is logged and kept in Broken, not served; it does not fail the rebuild.
+// Errors are the store's.
+func (s *Served) rebuild(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows, err := s.src.ListOverrides(ctx)
+	if err != nil {
+		return fmt.Errorf("operator state: %w", err)
+	}
+	drafts, err := s.src.ListDrafts(ctx)
+	if err != nil {
+		return fmt.Errorf("operator state: %w", err)
+	}
+	profiles, err := s.src.ListProfiles(ctx)
+	if err != nil {
+		return fmt.Errorf("operator state: %w", err)
+	}
+	lib := s.lib.Current()
+	v := &View{
+		Library:       lib.Snapshot,
+		LibraryBroken: lib.Broken,
+		State: &assembler.State{
+			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
+			Profiles:  make(map[string]*assembler.Profile, len(profiles)),
+		},
+		Rows:        make(map[assembler.OverrideKey]store.Override, len(rows)),
+		Broken:      map[assembler.OverrideKey]error{},
+		Drafts:      make(map[assembler.OverrideKey]store.Override, len(drafts)),
+		DraftBroken: map[assembler.OverrideKey]error{},
+	}
+	for _, r := range rows {
+		key := assembler.Key(r.ModuleID, r.Locale)
+		v.Rows[key] = r
+		ov, err := parseOverride(r)
+		if err != nil {
+			s.log.Warn("override no longer parses; not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
+			v.Broken[key] = err
+			continue
+		}
+		v.State.Overrides[key] = ov
+	}
+	v.WithDrafts = v.State
+	for _, r := range drafts {
+		key := assembler.Key(r.ModuleID, r.Locale)
+		v.Drafts[key] = r
+		ov, err := parseOverride(r)
+		if err != nil {
+			v.DraftBroken[key] = err
+			continue
+		}
+		if v.WithDrafts == v.State {
+			v.WithDrafts = &assembler.State{Overrides: maps.Clone(v.State.Overrides)}
+		}
+		v.WithDrafts.Overrides[key] = ov
+	}
+	for _, p := range profiles {
+		v.State.Profiles[p.ID] = &assembler.Profile{
+			ID:              p.ID,
+			Name:            p.Name,
+			Locale:          p.Locale,
+			Model:           p.Model,
+			TimeZone:        p.TimeZone,
+			PromptModules:   slices.Clone(p.PromptModules),
+			SystemPrompt:    p.SystemPrompt,
+			SkillDisclosure: p.SkillDisclosure,
+			TokenBudget:     p.TokenBudget,
+		}
+	}
+	if v.WithDrafts != v.State {
+		v.WithDrafts.Profiles = v.State.Profiles
+	}
+	s.cur.Store(v)
+	return nil
+}
+
+// parseOverride parses a stored override for the assembler State.
+func parseOverride(r store.Override) (*assembler.Override, error) {
+	m, err := library.Parse(OverrideFile(r.ModuleID, r.Locale), []byte(r.Text))
+	if err == nil && m.ID != r.ModuleID {
+		err = fmt.Errorf("its id is %q, not %q: %w", m.ID, r.ModuleID, library.ErrInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Locale = r.Locale
+	return &assembler.Override{
+		ID:             r.ModuleID,
+		Module:         m,
+		Locale:         r.Locale,
+		Revision:       r.Revision,
+		BasedOnVersion: r.BasedOnVersion,
+		BaseSnapshot:   r.BaseSnapshot,
+	}, nil
+}
+
+// OverrideFile is how an override of id in locale is named in parse
+// errors: "override task.x (en-US)".
+func OverrideFile(id, locale string) string {
+	return fmt.Sprintf("override %s (%s)", id, locale)
+}
