@@ -9,6 +9,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // MaxModuleBytes is the largest module file accepted (S11): 256 KiB.
@@ -233,22 +234,59 @@ func stringField(file, key string, n ast.Node) (string, error) {
 	return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
 }
 
+// decimal is how version and priority are written: decimal digits, no
+// leading zero, and for a negative number a leading "-". YAML also reads
+// 017, 0x1F, 0o17, 0b11, +3 and 2_0 as integers, and 017 as 15, not 17.
+var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// intField reads an integer written as plain decimal; a quoted number or
+// one tagged as something else than !!int is a string, not an integer.
 func intField(file, key string, n ast.Node) (int, error) {
-	v, ok := unwrap(n).(*ast.IntegerNode)
-	if !ok {
-		return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: fmt.Sprintf("must be an integer, got %q", tokenText(n))}
+	bad := func(msg string) error { return &FileError{File: file, Line: frontLine(n), Field: key, Msg: msg} }
+	if tag := tagOf(n); tag != "" && tag != "!!int" {
+		return 0, bad(fmt.Sprintf("must be an integer, got a value tagged %s", tag))
 	}
-	switch x := v.Value.(type) {
-	case int64:
-		if x >= -1<<31 && x < 1<<31 {
-			return int(x), nil
+	switch v := unwrap(n).(type) {
+	case *ast.StringNode:
+		if quoted(v.Token) {
+			return 0, bad(fmt.Sprintf("must be an integer, got the quoted string %q; write the number without quotes", v.Value))
 		}
-	case uint64:
-		if x < 1<<31 {
-			return int(x), nil
+	case *ast.IntegerNode:
+		if text := v.Token.Value; !decimal.MatchString(text) {
+			return 0, bad(fmt.Sprintf("must be written in plain decimal digits, got %q, which YAML reads as %v; write the number without a leading zero, \"+\", \"_\" or a 0x, 0o or 0b prefix", text, v.Value))
+		}
+		switch x := v.Value.(type) {
+		case int64:
+			if x >= -1<<31 && x < 1<<31 {
+				return int(x), nil
+			}
+		case uint64:
+			if x < 1<<31 {
+				return int(x), nil
+			}
+		}
+		return 0, bad("integer out of range")
+	}
+	return 0, bad(fmt.Sprintf("must be an integer, got %q", tokenText(n)))
+}
+
+// tagOf is the first tag written on a value ("!!str" in `!!str 3`), or "".
+func tagOf(n ast.Node) string {
+	for {
+		switch v := n.(type) {
+		case *ast.TagNode:
+			return v.Start.Value
+		case *ast.AnchorNode:
+			n = v.Value
+		default:
+			return ""
 		}
 	}
-	return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: "integer out of range"}
+}
+
+// quoted reports whether a scalar was written in single or double quotes.
+func quoted(tk *token.Token) bool {
+	return tk != nil && (tk.Type == token.DoubleQuoteType || tk.Type == token.SingleQuoteType)
 }
 
 func boolField(file, key string, n ast.Node) (bool, error) {

@@ -253,3 +253,56 @@ func labelFile(t *testing.T, locale string) string {
 	}
 	return string(data)
 }
+
+// version and priority are plain decimal: YAML's other spellings of an
+// integer (017 is 15, not 17) and quoted numbers are refused.
+func TestParseIntegers(t *testing.T) {
+	const task = "---\nid: task.a\nlayer: task\nversion: 2\ntitle: T\ndescription: D\npriority: 5\n---\nB\n"
+	version := func(v string) string { return strings.Replace(task, "version: 2", "version: "+v, 1) }
+	priority := func(v string) string { return strings.Replace(task, "priority: 5", "priority: "+v, 1) }
+	for _, c := range []struct {
+		text              string
+		version, priority int
+	}{
+		{version("1"), 1, 5},
+		{version("10"), 10, 5},
+		{version("2147483647"), 2147483647, 5},
+		{priority("0"), 2, 0},
+		{priority("-0"), 2, 0},
+		{priority("-15"), 2, -15},
+		{priority("100"), 2, 100},
+		{priority("!!int 7"), 2, 7},
+		{priority("&p 8"), 2, 8},
+	} {
+		m := mustParse(t, "task-a.md", c.text)
+		if m.Version != c.version || m.Priority != c.priority {
+			t.Errorf("%q: version %d priority %d, want %d and %d", c.text, m.Version, m.Priority, c.version, c.priority)
+		}
+	}
+	const how = `; write the number without a leading zero, "+", "_" or a 0x, 0o or 0b prefix`
+	for _, c := range []struct{ text, want string }{
+		{version("007"), `x.md:4: field version: must be written in plain decimal digits, got "007", which YAML reads as 7` + how},
+		{version("2_0"), `x.md:4: field version: must be written in plain decimal digits, got "2_0", which YAML reads as 20` + how},
+		{version("+3"), `x.md:4: field version: must be written in plain decimal digits, got "+3", which YAML reads as 3` + how},
+		{version("00"), `x.md:4: field version: must be written in plain decimal digits, got "00", which YAML reads as 0` + how},
+		{version("1e3"), `x.md:4: field version: must be an integer, got "1e3"`},
+		{version("1.10"), `x.md:4: field version: must be an integer, got "1.10"`},
+		{version(`"3"`), `x.md:4: field version: must be an integer, got the quoted string "3"; write the number without quotes`},
+		{version("'3'"), `x.md:4: field version: must be an integer, got the quoted string "3"; write the number without quotes`},
+		{version("!!str 3"), `x.md:4: field version: must be an integer, got a value tagged !!str`},
+		{version("0"), `x.md:4: field version: version must be 1 or more`},
+		{version("-3"), `x.md:4: field version: version must be 1 or more`},
+		{version("2147483648"), `x.md:4: field version: integer out of range`},
+		{priority("0x1F"), `x.md:7: field priority: must be written in plain decimal digits, got "0x1F", which YAML reads as 31` + how},
+		{priority("0o17"), `x.md:7: field priority: must be written in plain decimal digits, got "0o17", which YAML reads as 15` + how},
+		{priority("0b11"), `x.md:7: field priority: must be written in plain decimal digits, got "0b11", which YAML reads as 3` + how},
+		{priority("017"), `x.md:7: field priority: must be written in plain decimal digits, got "017", which YAML reads as 15` + how},
+		{priority("-017"), `x.md:7: field priority: must be written in plain decimal digits, got "-017", which YAML reads as -15` + how},
+		{priority("1_000"), `x.md:7: field priority: must be written in plain decimal digits, got "1_000", which YAML reads as 1000` + how},
+		{priority("0.5"), `x.md:7: field priority: must be an integer, got "0.5"`},
+	} {
+		if fe := parseErr(t, c.text); fe.Error() != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.text, fe, c.want)
+		}
+	}
+}
