@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -219,19 +220,52 @@ func decodeField(file, key string, n ast.Node, m *Module) error {
 }
 
 // stringField accepts any scalar except null and keeps its text as written:
-// strings stay strings, and `title: no` is "no".
+// strings stay strings, and `title: no` is "no". A plain value that a
+// comment cuts short is an error (see commentCut).
 func stringField(file, key string, n ast.Node) (string, error) {
+	var s string
 	switch v := unwrap(n).(type) {
 	case *ast.StringNode:
-		return v.Value, nil
+		s = v.Value
 	case *ast.LiteralNode:
 		return v.Value.Value, nil
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		return v.GetToken().Value, nil
+		s = v.GetToken().Value
 	case *ast.NullNode:
 		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must not be empty"}
+	default:
+		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
 	}
-	return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
+	return s, commentCut(file, key, unwrap(n).GetToken(), s)
+}
+
+// commentCut refuses a plain (unquoted) text value followed on its last
+// line by a comment: YAML ends a plain value at " #", so
+// `description: ticket #12` loads as "ticket" and nobody notices. The
+// author either meant the # as text or wrote a note; only they know, so
+// the error offers both fixes. tk is the value's token and value its text.
+func commentCut(file, key string, tk *token.Token, value string) error {
+	if tk == nil || quoted(tk) || tk.Next == nil || tk.Next.Type != token.CommentType {
+		return nil
+	}
+	c := tk.Next
+	// The blanks between the value and the "#": go-yaml keeps them at the
+	// end of the value's Origin, or at the start of the comment's.
+	gap := tk.Origin[len(strings.TrimRight(tk.Origin, " \t\n")):]
+	if i := strings.IndexByte(c.Origin, '#'); i > 0 {
+		gap += c.Origin[:i]
+	}
+	if strings.Contains(gap, "\n") {
+		return nil // the comment is on a line of its own
+	}
+	comment := "#" + strings.TrimRight(c.Value, " \t")
+	whole := strconv.Quote(value + gap + comment)
+	if name := key[strings.LastIndexByte(key, '.')+1:]; !strings.HasSuffix(name, "]") {
+		whole = name + ": " + whole
+	}
+	return &FileError{File: file, Line: c.Position.Line + 1, Field: key, Msg: fmt.Sprintf(
+		"a # after a blank starts a YAML comment, so this value would load as %q without %q; quote the value if the # belongs to it (%s), or put the comment on a line of its own",
+		value, comment, whole)}
 }
 
 // decimal is how version and priority are written: decimal digits, no
