@@ -240,7 +240,7 @@ func stringField(file, key string, n ast.Node) (string, error) {
 }
 
 // commentCut refuses a plain (unquoted) text value followed on its last
-// line by a comment: YAML ends a plain value at " #", so
+// line by a comment: YAML ends a plain value at a # after a blank, so
 // `description: ticket #12` loads as "ticket" and nobody notices. The
 // author either meant the # as text or wrote a note; only they know, so
 // the error offers both fixes. tk is the value's token and value its text.
@@ -270,11 +270,11 @@ func commentCut(file, key string, tk *token.Token, value string) error {
 
 // decimal is how version and priority are written: decimal digits, no
 // leading zero, and for a negative number a leading "-". YAML also reads
-// 017, 0x1F, 0o17, 0b11, +3 and 2_0 as integers, and 017 as 15, not 17.
+// 0x1F, 0o17, 0b11, +3 and 2_0 as integers, and 017 as 15, not 17.
 var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
-// intField reads an integer written as plain decimal; a quoted number or
-// one tagged as something else than !!int is a string, not an integer.
+// intField reads an integer written as plain decimal. A quoted number is a
+// string, not an integer, and so is a value with any tag but !!int.
 func intField(file, key string, n ast.Node) (int, error) {
 	bad := func(msg string) error { return &FileError{File: file, Line: frontLine(n), Field: key, Msg: msg} }
 	if tag := tagOf(n); tag != "" && tag != "!!int" {
@@ -301,7 +301,7 @@ func intField(file, key string, n ast.Node) (int, error) {
 		}
 		return 0, bad("integer out of range")
 	}
-	return 0, bad(fmt.Sprintf("must be an integer, got %q", tokenText(n)))
+	return 0, bad(fmt.Sprintf("must be an integer, got %q", tokenText(unwrap(n))))
 }
 
 // tagOf is the first tag written on a value ("!!str" in `!!str 3`), or "".
