@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // MaxModuleBytes is the largest module file accepted (S11): 256 KiB.
@@ -218,37 +220,107 @@ func decodeField(file, key string, n ast.Node, m *Module) error {
 }
 
 // stringField accepts any scalar except null and keeps its text as written:
-// strings stay strings, and `title: no` is "no".
+// strings stay strings, and `title: no` is "no". A plain value that a
+// comment cuts short is an error (see commentCut).
 func stringField(file, key string, n ast.Node) (string, error) {
+	var s string
 	switch v := unwrap(n).(type) {
 	case *ast.StringNode:
-		return v.Value, nil
+		s = v.Value
 	case *ast.LiteralNode:
 		return v.Value.Value, nil
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		return v.GetToken().Value, nil
+		s = v.GetToken().Value
 	case *ast.NullNode:
 		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must not be empty"}
+	default:
+		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
 	}
-	return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
+	return s, commentCut(file, key, unwrap(n).GetToken(), s)
 }
 
+// commentCut refuses a plain (unquoted) text value followed on its last
+// line by a comment: YAML ends a plain value at a # after a blank, so
+// `description: ticket #12` loads as "ticket" and nobody notices. The
+// author either meant the # as text or wrote a note; only they know, so
+// the error offers both fixes. tk is the value's token and value its text.
+func commentCut(file, key string, tk *token.Token, value string) error {
+	if tk == nil || quoted(tk) || tk.Next == nil || tk.Next.Type != token.CommentType {
+		return nil
+	}
+	c := tk.Next
+	// The blanks between the value and the "#": go-yaml keeps them at the
+	// end of the value's Origin, or at the start of the comment's.
+	gap := tk.Origin[len(strings.TrimRight(tk.Origin, " \t\n")):]
+	if i := strings.IndexByte(c.Origin, '#'); i > 0 {
+		gap += c.Origin[:i]
+	}
+	if strings.Contains(gap, "\n") {
+		return nil // the comment is on a line of its own
+	}
+	comment := "#" + strings.TrimRight(c.Value, " \t")
+	whole := strconv.Quote(value + gap + comment)
+	if name := key[strings.LastIndexByte(key, '.')+1:]; !strings.HasSuffix(name, "]") {
+		whole = name + ": " + whole
+	}
+	return &FileError{File: file, Line: c.Position.Line + 1, Field: key, Msg: fmt.Sprintf(
+		"a # after a blank starts a YAML comment, so this value would load as %q without %q; quote the value if the # belongs to it (%s), or put the comment on a line of its own",
+		value, comment, whole)}
+}
+
+// decimal is how version and priority are written: decimal digits, no
+// leading zero, and for a negative number a leading "-". YAML also reads
+// 0x1F, 0o17, 0b11, +3 and 2_0 as integers, and 017 as 15, not 17.
+var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// intField reads an integer written as plain decimal. A quoted number is a
+// string, not an integer, and so is a value with any tag but !!int.
 func intField(file, key string, n ast.Node) (int, error) {
-	v, ok := unwrap(n).(*ast.IntegerNode)
-	if !ok {
-		return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: fmt.Sprintf("must be an integer, got %q", tokenText(n))}
+	bad := func(msg string) error { return &FileError{File: file, Line: frontLine(n), Field: key, Msg: msg} }
+	if tag := tagOf(n); tag != "" && tag != "!!int" {
+		return 0, bad(fmt.Sprintf("must be an integer, got a value tagged %s", tag))
 	}
-	switch x := v.Value.(type) {
-	case int64:
-		if x >= -1<<31 && x < 1<<31 {
-			return int(x), nil
+	switch v := unwrap(n).(type) {
+	case *ast.StringNode:
+		if quoted(v.Token) {
+			return 0, bad(fmt.Sprintf("must be an integer, got the quoted string %q; write the number without quotes", v.Value))
 		}
-	case uint64:
-		if x < 1<<31 {
-			return int(x), nil
+	case *ast.IntegerNode:
+		if text := v.Token.Value; !decimal.MatchString(text) {
+			return 0, bad(fmt.Sprintf("must be written in plain decimal digits, got %q, which YAML reads as %v; write the number without a leading zero, \"+\", \"_\" or a 0x, 0o or 0b prefix", text, v.Value))
+		}
+		switch x := v.Value.(type) {
+		case int64:
+			if x >= -1<<31 && x < 1<<31 {
+				return int(x), nil
+			}
+		case uint64:
+			if x < 1<<31 {
+				return int(x), nil
+			}
+		}
+		return 0, bad("integer out of range")
+	}
+	return 0, bad(fmt.Sprintf("must be an integer, got %q", tokenText(unwrap(n))))
+}
+
+// tagOf is the first tag written on a value ("!!str" in `!!str 3`), or "".
+func tagOf(n ast.Node) string {
+	for {
+		switch v := n.(type) {
+		case *ast.TagNode:
+			return v.Start.Value
+		case *ast.AnchorNode:
+			n = v.Value
+		default:
+			return ""
 		}
 	}
-	return 0, &FileError{File: file, Line: frontLine(n), Field: key, Msg: "integer out of range"}
+}
+
+// quoted reports whether a scalar was written in single or double quotes.
+func quoted(tk *token.Token) bool {
+	return tk != nil && (tk.Type == token.DoubleQuoteType || tk.Type == token.SingleQuoteType)
 }
 
 func boolField(file, key string, n ast.Node) (bool, error) {

@@ -253,3 +253,135 @@ func labelFile(t *testing.T, locale string) string {
 	}
 	return string(data)
 }
+
+// version and priority are plain decimal: YAML's other spellings of an
+// integer (017 is 15, not 17) and quoted numbers are refused.
+func TestParseIntegers(t *testing.T) {
+	const task = "---\nid: task.a\nlayer: task\nversion: 2\ntitle: T\ndescription: D\npriority: 5\n---\nB\n"
+	version := func(v string) string { return strings.Replace(task, "version: 2", "version: "+v, 1) }
+	priority := func(v string) string { return strings.Replace(task, "priority: 5", "priority: "+v, 1) }
+	for _, c := range []struct {
+		text              string
+		version, priority int
+	}{
+		{version("1"), 1, 5},
+		{version("10"), 10, 5},
+		{version("2147483647"), 2147483647, 5},
+		{priority("0"), 2, 0},
+		{priority("-0"), 2, 0},
+		{priority("-15"), 2, -15},
+		{priority("100"), 2, 100},
+		{priority("!!int 7"), 2, 7},
+		{priority("&p 8"), 2, 8},
+	} {
+		m := mustParse(t, "task-a.md", c.text)
+		if m.Version != c.version || m.Priority != c.priority {
+			t.Errorf("%q: version %d priority %d, want %d and %d", c.text, m.Version, m.Priority, c.version, c.priority)
+		}
+	}
+	const how = `; write the number without a leading zero, "+", "_" or a 0x, 0o or 0b prefix`
+	for _, c := range []struct{ text, want string }{
+		{version("007"), `x.md:4: field version: must be written in plain decimal digits, got "007", which YAML reads as 7` + how},
+		{version("2_0"), `x.md:4: field version: must be written in plain decimal digits, got "2_0", which YAML reads as 20` + how},
+		{version("+3"), `x.md:4: field version: must be written in plain decimal digits, got "+3", which YAML reads as 3` + how},
+		{version("00"), `x.md:4: field version: must be written in plain decimal digits, got "00", which YAML reads as 0` + how},
+		{version("1e3"), `x.md:4: field version: must be an integer, got "1e3"`},
+		{version("1.10"), `x.md:4: field version: must be an integer, got "1.10"`},
+		{version(`"3"`), `x.md:4: field version: must be an integer, got the quoted string "3"; write the number without quotes`},
+		{version("'3'"), `x.md:4: field version: must be an integer, got the quoted string "3"; write the number without quotes`},
+		{version("!!str 3"), `x.md:4: field version: must be an integer, got a value tagged !!str`},
+		{version("0"), `x.md:4: field version: version must be 1 or more`},
+		{version("-3"), `x.md:4: field version: version must be 1 or more`},
+		{version("2147483648"), `x.md:4: field version: integer out of range`},
+		{priority("0x1F"), `x.md:7: field priority: must be written in plain decimal digits, got "0x1F", which YAML reads as 31` + how},
+		{priority("0o17"), `x.md:7: field priority: must be written in plain decimal digits, got "0o17", which YAML reads as 15` + how},
+		{priority("0b11"), `x.md:7: field priority: must be written in plain decimal digits, got "0b11", which YAML reads as 3` + how},
+		{priority("017"), `x.md:7: field priority: must be written in plain decimal digits, got "017", which YAML reads as 15` + how},
+		{priority("-017"), `x.md:7: field priority: must be written in plain decimal digits, got "-017", which YAML reads as -15` + how},
+		{priority("1_000"), `x.md:7: field priority: must be written in plain decimal digits, got "1_000", which YAML reads as 1000` + how},
+		{priority("0.5"), `x.md:7: field priority: must be an integer, got "0.5"`},
+	} {
+		if fe := parseErr(t, c.text); fe.Error() != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.text, fe, c.want)
+		}
+	}
+}
+
+// A # after a blank starts a YAML comment. After a plain text value on the
+// same line it would cut the value short without a word, so it is an
+// error; everywhere else it is an ordinary comment, and a # that is no
+// comment stays part of the value.
+func TestParseCommentAfterPlainValue(t *testing.T) {
+	const task = "---\nid: task.a\nlayer: task\nversion: 2\ntitle: T\ndescription: D\n"
+	cut := `; quote the value if the # belongs to it (`
+	own := `), or put the comment on a line of its own`
+	// want is the error, or for a module that loads its description.
+	for _, c := range []struct{ name, text, want string }{
+		{"no comment", task + "---\nB\n", "D"},
+		{"a comment on the line after a value over two lines", strings.Replace(task, "description: D", "description: Follow-ups for\n  tickets\n  # note\n# note", 1) + "---\nB\n", "Follow-ups for tickets"},
+		{"the reported case", strings.Replace(task, "description: D", "description: Follow-ups for ticket #12 and #13", 1) + "---\nB\n",
+			`x.md:6: field description: a # after a blank starts a YAML comment, so this value would load as "Follow-ups for ticket" without "#12 and #13"` + cut + `description: "Follow-ups for ticket #12 and #13"` + own},
+		{"a blank and a tab before #", strings.Replace(task, "title: T", "title: Release \t#3", 1) + "---\nB\n",
+			`x.md:5: field title: a # after a blank starts a YAML comment, so this value would load as "Release" without "#3"` + cut + `title: "Release \t#3"` + own},
+		{"a word YAML reads as a number", strings.Replace(task, "title: T", "title: 3 # of 5", 1) + "---\nB\n",
+			`x.md:5: field title: a # after a blank starts a YAML comment, so this value would load as "3" without "# of 5"` + cut + `title: "3 # of 5"` + own},
+		{"a note after the id", strings.Replace(task, "id: task.a", "id: task.a # must match the file name", 1) + "---\nB\n",
+			`x.md:2: field id: a # after a blank starts a YAML comment, so this value would load as "task.a" without "# must match the file name"` + cut + `id: "task.a # must match the file name"` + own},
+		{"the last line of a value over two lines", strings.Replace(task, "description: D", "description: Follow-ups for\n  ticket #12", 1) + "---\nB\n",
+			`x.md:7: field description: a # after a blank starts a YAML comment, so this value would load as "Follow-ups for ticket" without "#12"` + cut + `description: "Follow-ups for ticket #12"` + own},
+		{"a comma list of keywords", task + "triggers:\n- kind: intent\n  keywords: bug, ticket #12\n---\nB\n",
+			`x.md:9: field triggers[0].keywords: a # after a blank starts a YAML comment, so this value would load as "bug, ticket" without "#12"` + cut + `keywords: "bug, ticket #12"` + own},
+		{"an item of a block list", task + "triggers:\n- kind: intent\n  keywords:\n  - bug\n  - ticket #12\n---\nB\n",
+			`x.md:11: field triggers[0].keywords[1]: a # after a blank starts a YAML comment, so this value would load as "ticket" without "#12"` + cut + `"ticket #12"` + own},
+		{"an item of a flow list", task + "variables: [a #b\n  , c]\n---\n{{a}} {{c}}\n",
+			`x.md:7: field variables[0]: a # after a blank starts a YAML comment, so this value would load as "a" without "#b"` + cut + `"a #b"` + own},
+		{"a key of a variable", task + "variables:\n- name: a\n  description: the #1 input\n---\n{{a}}\n",
+			`x.md:9: field variables[0].description: a # after a blank starts a YAML comment, so this value would load as "the" without "#1 input"` + cut + `description: "the #1 input"` + own},
+		{"quotes in the suggestion are escaped", strings.Replace(task, "title: T", `title: say "hi" #now`, 1) + "---\nB\n",
+			`x.md:5: field title: a # after a blank starts a YAML comment, so this value would load as "say \"hi\"" without "#now"` + cut + `title: "say \"hi\" #now"` + own},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.HasPrefix(c.want, "x.md:") {
+				if m := mustParse(t, "task-a.md", c.text); m.Description != c.want {
+					t.Fatalf("description %q, want %q", m.Description, c.want)
+				}
+				return
+			}
+			if fe := parseErr(t, c.text); fe.Error() != c.want {
+				t.Fatalf("\n got %s\nwant %s", fe, c.want)
+			}
+		})
+	}
+	// None of these cuts a value short: they load, with the values shown.
+	text := "---\n" +
+		"# a comment on a line of its own\n" +
+		"id: task.a\n" +
+		"layer: task\n" +
+		"version: 2 # +1 on every wording change\n" +
+		"title: \"Tickets #12 and #13\" # after a quoted value\n" +
+		"description: 'C# and F#, a#b' # after a single-quoted value\n" +
+		"priority: -5 # the larger wins\n" +
+		"requiresAttachments: true # a number or true/false cannot hold a #\n" +
+		"variables: [name, topic] # after a flow list\n" +
+		"outputContract: | # after a block indicator\n" +
+		"  # kept: inside a block scalar this is text\n" +
+		"  line two\n" +
+		"  # an indented comment line\n" +
+		"triggers: # after a key with no value on its line\n" +
+		"  # between items\n" +
+		"- kind: intent\n" +
+		"  keywords: C#, F#, issue#7\n" +
+		"- kind: command\n" +
+		"  command: \"/ticket\" # quoted\n" +
+		"---\n{{name}} {{topic}}\n"
+	m := mustParse(t, "task-a.md", text)
+	want := Frontmatter{
+		ID: "task.a", Layer: LayerTask, Version: 2, Title: "Tickets #12 and #13", Description: "C# and F#, a#b",
+		Priority: -5, RequiresAttachments: true, Variables: []Variable{{Name: "name"}, {Name: "topic"}},
+		OutputContract: "# kept: inside a block scalar this is text\nline two\n# an indented comment line\n",
+		Triggers:       []Trigger{{Kind: TriggerIntent, Keywords: []string{"C#", "F#", "issue#7"}}, {Kind: TriggerCommand, Command: "/ticket"}},
+	}
+	if !reflect.DeepEqual(m.Frontmatter, want) {
+		t.Fatalf("got  %+v\nwant %+v", m.Frontmatter, want)
+	}
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +206,29 @@ func TestLintDirErrors(t *testing.T) {
 	}
 	if r.Counts.Errors != 1 || !strings.Contains(r.Findings[0].Message, "no modules folder") {
 		t.Errorf("folder without modules: %+v", r)
+	}
+}
+
+// The frontmatter rules of library.Parse reach lint as format errors with
+// the parser's file, line, field and message: a value a comment would cut
+// short, and an integer not written in plain decimal.
+func TestLintFrontmatterValueRules(t *testing.T) {
+	const module = "---\nid: task.%s\nlayer: task\nversion: 1\ntitle: T\n%s\n---\nYou are T.\n"
+	fsys := fstest.MapFS{
+		"modules/en-US/task-cut.md":   {Data: []byte(fmt.Sprintf(module, "cut", "description: Follow-ups for ticket #12 and #13"))},
+		"modules/en-US/task-octal.md": {Data: []byte(fmt.Sprintf(module, "octal", "description: D\npriority: 017"))},
+	}
+	r, err := LintFS(fsys, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Finding{
+		{File: "lib/modules/en-US/task-cut.md", Line: 6, Field: "description", Rule: RuleFormat, Severity: SeverityError,
+			Message: `a # after a blank starts a YAML comment, so this value would load as "Follow-ups for ticket" without "#12 and #13"; quote the value if the # belongs to it (description: "Follow-ups for ticket #12 and #13"), or put the comment on a line of its own`},
+		{File: "lib/modules/en-US/task-octal.md", Line: 7, Field: "priority", Rule: RuleFormat, Severity: SeverityError,
+			Message: `must be written in plain decimal digits, got "017", which YAML reads as 15; write the number without a leading zero, "+", "_" or a 0x, 0o or 0b prefix`},
+	}
+	if !slices.Equal(r.Findings, want) || r.Modules != 0 {
+		t.Errorf("findings %v, %d modules checked; want %v and none checked", r.Findings, r.Modules, want)
 	}
 }
