@@ -52,6 +52,14 @@ const (
 	KindProfilePrompt = "profile-prompt"
 	KindPlaceholder   = "placeholder"
 	KindWarning       = "warning"
+	// KindInclude is a module rendered for a `{{id}}` placeholder of
+	// another module, one entry per inclusion, after the prompt entry of
+	// the module that entered: version, source, locale and fallback say
+	// which text served, Reason is "by:<id>" of the direct includer, and
+	// Tokens counts the included text with its own includes (already part
+	// of the includer's count, so not to be added to it). Each inclusion
+	// also has its placeholder entry, reason "<id>→include".
+	KindInclude = "include"
 	// KindLibrary is the report's first entry: where the library came from
 	// (Source: "embedded" or the folder) and its generation (Reason:
 	// "generation:N", S6).
