@@ -219,8 +219,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		if pl.skills != nil && e.served.Module == pl.skills.Module {
 			for _, row := range r.skillRows {
 				if s := row.served; s != nil {
-					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: s.Module.ID, Version: s.Module.Version,
-						Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "task-module"})
+					res.Report = append(res.Report, entry(KindSkillListed, *s, "task-module", 0))
 				} else {
 					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: row.name, Source: "runtime", Reason: "runtime-skill"})
 				}
@@ -326,9 +325,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		w := tasks[hits[0]]
 		pl.hit, pl.hitReason, winner = &w, reasons[hits[0]], w.Module.ID
 		for _, h := range hits[1:] {
-			s := tasks[h]
-			pl.yields = append(pl.yields, ReportEntry{Kind: KindSkillYield, Module: s.Module.ID, Version: s.Module.Version,
-				Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "superseded-by:" + winner})
+			pl.yields = append(pl.yields, entry(KindSkillYield, tasks[h], "superseded-by:"+winner, 0))
 		}
 	}
 	// 4. Skills available.
@@ -430,15 +427,21 @@ func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	return out
 }
 
+// entry is a report entry for the served module s.
 func entry(kind string, s Served, reason string, tokens int) ReportEntry {
-	return ReportEntry{Kind: kind, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source,
+	e := ReportEntry{Kind: kind, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source,
 		Locale: s.Locale, Fallback: s.Fallback, Reason: reason, Tokens: tokens}
+	if s.Override != nil {
+		e.Revision = s.Override.Revision
+	}
+	return e
 }
 
 // TextForm is the one-line form operators read (S5.5):
 // `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
-// builtin and a served-by-fallback locale are appended, for include
-// entries too: `include(aux.signature v1 · by:base.identity · fallback:zh-CN)`.
+// builtin (with the override's revision, `override r3`) and a
+// served-by-fallback locale are appended, for include entries too:
+// `include(aux.signature v1 · by:base.identity · fallback:zh-CN)`.
 // The library entry reads `library(embedded · generation:1)`.
 func (e ReportEntry) TextForm() string {
 	if e.Kind == KindLibrary {
@@ -470,6 +473,9 @@ func (e ReportEntry) TextForm() string {
 	if source != "" {
 		b.WriteString(" · ")
 		b.WriteString(source)
+		if e.Revision > 0 {
+			b.Write(strconv.AppendInt(append(num[:0], " r"...), int64(e.Revision), 10))
+		}
 	}
 	if e.Fallback {
 		b.WriteString(" · fallback:")

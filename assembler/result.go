@@ -78,10 +78,14 @@ const (
 // ReportEntry is one decision of the composition report (S5.5). Line is
 // the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:minutes)`.
 type ReportEntry struct {
-	Kind     string `json:"kind"`
-	Module   string `json:"module,omitempty"`
-	Version  int    `json:"version,omitempty"`
-	Source   string `json:"source,omitempty"`
+	Kind    string `json:"kind"`
+	Module  string `json:"module,omitempty"`
+	Version int    `json:"version,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// Revision is the revision of the override that served (Source
+	// override, override-drifted or user-module), so a runtime can tell
+	// which save it got; 0, and absent from the JSON, for any other source.
+	Revision int    `json:"revision,omitempty"`
 	Locale   string `json:"locale,omitempty"`
 	Fallback bool   `json:"fallback"`
 	Reason   string `json:"reason,omitempty"`
