@@ -33,6 +33,8 @@ type entered struct {
 	segment int
 	text    span
 	tokens  int
+	// includes are the modules rendered inside this one, in text order.
+	includes []inclusion
 }
 
 // plan is what a request enters, decided before anything is rendered.
@@ -98,8 +100,9 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		if r.out.Len() > 0 {
 			r.out.WriteString("\n\n")
 		}
+		from := len(r.includes)
 		sp, err := r.module(s)
-		ents = append(ents, entered{served: s, reason: reason, segment: segment, text: sp})
+		ents = append(ents, entered{served: s, reason: reason, segment: segment, text: sp, includes: r.includes[from:]})
 		return err
 	}
 	ents = make([]entered, 0, len(pl.base)+4)
@@ -174,7 +177,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 
 	// Segments and the report, in order.
 	res.Segments = make([]Segment, 0, len(segNames)+1)
-	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+5)
+	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+len(r.includes)+5)
 	res.Report = append(res.Report, ReportEntry{Kind: KindLibrary, Source: snap.Source, Reason: "generation:" + strconv.Itoa(snap.Generation)})
 	stats := knowledgeCounts(req.KnowledgeBases)
 	sep := countSeparator(counter)
@@ -191,6 +194,13 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		seg.Tokens += e.tokens
 		seg.Text = text[segFrom:e.text.end]
 		res.Report = append(res.Report, entry(KindPrompt, e.served, e.reason, e.tokens))
+		for _, inc := range e.includes {
+			tokens := 0
+			if counter != nil {
+				tokens = counter.Count(text[inc.text.start:inc.text.end])
+			}
+			res.Report = append(res.Report, entry(KindInclude, inc.served, "by:"+inc.by, tokens))
+		}
 		switch e.served.Module.ID {
 		case ModuleKnowledge:
 			for _, k := range stats {
@@ -209,8 +219,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		if pl.skills != nil && e.served.Module == pl.skills.Module {
 			for _, row := range r.skillRows {
 				if s := row.served; s != nil {
-					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: s.Module.ID, Version: s.Module.Version,
-						Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "task-module"})
+					res.Report = append(res.Report, entry(KindSkillListed, *s, "task-module", 0))
 				} else {
 					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: row.name, Source: "runtime", Reason: "runtime-skill"})
 				}
@@ -316,9 +325,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		w := tasks[hits[0]]
 		pl.hit, pl.hitReason, winner = &w, reasons[hits[0]], w.Module.ID
 		for _, h := range hits[1:] {
-			s := tasks[h]
-			pl.yields = append(pl.yields, ReportEntry{Kind: KindSkillYield, Module: s.Module.ID, Version: s.Module.Version,
-				Source: s.Source, Locale: s.Locale, Fallback: s.Fallback, Reason: "superseded-by:" + winner})
+			pl.yields = append(pl.yields, entry(KindSkillYield, tasks[h], "superseded-by:"+winner, 0))
 		}
 	}
 	// 4. Skills available.
@@ -421,15 +428,22 @@ func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	return out
 }
 
+// entry is a report entry for the served module s.
 func entry(kind string, s Served, reason string, tokens int) ReportEntry {
-	return ReportEntry{Kind: kind, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source,
+	e := ReportEntry{Kind: kind, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source,
 		Locale: s.Locale, Fallback: s.Fallback, Reason: reason, Tokens: tokens}
+	if s.Override != nil {
+		e.Revision = s.Override.Revision
+	}
+	return e
 }
 
 // TextForm is the one-line form operators read (S5.5):
 // `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
-// builtin and a served-by-fallback locale are appended. The library entry
-// reads `library(embedded · generation:1)`.
+// builtin (with the override's revision, `override r3`) and a
+// served-by-fallback locale are appended, for include entries too:
+// `include(aux.signature v1 · by:base.identity · fallback:zh-CN)`.
+// The library entry reads `library(embedded · generation:1)`.
 func (e ReportEntry) TextForm() string {
 	if e.Kind == KindLibrary {
 		if e.Source == "" {
@@ -437,13 +451,14 @@ func (e ReportEntry) TextForm() string {
 		}
 		return e.Kind + "(" + e.Source + " · " + e.Reason + ")"
 	}
+	served := e.Kind == KindPrompt || e.Kind == KindInclude
 	var num [20]byte
 	version := ""
-	if e.Kind == KindPrompt && e.Version > 0 {
+	if served && e.Version > 0 {
 		version = string(strconv.AppendInt(append(num[:0], " v"...), int64(e.Version), 10))
 	}
 	source := ""
-	if e.Kind == KindPrompt && e.Source != SourceBuiltin && e.Source != "" {
+	if served && e.Source != SourceBuiltin && e.Source != "" {
 		source = e.Source
 	}
 	var b strings.Builder
@@ -459,6 +474,9 @@ func (e ReportEntry) TextForm() string {
 	if source != "" {
 		b.WriteString(" · ")
 		b.WriteString(source)
+		if e.Revision > 0 {
+			b.Write(strconv.AppendInt(append(num[:0], " r"...), int64(e.Revision), 10))
+		}
 	}
 	if e.Fallback {
 		b.WriteString(" · fallback:")

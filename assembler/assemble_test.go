@@ -1,6 +1,7 @@
 package assembler_test
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -306,11 +307,11 @@ func TestOverrideSources(t *testing.T) {
 		lineWant string
 	}{
 		{"up to date", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 3, current.Text), assembler.SourceOverride, "",
-			"prompt(base.greet v3 · default · override)"},
+			"prompt(base.greet v3 · default · override r1)"},
 		{"builtin version moved on", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 2, "old text"), assembler.SourceOverrideDrifted,
-			"warning(base.greet · drifted-override-served:based-on-v2:builtin-version-raised)", "prompt(base.greet v3 · default · override-drifted)"},
+			"warning(base.greet · drifted-override-served:based-on-v2:builtin-version-raised)", "prompt(base.greet v3 · default · override-drifted r1)"},
 		{"builtin text changed without a version bump", override(t, mod{id: "base.greet", version: 3, body: "mine"}, 3, "other text"), assembler.SourceOverrideDrifted,
-			"warning(base.greet · drifted-override-served:based-on-v3:builtin-text-changed)", "prompt(base.greet v3 · default · override-drifted)"},
+			"warning(base.greet · drifted-override-served:based-on-v3:builtin-text-changed)", "prompt(base.greet v3 · default · override-drifted r1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -342,7 +343,7 @@ func TestOverrideSources(t *testing.T) {
 		user := override(t, mod{id: "base.mine", body: "user text"}, 0, "")
 		res := mustAssemble(t, snap, stateWith([]*assembler.Override{user}), &assembler.Request{})
 		e := entryFor(t, res, assembler.KindPrompt, "base.mine")
-		if e.Source != assembler.SourceUserModule || e.Line != "prompt(base.mine v1 · default · user-module)" {
+		if e.Source != assembler.SourceUserModule || e.Line != "prompt(base.mine v1 · default · user-module r1)" {
 			t.Errorf("entry %+v, want source user-module", e)
 		}
 		if want := []string{"base.greet", "base.mine"}; !slices.Equal(segment(t, res, assembler.SegmentBase).Modules, want) {
@@ -353,7 +354,7 @@ func TestOverrideSources(t *testing.T) {
 		t.Parallel()
 		user := override(t, mod{id: "task.custom", front: "priority: 1\ntriggers:\n- kind: command\n  command: /custom\n", body: "custom"}, 0, "")
 		res := mustAssemble(t, snap, stateWith([]*assembler.Override{user}), &assembler.Request{Message: "/custom go"})
-		if line := entryFor(t, res, assembler.KindPrompt, "task.custom").Line; line != "prompt(task.custom v1 · command:/custom · user-module)" {
+		if line := entryFor(t, res, assembler.KindPrompt, "task.custom").Line; line != "prompt(task.custom v1 · command:/custom · user-module r1)" {
 			t.Errorf("line = %q", line)
 		}
 	})
@@ -471,5 +472,45 @@ func TestAssembleWithoutEnvModules(t *testing.T) {
 	var ae *assembler.Error
 	if !errors.As(err, &ae) || ae.Code != assembler.CodeNotFound || ae.Module != assembler.ModulePureAgent || !strings.Contains(ae.Msg, "--with-builtin") || !strings.Contains(ae.Msg, "in en-US (") {
 		t.Errorf("assemble without env modules: %v, want not_found for %s with the hint", err, assembler.ModulePureAgent)
+	}
+}
+
+// An override that serves is reported with its revision, in the JSON
+// (absent for the builtin) and in the text form after the source, for
+// included modules too.
+func TestReportNamesOverrideRevision(t *testing.T) {
+	t.Parallel()
+	snap := newLib(t, withCore(
+		mod{id: "base.greet", version: 3, body: "Hello."},
+		mod{id: "aux.closing", body: "Bye."},
+	)...)
+	greet, _ := snap.Module("base.greet", "en-US")
+	closing, _ := snap.Module("aux.closing", "en-US")
+	overGreet := override(t, mod{id: "base.greet", version: 3, body: "Hello from ops. {{aux.closing}}"}, 3, greet.Text)
+	overGreet.Revision = 3
+	overClosing := override(t, mod{id: "aux.closing", body: "Bye from ops."}, 1, closing.Text)
+	overClosing.Revision = 2
+	res := mustAssemble(t, snap, stateWith([]*assembler.Override{overGreet, overClosing}), &assembler.Request{})
+
+	if e := entryFor(t, res, assembler.KindPrompt, "base.greet"); e.Revision != 3 || e.Line != "prompt(base.greet v3 · default · override r3)" {
+		t.Errorf("base.greet entry: revision %d, line %q; want 3, prompt(base.greet v3 · default · override r3)", e.Revision, e.Line)
+	}
+	if e := entryFor(t, res, assembler.KindInclude, "aux.closing"); e.Revision != 2 || e.Line != "include(aux.closing v1 · by:base.greet · override r2)" {
+		t.Errorf("aux.closing entry: revision %d, line %q; want 2, include(aux.closing v1 · by:base.greet · override r2)", e.Revision, e.Line)
+	}
+	for _, e := range res.Report {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(data, &fields); err != nil {
+			t.Fatal(err)
+		}
+		want, has := map[string]float64{"base.greet": 3, "aux.closing": 2}[e.Module]
+		has = has && (e.Kind == assembler.KindPrompt || e.Kind == assembler.KindInclude)
+		if got, ok := fields["revision"]; ok != has || (has && got != want) {
+			t.Errorf("%s: JSON revision %v (present %v), want %v (present %v)", e.Line, got, ok, want, has)
+		}
 	}
 }

@@ -14,6 +14,15 @@ type placeholderUse struct {
 	module, name, source string
 }
 
+// inclusion is one module rendered for a `{{id}}` placeholder of another
+// module: which text served, the direct includer's id, and where the
+// included text (with its own includes) is in the output.
+type inclusion struct {
+	served Served
+	by     string
+	text   span
+}
+
 // span is a part of the renderer's output, [start, end) in bytes.
 type span struct {
 	start, end int
@@ -46,6 +55,8 @@ type renderer struct {
 	// find extra variables after assembly.
 	declared map[string]bool
 	uses     []placeholderUse
+	// includes are in text order, an includer before what it includes.
+	includes []inclusion
 }
 
 func (r *renderer) slice(s span) string { return r.out.String()[s.start:s.end] }
@@ -117,9 +128,12 @@ func (r *renderer) write(s Served, stack []string) error {
 				return &Error{Code: CodeNotFound, Module: m.ID, Placeholder: p.Name, Msg: "included module not found"}
 			}
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "include"})
+			at, start := len(r.includes), r.out.Len()
+			r.includes = append(r.includes, inclusion{served: inc, by: m.ID})
 			if err := r.write(inc, append(stack, p.Name)); err != nil {
 				return err
 			}
+			r.includes[at].text = span{start, r.out.Len(), true}
 			continue
 		}
 		return &Error{Code: CodeUnknownPlaceholder, Module: m.ID, Placeholder: p.Name, Msg: "not a declared variable, an environment value or a module id"}

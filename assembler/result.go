@@ -52,6 +52,14 @@ const (
 	KindProfilePrompt = "profile-prompt"
 	KindPlaceholder   = "placeholder"
 	KindWarning       = "warning"
+	// KindInclude is a module rendered for a `{{id}}` placeholder of
+	// another module, one entry per inclusion, after the prompt entry of
+	// the module that entered: version, source, locale and fallback say
+	// which text served, Reason is "by:<id>" of the direct includer, and
+	// Tokens counts the included text with its own includes (already part
+	// of the includer's count, so not to be added to it). Each inclusion
+	// also has its placeholder entry, reason "<id>→include".
+	KindInclude = "include"
 	// KindLibrary is the report's first entry: where the library came from
 	// (Source: "embedded" or the folder) and its generation (Reason:
 	// "generation:N", S6).
@@ -70,10 +78,14 @@ const (
 // ReportEntry is one decision of the composition report (S5.5). Line is
 // the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:minutes)`.
 type ReportEntry struct {
-	Kind     string `json:"kind"`
-	Module   string `json:"module,omitempty"`
-	Version  int    `json:"version,omitempty"`
-	Source   string `json:"source,omitempty"`
+	Kind    string `json:"kind"`
+	Module  string `json:"module,omitempty"`
+	Version int    `json:"version,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// Revision is the revision of the override that served (Source
+	// override, override-drifted or user-module), so a runtime can tell
+	// which save it got; 0, and absent from the JSON, for any other source.
+	Revision int    `json:"revision,omitempty"`
 	Locale   string `json:"locale,omitempty"`
 	Fallback bool   `json:"fallback"`
 	Reason   string `json:"reason,omitempty"`

@@ -13,7 +13,7 @@ import (
 // rejected, the S11 limits checked); the answer is 200 with the
 // assembler.Result, the same JSON the CLI's `assemble` prints: segments
 // [{layer,text,modules,tokens}], text, report [{kind,module,version,source,
-// locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,
+// revision,locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,
 // profile. With ?builtinOnly=true the operator overrides are left out
 // (profiles still apply), as in the preview. Errors: see API.
 func (h *API) Assemble(c echo.Context) error {

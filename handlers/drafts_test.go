@@ -68,7 +68,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 		t.Error("the preview with drafts does not serve the draft")
 	}
 	lines := inc.find("report-lines").Text()
-	if !strings.Contains(lines, "prompt(base.identity v1 · default · draft · override)") {
+	if !strings.Contains(lines, "prompt(base.identity v1 · default · draft · override r1)") {
 		t.Errorf("report lines do not mark the draft:\n%s", lines)
 	}
 	if !strings.Contains(lines, "warning(drafts · "+handlers.DraftsIncludedReason+"1)") {

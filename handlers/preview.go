@@ -203,7 +203,7 @@ func indentJSON(raw json.RawMessage) string {
 func resultModel(v *state.View, res *assembler.Result) *previewpage.Result {
 	r := &previewpage.Result{Locale: res.Locale, Profile: res.Profile, Encoding: res.Encoding, Tokens: res.Tokens, Text: res.Text}
 	for _, e := range res.Report {
-		pe := previewpage.Entry{Kind: e.Kind, Module: e.Module, Version: e.Version, Source: e.Source,
+		pe := previewpage.Entry{Kind: e.Kind, Module: e.Module, Version: e.Version, Source: e.Source, Revision: e.Revision,
 			Locale: e.Locale, Fallback: e.Fallback, Reason: e.Reason, Tokens: e.Tokens, Line: e.Line}
 		if e.Module != "" && v.Exists(e.Module) {
 			pe.ModuleURL = "/modules/" + e.Module

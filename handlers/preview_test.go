@@ -5,10 +5,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -198,5 +204,95 @@ func TestScenariosAreSeededOnce(t *testing.T) {
 	sc, err := a.store.GetScenario(ctx, examples[1].ID)
 	if err != nil || !sc.Builtin || sc.Name != examples[1].Name {
 		t.Errorf("seeded scenario %+v, %v", sc, err)
+	}
+}
+
+// includeLibrary is the builtin library plus aux.signature, in en-US only,
+// which zh-CN's base.identity includes at its end.
+func includeLibrary(t *testing.T) *library.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "library"))); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"modules/en-US/aux-signature.md": signatureText("Signed, the workspace assistant."),
+		"modules/zh-CN/base-identity.md": builtinText(t, builtin(t), "base.identity", "zh-CN").Text + "\n{{aux.signature}}\n",
+	}
+	for rel, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := library.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("include library: %v", err)
+	}
+	return snap
+}
+
+// signatureText is the module file of aux.signature with body.
+func signatureText(body string) string {
+	return "---\nid: aux.signature\nlayer: aux\nversion: 1\ntitle: Signature\ndescription: The assistant's sign-off line.\n---\n" + body + "\n"
+}
+
+// The composition table has a row for an included module, after the row
+// of the module that includes it, with its source and locale; once an
+// override serves it, the row shows the override's revision.
+func TestPreviewShowsIncludes(t *testing.T) {
+	t.Parallel()
+	a := setup(t, includeLibrary(t))
+	const body = `{"locale": "zh-CN"}`
+	req, err := assembler.DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := assembler.New(assembler.Config{CountTokens: true}).Assemble(a.lib, nil, req, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTokens := 0
+	for _, e := range want.Report {
+		if e.Kind == assembler.KindInclude {
+			wantTokens = e.Tokens
+		}
+	}
+	includeRow := func(r response) *goquery.Selection {
+		t.Helper()
+		row := r.doc.Find(`[data-testid="report-entry"][data-kind="include"]`)
+		if row.Length() != 1 || row.AttrOr("data-module", "") != "aux.signature" {
+			t.Fatalf("%d include rows, want one for aux.signature; report:\n%s", row.Length(), r.find("report-lines").Text())
+		}
+		if prev := row.Prev(); prev.AttrOr("data-kind", "") != "prompt" || prev.AttrOr("data-module", "") != "base.identity" {
+			t.Errorf("the include row follows %s %s, want base.identity's prompt row", prev.AttrOr("data-kind", ""), prev.AttrOr("data-module", ""))
+		}
+		return row
+	}
+	cells := func(row *goquery.Selection) []string {
+		var out []string
+		row.Find("td").Each(func(_ int, td *goquery.Selection) { out = append(out, strings.Join(strings.Fields(td.Text()), " ")) })
+		return out
+	}
+
+	r := a.post("/preview", url.Values{"request": {body}}).want(t, http.StatusOK)
+	row := includeRow(r)
+	if got, wantCells := cells(row), []string{"include", "aux.signature", "v1", "file", "en-US fallback", "by:base.identity", itoa(wantTokens)}; !slices.Equal(got, wantCells) || wantTokens == 0 {
+		t.Errorf("include row %q, want %q (tokens non-zero)", got, wantCells)
+	}
+	if row.Find(`[data-testid="revision"]`).Length() != 0 {
+		t.Error("a library module shows a revision")
+	}
+	if lines := r.find("report-lines").Text(); !strings.Contains(lines, "include(aux.signature v1 · by:base.identity · file · fallback:en-US)\n") {
+		t.Errorf("text form lacks the include line:\n%s", lines)
+	}
+
+	a.saveOverride("aux.signature", "en-US", signatureText("Signed, the operators."), 0)
+	r = a.post("/preview", url.Values{"request": {body}}).want(t, http.StatusOK)
+	row = includeRow(r)
+	if src, rev := row.AttrOr("data-source", ""), row.Find(`[data-testid="revision"]`).Text(); src != assembler.SourceOverride || rev != "r1" {
+		t.Errorf("include row source %q revision %q, want override r1", src, rev)
+	}
+	if lines := r.find("report-lines").Text(); !strings.Contains(lines, "include(aux.signature v1 · by:base.identity · override r1 · fallback:en-US)\n") {
+		t.Errorf("text form lacks the override's include line:\n%s", lines)
 	}
 }

@@ -313,7 +313,7 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 		return strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.e12-notes")
 	})
 	res, _ = assemble()
-	if lines := strings.Join(reportLinesOf(res.Report), "\n"); !strings.Contains(lines, "prompt(task.e12-notes v1 · command:/fieldnotes · override-drifted)") {
+	if lines := strings.Join(reportLinesOf(res.Report), "\n"); !strings.Contains(lines, "prompt(task.e12-notes v1 · command:/fieldnotes · override-drifted r1)") {
 		t.Errorf("the drifted override is not reported as such:\n%s", lines)
 	}
 }

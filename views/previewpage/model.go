@@ -49,6 +49,7 @@ type Entry struct {
 	Kind, Module, ModuleURL string
 	Version                 int
 	Source, Locale          string
+	Revision                int // the serving override's; 0 for any other source
 	Fallback                bool
 	Reason                  string
 	Tokens                  int
