@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/store"
@@ -423,4 +425,73 @@ func TestDriftReviewStale(t *testing.T) {
 		t.Errorf("a stale action changed the override: revision %d, based on v%d", o.Revision, o.BasedOnVersion)
 	}
 	d.after.post(reviewPath, url.Values{"action": {"merge"}, "base": {"2"}, "builtin": {hash}}).want(t, http.StatusUnprocessableEntity)
+}
+
+// withoutModule loads the builtin library with id removed from every
+// locale: a release that retired the module.
+func withoutModule(t *testing.T, id string) *library.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "library"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range builtin(t).ModuleLocales(id) {
+		if err := os.Remove(filepath.Join(dir, "modules", loc, library.FileName(id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := library.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("library without %s: %v", id, err)
+	}
+	return snap
+}
+
+// An override whose builtin left the library is drifted (builtin
+// removed) on the drift list, the module page and the API; its review
+// offers to keep it as a user module or remove it, and keeping it ends
+// the drift.
+func TestDriftBuiltinRemoved(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	before := setupOn(t, dbURL)
+	b := builtinText(t, before.lib, "aux.polish", "en-US")
+	mine := strings.TrimRight(b.Text, "\n") + "\n\nKeep the writer's own terms.\n"
+	before.saveOverride("aux.polish", "en-US", mine, 0)
+	after := setupOn(t, dbURL, withoutModule(t, "aux.polish"))
+
+	row := after.get("/drift").want(t, http.StatusOK).find("drift-row")
+	if row.Length() != 1 || !strings.Contains(row.Text(), "builtin removed from the library") {
+		t.Fatalf("drift rows: %d %q, want the override with reason builtin removed", row.Length(), row.Text())
+	}
+	page := after.get("/modules/aux.polish").want(t, http.StatusOK)
+	if got := page.find("drift").Text(); !strings.Contains(got, "builtin removed from the library") {
+		t.Errorf("module page drift line %q", got)
+	}
+	got := decode[handlers.APIOverride](t, after.api(http.MethodGet, "/api/v1/overrides/aux.polish?locale=en-US", ""))
+	if got.Drift == nil || got.Drift.Reason != assembler.DriftBuiltinRemoved || got.Drift.BasedOnVersion != b.Version || got.Drift.BuiltinVersion != 0 {
+		t.Errorf("API drift %+v, want builtin-removed based on v%d", got.Drift, b.Version)
+	}
+
+	const path = "/drift/aux.polish/en-US"
+	r := after.get(path).want(t, http.StatusOK)
+	if r.find("rebase").Length() != 0 || !strings.Contains(r.find("keep-mine").Text(), "user module") {
+		t.Errorf("review actions: rebase %d, keep %q; want keep as a user module and no rebase", r.find("rebase").Length(), r.find("keep-mine").Text())
+	}
+	head, err := after.store.GetOverride(context.Background(), "aux.polish", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"action": {"keep-mine"}, "base": {itoa(head.Revision)}, "builtin": {store.TextHash("")}}
+	list := after.follow(after.post(path, form).wantRedirect(t, "/drift")).want(t, http.StatusOK)
+	if list.find("no-drift").Length() != 1 {
+		t.Fatal("still drifted after keeping it as a user module")
+	}
+	head, err = after.store.GetOverride(context.Background(), "aux.polish", "en-US")
+	if err != nil || head.BasedOnVersion != 0 || head.Text != mine {
+		t.Errorf("kept override: based on v%d (%v), want a user module with the same text", head.BasedOnVersion, err)
+	}
+	if st := after.get("/modules/aux.polish").want(t, http.StatusOK).find("locale").AttrOr("data-source", ""); st != "user-module" {
+		t.Errorf("served as %q, want user-module", st)
+	}
 }
