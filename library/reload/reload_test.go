@@ -128,8 +128,9 @@ func read(t testing.TB, dir, rel string) string {
 	return string(data)
 }
 
-// E12, at start: the valid module serves, the broken one is absent and
-// listed with its path and line.
+// A broken file does not take the library down, at start: the valid
+// module serves, the broken one is absent and listed with its path and
+// line.
 func TestNewServesValidFilesAndListsBrokenOnes(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
@@ -172,11 +173,11 @@ func TestNewRefusesAFolderWithoutModules(t *testing.T) {
 	}
 }
 
-// E12 while serving: the valid file is truncated to 0 bytes and written
-// back 200 ms later while several goroutines assemble from Current, as
-// the server's overlay does. No assembly misses the module or gets it
-// empty, the broken state is listed meanwhile, and the rewrite is a new
-// generation. Run with -race.
+// A broken file does not take the library down while serving: the valid
+// file is truncated to 0 bytes and written back 200 ms later while several
+// goroutines assemble from Current, as the server's overlay does. No
+// assembly misses the module or gets it empty, the broken state is listed
+// meanwhile, and the rewrite is a new generation. Run with -race.
 func TestTruncateAndRewriteUnderConcurrentAssembly(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
