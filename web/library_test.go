@@ -130,11 +130,11 @@ func TestLibraryFolderReadinessNamesTheEmbeddedLabels(t *testing.T) {
 
 func slashJoin(dir, rel string) string { return filepath.ToSlash(filepath.Join(dir, rel)) }
 
-// E12 at start, in the console and /readyz: a folder with a valid module
-// and a broken one serves the valid one; the broken one (and one whose
-// name carries HTML, and one whose field does) is listed with path and
-// line on a banner on every console page, as text, and in /readyz, which
-// stays 200.
+// A broken file does not take the library down, at start, in the console
+// and /readyz: a folder with a valid module and a broken one serves the
+// valid one; the broken one (and one whose name carries HTML, and one whose
+// field does) is listed with path and line on a banner on every console
+// page, as text, and in /readyz, which stays 200.
 func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 	t.Parallel()
 	dir := libraryFolder(t)
@@ -205,12 +205,13 @@ func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 	}
 }
 
-// E12 through the server: while runtimes assemble over the API from
-// several goroutines, the valid module file is truncated to 0 bytes and
-// written back 200 ms later. Every response has the module; the console
-// and /readyz list the truncated file meanwhile; the rewrite is a new
-// generation in the composition report; a version raised in every
-// locale makes a published override drifted. Run with -race.
+// A broken file does not take the library down, through the server: while
+// runtimes assemble over the API from several goroutines, the valid module
+// file is truncated to 0 bytes and written back 200 ms later. Every
+// response has the module; the console and /readyz list the truncated file
+// meanwhile; the rewrite is a new generation in the composition report; a
+// version raised in every locale makes a published override drifted. Run
+// with -race.
 func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	t.Parallel()
 	dir := libraryFolder(t)

@@ -13,7 +13,7 @@ import (
 
 // LoadState reads the operator state (overrides and profiles) once, built
 // exactly as the server's in-memory overlay builds it, for one-shot
-// assembly such as the CLI's `assemble` (S12). Overrides that no longer
+// assembly such as the CLI's `assemble`. Overrides that no longer
 // parse are logged and left out. Errors are the store's.
 func LoadState(ctx context.Context, st *store.Store, lib *library.Snapshot, log *slog.Logger) (*assembler.State, error) {
 	o := handlers.NewOverlay(reload.Fixed(lib), st, log)
