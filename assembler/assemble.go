@@ -14,7 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Env modules the assembler enters itself (S5 steps 2–4); every other env
+// Env modules the assembler enters itself (knowledge, skills); every other env
 // module is always on.
 const (
 	ModuleKnowledge    = "env.knowledge"
@@ -50,7 +50,7 @@ type plan struct {
 	profilePrompt string
 }
 
-// Assemble builds the system prompt for req (S5) from the library
+// Assemble builds the system prompt for req from the library
 // snapshot and the operator state st (nil for builtin only). now is the
 // clock unless req.Now is set. Errors are *Error values: a profile or
 // module not found, a missing or extra variable, an unknown placeholder, an
@@ -251,10 +251,10 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	return res, nil
 }
 
-// plan decides which modules enter (S5 steps 1–5) without rendering.
+// plan decides which modules enter each segment without rendering.
 func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
 	pl := &plan{}
-	// itself: the assembler enters id on its own (S5 steps 2–4), not
+	// itself: the assembler enters id on its own (knowledge, skills), not
 	// because a profile names it.
 	resolve := func(id string, itself bool) (Served, error) {
 		s, ok := a.Resolve(snap, st, id, locale)
@@ -404,7 +404,7 @@ func estimate(pl *plan, req *Request) int {
 	return n + n/64
 }
 
-// warnings are the report's warning entries (S5.5): drifted overrides
+// warnings are the report's warning entries: drifted overrides
 // served, more than one output contract, the profile's token budget.
 func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	var out []ReportEntry
@@ -438,7 +438,7 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 	return e
 }
 
-// TextForm is the one-line form operators read (S5.5):
+// TextForm is the one-line form operators read:
 // `prompt(task.doc-minutes v1 · intent:minutes)`; a source other than the
 // builtin (with the override's revision, `override r3`) and a
 // served-by-fallback locale are appended, for include entries too:
@@ -558,7 +558,7 @@ func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 	return c, nil
 }
 
-// zone picks the time zone: request, then profile, then server (S4).
+// zone picks the time zone: request, then profile, then server.
 func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 	field, name := "timeZone", req.TimeZone
 	if name == "" && p != nil && p.TimeZone != "" {
@@ -578,13 +578,13 @@ func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 	return loc, nil
 }
 
-// baseModules lists the ids of segment 1 (S5): the profile's
+// baseModules lists the ids of the base segment: the profile's
 // promptModules, or every base module then every always-on env module.
 func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *Profile) []string {
 	if p != nil && len(p.PromptModules) > 0 {
 		ids := make([]string, 0, len(p.PromptModules))
 		for _, id := range p.PromptModules {
-			if !assemblerEntered[id] { // entered in their own step (S5 2–4)
+			if !assemblerEntered[id] { // entered in their own segment
 				ids = append(ids, id)
 			}
 		}

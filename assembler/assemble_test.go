@@ -29,7 +29,7 @@ func orderLib(t *testing.T) *library.Snapshot {
 	)...)
 }
 
-// S5: with no profile, segment 1 is every base module in id order then
+// With no profile, the base segment is every base module in id order then
 // every always-on env module in id order; style and aux modules stay out.
 func TestDefaultBaseSegment(t *testing.T) {
 	t.Parallel()
@@ -51,7 +51,7 @@ func TestDefaultBaseSegment(t *testing.T) {
 	}
 }
 
-// S5: segments come in the order base → knowledge → skills-hit →
+// Segments come in the order base → knowledge → skills-hit →
 // skills-available → profile, each with the right modules.
 func TestSegmentOrder(t *testing.T) {
 	t.Parallel()
@@ -114,8 +114,9 @@ func TestSegmentOrder(t *testing.T) {
 	}
 }
 
-// S5 step 2: env.pure-agent when no knowledge base is given, env.knowledge
-// when one is; env.selected-docs only with selected documents.
+// Knowledge segment: env.pure-agent when no knowledge base is given,
+// env.knowledge when one is; env.selected-docs only with selected
+// documents.
 func TestKnowledgeSegment(t *testing.T) {
 	t.Parallel()
 	snap := orderLib(t)
@@ -152,7 +153,7 @@ func TestKnowledgeSegment(t *testing.T) {
 	}
 }
 
-// S7 and S5: a profile's promptModules replace the default base in their
+// A profile's promptModules replace the default base in their
 // order (a style module only because the profile names it), its system
 // prompt comes last, and skill disclosure off drops env.skills.
 func TestProfile(t *testing.T) {
@@ -239,8 +240,8 @@ func TestProfile(t *testing.T) {
 	})
 }
 
-// S2: override(L) → builtin(L) → override(F) → builtin(F); the report
-// says which served, from which locale, and whether by fallback.
+// The override chain: override(L) → builtin(L) → override(F) → builtin(F);
+// the report says which served, from which locale, and whether by fallback.
 func TestLocaleChain(t *testing.T) {
 	t.Parallel()
 	builtinEN := mod{id: "base.greet", body: "builtin en"}
@@ -292,7 +293,7 @@ func TestLocaleChain(t *testing.T) {
 	}
 }
 
-// S2: a drifted override still serves, marked override-drifted, with a
+// A drifted override still serves, marked override-drifted, with a
 // warning; an override of an id with no builtin is a user module.
 func TestOverrideSources(t *testing.T) {
 	t.Parallel()
@@ -395,7 +396,7 @@ func TestModuleMissingInLocaleChain(t *testing.T) {
 	})
 }
 
-// S5.5, S6: the report starts with the library entry, and the result
+// The report starts with the library entry, and the result
 // carries the snapshot's generation (a watched folder's counter).
 func TestReportNamesLibraryAndGeneration(t *testing.T) {
 	t.Parallel()
@@ -426,7 +427,7 @@ func TestReportNamesLibraryAndGeneration(t *testing.T) {
 	}
 }
 
-// S5.5: the report's text form is exactly as operators read it, for the
+// The report's text form is exactly as operators read it, for the
 // builtin library (source builtin is not repeated in the line).
 func TestReportTextFormBuiltin(t *testing.T) {
 	t.Parallel()

@@ -1,9 +1,9 @@
-// Package assembler builds the system prompt for one situation (S5): it
-// resolves each module through the override chain (S2), renders
-// placeholders (S3, S4), applies triggers (S5.4), renders the knowledge,
-// selected-document and skill tables (S5.1–S5.3) and writes the
-// composition report (S5.5). Assemble is a pure function of its inputs:
-// no I/O, and the clock is passed in.
+// Package assembler builds the system prompt for one situation: it resolves
+// each module through the override chain (docs/overrides-lifecycle.md),
+// renders placeholders and environment values, applies triggers
+// (docs/module-format.md), renders the knowledge, selected-document and
+// skill tables and writes the composition report. Assemble is a pure
+// function of its inputs: no I/O, and the clock is passed in.
 package assembler
 
 import (
@@ -39,10 +39,10 @@ func New(cfg Config) *Assembler {
 	return &Assembler{cfg: cfg}
 }
 
-// FallbackLocale is F of S2.
+// FallbackLocale is the locale tried when the requested one has no text.
 func (a *Assembler) FallbackLocale() string { return a.cfg.FallbackLocale }
 
-// Served is how one module id was resolved for a locale (S2): the module
+// Served is how one module id was resolved for a locale: the module
 // text that serves, its source (Source* constants), the locale it came
 // from, whether that was by fallback, and the override when one served
 // with its drift (DriftOf).
@@ -55,7 +55,7 @@ type Served struct {
 	Drift    Drift
 }
 
-// Resolve walks the override chain of S2 for id and locale: override(L) →
+// Resolve walks the override chain for id and locale: override(L) →
 // builtin(L) → override(F) → builtin(F). ok is false when none exists.
 func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string) (s Served, ok bool) {
 	try := func(loc string, fallback bool) bool {

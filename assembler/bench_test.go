@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Benchmarks of issue 3 item 10 (see BENCHMARKS.md):
+// Benchmarks of assembly (targets and figures in BENCHMARKS.md):
 //
 //	go test ./assembler -run '^$' -bench '^BenchmarkAssemble$' -benchtime 2s -count 3
 //

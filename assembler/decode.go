@@ -14,15 +14,15 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Request limits of S11.
+// Request limits, each refused with limit_exceeded naming it.
 const (
 	MaxRequestBytes   = 8 << 20
 	MaxKnowledgeBases = 50
 	MaxSkills         = 200
 )
 
-// DecodeRequest reads an assemble request from JSON (S11), strictly:
-// unknown fields, wrong types, trailing data and values outside the S11
+// DecodeRequest reads an assemble request from JSON, strictly: unknown
+// fields, wrong types, trailing data and values outside the request
 // limits are *Error values naming the field (CodeInvalidRequest or
 // CodeLimitExceeded).
 func DecodeRequest(data []byte) (*Request, error) {
@@ -47,7 +47,7 @@ func DecodeRequest(data []byte) (*Request, error) {
 	return &req, nil
 }
 
-// Validate checks the request against S11: known knowledge-base types,
+// Validate checks the request: known knowledge-base types,
 // the limits, a BCP 47 locale and valid variable names.
 func (r *Request) Validate() error {
 	bad := func(field, msg string) error { return &Error{Code: CodeInvalidRequest, Field: field, Msg: msg} }

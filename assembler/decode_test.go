@@ -29,7 +29,7 @@ func decodeErr(t *testing.T, data []byte) *assembler.Error {
 	return e
 }
 
-// S11: the request is decoded strictly; every error has a stable code and
+// The request is decoded strictly; every error has a stable code and
 // names the field when there is one.
 func TestDecodeRequestErrors(t *testing.T) {
 	t.Parallel()
@@ -76,7 +76,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 	}
 }
 
-// S11: a valid request decodes with every field in place.
+// A valid request decodes with every field in place.
 func TestDecodeRequestFields(t *testing.T) {
 	t.Parallel()
 	body := `{"profile": "default", "locale": "zh-CN", "message": "hi", "command": "/minutes",
@@ -114,7 +114,7 @@ func TestDecodeRequestFields(t *testing.T) {
 	}
 }
 
-// S11 limits: 50 knowledge bases, 200 skills, 8 MiB of body, each refused
+// Request limits: 50 knowledge bases, 200 skills, 8 MiB of body, each refused
 // with limit_exceeded naming the limit.
 func TestDecodeRequestLimits(t *testing.T) {
 	t.Parallel()
@@ -159,10 +159,10 @@ func TestDecodeRequestLimits(t *testing.T) {
 	}
 }
 
-// E14: 10,000 documents in one base, one 5 MB summary and 200 selected
+// Large input: 10,000 documents in one base, one 5 MB summary and 200 selected
 // documents decode within the limits and assemble to bounded output: rows
 // cut to 10 with "+N more", the summary cut.
-func TestE14LargeInput(t *testing.T) {
+func TestLargeInput(t *testing.T) {
 	t.Parallel()
 	docs := make([]assembler.Document, 10000)
 	for i := range docs {
@@ -182,7 +182,7 @@ func TestE14LargeInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(data) > assembler.MaxRequestBytes {
-		t.Fatalf("the E14 request is %d bytes, over the 8 MiB limit", len(data))
+		t.Fatalf("the large request is %d bytes, over the 8 MiB limit", len(data))
 	}
 	req, err := assembler.DecodeRequest(data)
 	if err != nil {

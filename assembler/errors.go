@@ -7,7 +7,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Error codes of assembly and rendering (S3, S11); stable, for API clients.
+// Error codes of assembly and rendering; stable, for API clients.
 const (
 	CodeNotFound           = "not_found"
 	CodeMissingVariable    = "missing_variable"
@@ -19,7 +19,7 @@ const (
 	CodeLimitExceeded      = "limit_exceeded"
 )
 
-// MaxIncludeDepth is how deep includes may nest (S3).
+// MaxIncludeDepth is how deep includes may nest.
 const MaxIncludeDepth = 10
 
 // MaxOutputBytes bounds one rendering: includes that repeat each other can

@@ -13,7 +13,7 @@ import (
 var examplesFS embed.FS
 
 // Example is one of the app's own example scenarios: a name, a one-line
-// description and an assemble request (S11 JSON). The console seeds them
+// description and an assemble request (API JSON). The console seeds them
 // as saved scenarios on first start.
 type Example struct {
 	ID          string          `json:"-"`

@@ -20,8 +20,8 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Fuzz targets of issue 3 item 9: the renderer (S3) and the assemble
-// request decoder (S11). The module parser's target is library.FuzzParse.
+// Fuzz targets (BENCHMARKS.md): the renderer and the assemble request
+// decoder. The module parser's target is library.FuzzParse.
 // Run one with
 //
 //	go test ./assembler -run '^$' -fuzz '^FuzzRender$' -fuzztime 5m
@@ -156,19 +156,19 @@ func fuzzFront(vars []library.Variable) string {
 	return b.String()
 }
 
-// fuzzPlaceholder is S3's placeholder syntax with its escape, written
+// fuzzPlaceholder is the placeholder syntax with its escape, written
 // independently of library.Scan for the oracle.
 var fuzzPlaceholder = regexp.MustCompile(`\\?\{\{([a-z_][a-z0-9_.-]*)\}\}`)
 
 var fuzzXML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
-// fuzzOracle renders a module the way S3 says, as the expected output:
-// one pass over the module's body without its surrounding blank space,
-// `\{{name}}` → `{{name}}`, a placeholder resolves to a variable the
+// fuzzOracle renders a module by the placeholder rules, as the expected
+// output: one pass over the module's body without its surrounding blank
+// space, `\{{name}}` → `{{name}}`, a placeholder resolves to a variable the
 // module declares (written as is, never trimmed or scanned again), then an
-// environment value, then a module id (include, per the locale chain),
-// else it is unknown; includes nest at most assembler.MaxIncludeDepth deep
-// and a cycle is an error. fuzzWant is the error the renderer must return.
+// environment value, then a module id (include, per the locale chain), else
+// it is unknown; includes nest at most assembler.MaxIncludeDepth deep and a
+// cycle is an error. fuzzWant is the error the renderer must return.
 type fuzzOracle struct {
 	snap     *library.Snapshot
 	fuzz     *library.Module // the fuzzed module, whether file or override
@@ -197,7 +197,7 @@ func (o *fuzzOracle) module(id string) *library.Module {
 }
 
 func (o *fuzzOracle) write(m *library.Module, stack []string) (string, *fuzzWant) {
-	// S3: every declared variable must be supplied, used or not.
+	// Every declared variable must be supplied, used or not.
 	for _, v := range m.Variables {
 		o.declared[v.Name] = true
 		if _, supplied := o.vars[v.Name]; !supplied {
@@ -269,7 +269,7 @@ func (o *fuzzOracle) expect() (string, *fuzzWant) {
 }
 
 // fuzzEnv is the environment of a request with no model, attachments,
-// knowledge bases, selected documents or skills, web search off (S4).
+// knowledge bases, selected documents or skills, web search off.
 func fuzzEnv(snap *library.Snapshot, locale string) map[string]string {
 	lab, ok := snap.Labels(locale)
 	if !ok {
@@ -296,11 +296,11 @@ var fuzzLocales = []string{"en-US", "zh-CN", "ja", "EN-us"}
 // (not checked at load, so render-time errors are reached). mode bit 0: override; bits 1–2: locale (en-US, zh-CN, ja,
 // EN-us); bit 3: Assemble instead of Render; bit 4: env layer instead of
 // base. Properties: no panic; every error is an *assembler.Error; the
-// outcome is exactly the one S3 gives (fuzzOracle): on success the text is
+// outcome is exactly the oracle's (fuzzOracle): on success the text is
 // equal, so no `{{name}}` of a declared variable survives except from a
 // `\{{name}}` escape or a variable value, and a value is never scanned
 // again (a value holding `{{x}}` comes out literally); on error the code,
-// module and placeholder are the ones S3 gives.
+// module and placeholder are the oracle's.
 func FuzzRender(f *testing.F) {
 	seeds := []struct {
 		mode       uint8
@@ -379,7 +379,7 @@ func FuzzRender(f *testing.F) {
 				if !errors.As(err, &fes) || !errors.Is(err, library.ErrInvalid) {
 					t.Fatalf("Load error %T %v is not library.FileErrors", err, err)
 				}
-				return // refused at load time (S3 strictness)
+				return // refused at load time: placeholders are checked on load
 			}
 		} else {
 			st = &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{
@@ -440,7 +440,7 @@ func FuzzRender(f *testing.F) {
 			t.Fatalf("rendered %q, want error %+v\nbody %q\nvars %q", got, *want, m.Body, vars)
 		}
 		if got != wantText {
-			t.Fatalf("rendered text differs from S3's one-pass rendering\nbody %q\nvars %q\ngot  %q\nwant %q", m.Body, vars, got, wantText)
+			t.Fatalf("rendered text differs from the oracle's one-pass rendering\nbody %q\nvars %q\ngot  %q\nwant %q", m.Body, vars, got, wantText)
 		}
 		for _, val := range o.valueUses {
 			if !strings.Contains(got, val) {
@@ -454,7 +454,7 @@ func FuzzRender(f *testing.F) {
 var fuzzBuiltin = sync.OnceValues(library.Builtin)
 
 // fuzzRequestSeeds are the example requests, the real scenarios when
-// present, and hand-written edge cases of S11.
+// present, and hand-written edge cases of the request format.
 func fuzzRequestSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
 	examples, err := assembler.Examples()
@@ -503,7 +503,7 @@ var fuzzCodes = []string{assembler.CodeNotFound, assembler.CodeMissingVariable, 
 	assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle, assembler.CodeIncludeTooDeep,
 	assembler.CodeInvalidRequest, assembler.CodeLimitExceeded}
 
-// FuzzDecodeRequest decodes fuzzed JSON as an assemble request (S11) and
+// FuzzDecodeRequest decodes fuzzed JSON as an assemble request and
 // assembles what decodes with the builtin library. Properties: no panic;
 // a decoding error is an *assembler.Error with code invalid_request or
 // limit_exceeded, the same on a second decode; a decoded request

@@ -94,8 +94,8 @@ func newLib(t testing.TB, mods ...mod) *library.Snapshot {
 	return snap
 }
 
-// coreEnv are the four env modules the assembler enters itself (S5 steps
-// 2–4), with short bodies that show their tables.
+// coreEnv are the four env modules the assembler enters itself (knowledge
+// and skills), with short bodies that show their tables.
 func coreEnv() []mod {
 	return []mod{
 		{id: assembler.ModuleKnowledge, body: "KNOWLEDGE\n{{knowledge_bases}}"},
@@ -108,7 +108,7 @@ func coreEnv() []mod {
 // withCore returns mods plus coreEnv.
 func withCore(mods ...mod) []mod { return append(coreEnv(), mods...) }
 
-// override parses an override module text of id in locale (S2).
+// override parses an override module text of id in locale.
 func override(t testing.TB, m mod, basedOn int, baseSnapshot string) *assembler.Override {
 	t.Helper()
 	parsed, err := library.Parse("override:"+m.id, []byte(m.text()))

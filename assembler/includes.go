@@ -7,9 +7,9 @@ import (
 )
 
 // CheckIncludes follows the includes of m as if it were saved as the
-// override of its id in locale (S3, E10): a cycle is an *Error with code
-// include_cycle and the path (`a → b → a`), a chain deeper than
-// MaxIncludeDepth is include_too_deep. Nothing is rendered.
+// override of its id in locale, so a save can be refused: a cycle is an
+// *Error with code include_cycle and the path (`a → b → a`), a chain deeper
+// than MaxIncludeDepth is include_too_deep. Nothing is rendered.
 func (a *Assembler) CheckIncludes(snap *library.Snapshot, st *State, m *library.Module, locale string) error {
 	var visit func(cur *library.Module, stack []string) error
 	visit = func(cur *library.Module, stack []string) error {

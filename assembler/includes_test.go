@@ -12,7 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// E10: saving an override that would create a cycle is refused; the
+// Saving an override that would create an include cycle is refused; the
 // check follows the override chain and reports the path.
 func TestCheckIncludes(t *testing.T) {
 	t.Parallel()

@@ -29,7 +29,7 @@ type span struct {
 	set        bool
 }
 
-// renderer renders the modules of one request, in one pass (S3), straight
+// renderer renders the modules of one request, in one pass, straight
 // into one output buffer: a substituted value is written out and never
 // scanned again, and segment, module and table texts are spans of that one
 // buffer rather than copies.
@@ -42,7 +42,7 @@ type renderer struct {
 	vars   map[string]string
 	out    strings.Builder
 
-	// Environment (S4).
+	// Environment values.
 	req   *Request
 	model string
 	now   time.Time // in the request's zone
@@ -143,7 +143,7 @@ func (r *renderer) write(s Served, stack []string) error {
 
 var weekdayLabels = [...]string{"weekday.sunday", "weekday.monday", "weekday.tuesday", "weekday.wednesday", "weekday.thursday", "weekday.friday", "weekday.saturday"}
 
-// writeEnv writes the environment value called name (S4); false when
+// writeEnv writes the environment value called name; false when
 // name is not one.
 func (r *renderer) writeEnv(name string) bool {
 	var buf [64]byte
@@ -211,5 +211,6 @@ func (r *renderer) hasOverride(id string) bool {
 	return false
 }
 
-// xmlEscaper escapes & < > " ' for variables declared `escape: xml` (S3).
+// xmlEscaper escapes & < > " ' for variables declared `escape: xml`, so a
+// value can close neither its XML element nor an attribute.
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")

@@ -15,9 +15,9 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// E4: brace text that is not a placeholder passes byte for byte; only
+// Brace text that is not a placeholder passes byte for byte; only
 // {{name}} changes, and \{{name}} renders the literal {{name}}.
-func TestE4BracesPassThrough(t *testing.T) {
+func TestBracesPassThrough(t *testing.T) {
 	t.Parallel()
 	body := `Reply as JSON like {"answer": "...", "refs": [{"id": 1}]}. Handlebars users write {{ }} or {{#each items}}. Greet {{name}}.` +
 		"\nLiteral: \\{{name}} and {{1}} and {a}} and {{Name}}."
@@ -34,9 +34,9 @@ func TestE4BracesPassThrough(t *testing.T) {
 	}
 }
 
-// E5: a missing declared variable and an undeclared extra one are typed
+// A missing declared variable and an undeclared extra one are typed
 // errors naming the module and the placeholder; there is never partial output.
-func TestE5MissingAndExtraVariables(t *testing.T) {
+func TestMissingAndExtraVariables(t *testing.T) {
 	t.Parallel()
 	snap := newLib(t, withCore(
 		mod{id: "base.e5", front: "variables: [name, today]\n", body: "Hello {{name}}, today is {{today}}."},
@@ -93,9 +93,9 @@ func TestE5MissingAndExtraVariables(t *testing.T) {
 	})
 }
 
-// E6: prompts are never HTML-escaped, neither in the text nor in the JSON
+// Prompts are never HTML-escaped, neither in the text nor in the JSON
 // of the result once decoded.
-func TestE6NoHTMLEscaping(t *testing.T) {
+func TestNoHTMLEscaping(t *testing.T) {
 	t.Parallel()
 	const question = "Zara's plan: a --> b & <c>"
 	snap := newLib(t, withCore(mod{id: "base.e6", front: "variables: [question]\n", body: "Q: {{question}}"})...)
@@ -121,10 +121,10 @@ func TestE6NoHTMLEscaping(t *testing.T) {
 	}
 }
 
-// E7: a variable declared `escape: xml` can close neither the element
-// around it nor an attribute: exactly one real closing tag per wrapper,
-// and the value reads back exactly through an XML parser.
-func TestE7XMLEscape(t *testing.T) {
+// XML block break-out: a variable declared `escape: xml` can close neither
+// the element around it nor an attribute: exactly one real closing tag per
+// wrapper, and the value reads back exactly through an XML parser.
+func TestXMLEscapeBlocksBreakOut(t *testing.T) {
 	t.Parallel()
 	snap := newLib(t, withCore(mod{
 		id:    "base.e7",
@@ -202,9 +202,9 @@ func readXML(t *testing.T, text string) (instruction, title string, elems []stri
 	return instruction, title, elems
 }
 
-// E10: include cycles are errors with their path, a diamond renders the
+// Include cycles are errors with their path, a diamond renders the
 // shared module twice, and includes nest at most MaxIncludeDepth deep.
-func TestE10Includes(t *testing.T) {
+func TestIncludeCyclesAndDepth(t *testing.T) {
 	t.Parallel()
 	// A library with a cycle does not load (library tests); cycles reach the
 	// renderer through overrides, so that is where they are checked here.

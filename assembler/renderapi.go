@@ -8,7 +8,7 @@ import (
 )
 
 // RenderRequest asks for one module rendered with caller variables, the
-// "named scenario" use of S3 (title generation, polishing, injection,
+// "named scenario" use (title generation, polishing, injection,
 // context notes, sub-agent prompts). Locale "" means the fallback locale;
 // Model, TimeZone and Now feed the environment values as in Request.
 type RenderRequest struct {
@@ -21,7 +21,7 @@ type RenderRequest struct {
 }
 
 // Rendered is one rendered module: its text, token count (0 when counting
-// is off) and where the text came from (S2).
+// is off) and where the text came from.
 type Rendered struct {
 	Text     string `json:"text"`
 	Tokens   int    `json:"tokens"`
@@ -32,7 +32,7 @@ type Rendered struct {
 	Fallback bool   `json:"fallback"`
 }
 
-// Render renders one module by id through the override chain (S2, S3).
+// Render renders one module by id through the override chain.
 // Errors are *Error values: not found, missing or extra variable, unknown
 // placeholder, include cycle or depth, invalid time zone.
 func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest, now time.Time) (*Rendered, error) {

@@ -2,10 +2,10 @@ package assembler
 
 import "time"
 
-// Request is one assemble request (S5, S11), decoded from camelCase JSON.
+// Request is one assemble request, decoded from camelCase JSON.
 // The console's preview form builds the same object.
 type Request struct {
-	// Profile is a profile id (S7) or "" for none.
+	// Profile is a profile id or "" for none.
 	Profile string `json:"profile,omitempty"`
 	// Locale is a BCP 47 tag; "" means the profile's locale, then the fallback.
 	Locale  string `json:"locale,omitempty"`
@@ -31,7 +31,7 @@ type Attachment struct {
 	Type string `json:"type,omitempty"`
 }
 
-// Knowledge-base types (S5.1).
+// Knowledge-base types: documents or FAQ entries.
 const (
 	KnowledgeDocument = "document"
 	KnowledgeFAQ      = "faq"
@@ -70,7 +70,7 @@ type FAQEntry struct {
 	CreatedAt   time.Time `json:"createdAt,omitzero"`
 }
 
-// SelectedDocument is a document the user @-mentioned (S5.2).
+// SelectedDocument is a document the user @-mentioned.
 type SelectedDocument struct {
 	KnowledgeID     string `json:"knowledgeId"`
 	KnowledgeBaseID string `json:"knowledgeBaseId,omitempty"`
@@ -79,7 +79,7 @@ type SelectedDocument struct {
 	FileType        string `json:"fileType,omitempty"`
 }
 
-// Skill is skill metadata supplied by the runtime (S5.3).
+// Skill is skill metadata supplied by the runtime, listed in the skill table.
 type Skill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`

@@ -1,6 +1,6 @@
 package assembler
 
-// Segment names of S5, in assembly order.
+// Segment names, in assembly order.
 const (
 	SegmentBase            = "base"
 	SegmentKnowledge       = "knowledge"
@@ -9,9 +9,9 @@ const (
 	SegmentProfile         = "profile"
 )
 
-// Result is an assembled system prompt (S5): the non-empty segments in
+// Result is an assembled system prompt: the non-empty segments in
 // order, their joined text, the composition report and token counts, and
-// the Generation of the library snapshot it was assembled from (S6).
+// the Generation of the library snapshot it was assembled from.
 type Result struct {
 	Segments []Segment     `json:"segments"`
 	Text     string        `json:"text"`
@@ -21,7 +21,7 @@ type Result struct {
 	Tables   Tables        `json:"tables"`
 	Locale   string        `json:"locale"`
 	Profile  string        `json:"profile,omitempty"`
-	// Generation is the library snapshot's Generation (S6): 1 for the
+	// Generation is the library snapshot's Generation: 1 for the
 	// embedded library, one more for each change a watched folder applied.
 	Generation int `json:"generation"`
 }
@@ -35,14 +35,14 @@ type Segment struct {
 	Tokens  int      `json:"tokens"`
 }
 
-// Tables holds the rendered S5.1–S5.3 tables on their own, for the console.
+// Tables holds the rendered tables on their own, for the console.
 type Tables struct {
 	Knowledge string `json:"knowledge,omitempty"`
 	Selected  string `json:"selected,omitempty"`
 	Skills    string `json:"skills,omitempty"`
 }
 
-// Report entry kinds (S5.5).
+// Report entry kinds of the composition report.
 const (
 	KindPrompt        = "prompt"
 	KindSkillYield    = "skill-yield"
@@ -62,11 +62,11 @@ const (
 	KindInclude = "include"
 	// KindLibrary is the report's first entry: where the library came from
 	// (Source: "embedded" or the folder) and its generation (Reason:
-	// "generation:N", S6).
+	// "generation:N").
 	KindLibrary = "library"
 )
 
-// Sources of a served module (S2, S5.5).
+// Sources of a served module, as the report names them.
 const (
 	SourceBuiltin         = "builtin"
 	SourceOverride        = "override"
@@ -75,7 +75,7 @@ const (
 	SourceUserModule      = "user-module"
 )
 
-// ReportEntry is one decision of the composition report (S5.5). Line is
+// ReportEntry is one decision of the composition report. Line is
 // the text form operators read, e.g. `prompt(task.doc-minutes v1 · intent:minutes)`.
 type ReportEntry struct {
 	Kind    string `json:"kind"`

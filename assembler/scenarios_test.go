@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 )
 
-// scenarioDir holds the shared real-world requests (S11 format); it sits
+// scenarioDir holds the shared real-world assemble requests; it sits
 // beside the project and is absent from a user's clone.
 const scenarioDir = "../../shared/cases/scenarios"
 

@@ -12,7 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Table limits (S5.1, S11).
+// Table limits.
 const (
 	// MaxRowsPerBase is how many recent documents or FAQ entries of one
 	// knowledge base are shown; the rest are counted ("+N more").
@@ -96,8 +96,7 @@ func (kb *KnowledgeBase) rows() int {
 	return len(kb.RecentDocs)
 }
 
-// writeKnowledgeTables writes one heading and table per knowledge base
-// (S5.1).
+// writeKnowledgeTables writes one heading and table per knowledge base.
 func writeKnowledgeTables(b *strings.Builder, l labeler, kbs []KnowledgeBase, loc *time.Location) {
 	var num [24]byte
 	for i := range kbs {
@@ -152,7 +151,7 @@ func writeKnowledgeTables(b *strings.Builder, l labeler, kbs []KnowledgeBase, lo
 	}
 }
 
-// writeSelectedTable writes the @-mentioned documents (S5.2).
+// writeSelectedTable writes the @-mentioned documents.
 func writeSelectedTable(b *strings.Builder, l labeler, docs []SelectedDocument, kbs []KnowledgeBase) {
 	writeHeader(b, l, "sel.col.title", "sel.col.type", "sel.col.kb", "sel.col.id")
 	for _, d := range docs {
@@ -175,7 +174,7 @@ func writeSelectedTable(b *strings.Builder, l labeler, docs []SelectedDocument, 
 	}
 }
 
-// skillRow is one line of the skill metadata table (S5.3): a task module
+// skillRow is one line of the skill metadata table: a task module
 // not hit (served set) or a runtime skill. trigger is the cell text.
 type skillRow struct {
 	served                     *Served
@@ -239,7 +238,7 @@ func writeHeader(b *strings.Builder, l labeler, keys ...string) {
 	}
 }
 
-// writeCell writes s as one markdown table cell (S5.1): one line, pipes
+// writeCell writes s as one markdown table cell: one line, pipes
 // escaped, line breaks as <br>, no text lost; an empty cell shows "-".
 func writeCell(b *strings.Builder, s string) { writeEscaped(b, strings.TrimSpace(s), cellBreak, true) }
 
@@ -363,7 +362,7 @@ func writeSummary(b *strings.Builder, s string) {
 
 // Truncate cuts s to at most n runes, never inside a grapheme cluster
 // (an emoji sequence or flag is kept or dropped whole), and marks a cut
-// with "…" (S5.1, E8). Text of n runes or fewer is returned unchanged.
+// with "…". Text of n runes or fewer is returned unchanged.
 func Truncate(s string, n int) string {
 	cut, cutShort := truncateAt(s, n)
 	if !cutShort {
@@ -421,7 +420,7 @@ func plainRune(r rune) bool {
 	return false
 }
 
-// writeSize writes bytes as B, KB, MB or GB with one decimal (S5.1).
+// writeSize writes bytes as B, KB, MB or GB with one decimal.
 func writeSize(b *strings.Builder, n int64) {
 	if n <= 0 {
 		b.WriteString(emptyCell)
@@ -465,8 +464,8 @@ func firstNonEmpty(vals ...string) string {
 }
 
 // mostRecent returns the n newest documents, newest first (undated last,
-// otherwise in the order given), so the rows shown are the most recent
-// (S5.1). The input is not modified.
+// otherwise in the order given), so the rows shown are the most recent.
+// The input is not modified.
 func mostRecent(docs []Document, n int) []*Document {
 	out := make([]*Document, len(docs))
 	for i := range docs {

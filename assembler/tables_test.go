@@ -32,7 +32,7 @@ func knowledgeText(t *testing.T, req *assembler.Request) string {
 	return res.Tables.Knowledge
 }
 
-// S5.1: at most 10 rows per base, the rest counted; the count is the
+// At most 10 rows per base, the rest counted; the count is the
 // base's document count when it is larger than the rows given.
 func TestKnowledgeRowsAndMore(t *testing.T) {
 	t.Parallel()
@@ -77,7 +77,7 @@ func TestKnowledgeRowsAndMore(t *testing.T) {
 	}
 }
 
-// S5.1: document rows: title falls back to the file name, empty cells
+// Document rows: title falls back to the file name, empty cells
 // show "-", sizes are human-readable, dates are in the request's zone,
 // summaries are cut, and every cell is one line with pipes escaped.
 func TestDocumentTableCells(t *testing.T) {
@@ -125,7 +125,7 @@ func TestDocumentTableCells(t *testing.T) {
 	}
 }
 
-// S5.1: no text is lost: a backslash in the source right before a
+// No text is lost: a backslash in the source right before a
 // character the cell escaping rewrites (a pipe, a line break) must survive
 // markdown unescaping, and must not turn the escaped pipe back into a cell
 // boundary (markdown reads `\\|` as an escaped backslash and a column
@@ -170,7 +170,7 @@ func unescapeCell(s string) string {
 	return b.String()
 }
 
-// S5.1: sizes are human-readable with one decimal; a value that rounds up
+// Sizes are human-readable with one decimal; a value that rounds up
 // to 1024 of a unit is shown in the next unit.
 func TestHumanSizes(t *testing.T) {
 	t.Parallel()
@@ -207,7 +207,7 @@ func TestHumanSizes(t *testing.T) {
 	}
 }
 
-// S5.1: FAQ bases have question, answer and chunk id columns; several
+// FAQ bases have question, answer and chunk id columns; several
 // answers share one cell, one line per row.
 func TestFAQTable(t *testing.T) {
 	t.Parallel()
@@ -252,7 +252,7 @@ func TestFAQTable(t *testing.T) {
 	}
 }
 
-// S5.1: one heading per base, in the request's order; an empty base says
+// One heading per base, in the request's order; an empty base says
 // so; the zh-CN labels are used for a zh-CN request.
 func TestSeveralBasesAndLabels(t *testing.T) {
 	t.Parallel()
@@ -302,7 +302,7 @@ func TestSeveralBasesAndLabels(t *testing.T) {
 	}
 }
 
-// S5.2: the selected-documents table: title (file name when missing),
+// The selected-documents table: title (file name when missing),
 // file type, knowledge-base name (its id when the base is not given) and
 // document id.
 func TestSelectedDocumentsTable(t *testing.T) {
@@ -342,7 +342,7 @@ func TestSelectedDocumentsTable(t *testing.T) {
 	}
 }
 
-// S5.3: the skill table lists task modules not hit (with how they
+// The skill table lists task modules not hit (with how they
 // trigger, in label words) and runtime skills, one line per row.
 func TestSkillsTable(t *testing.T) {
 	t.Parallel()
@@ -397,7 +397,7 @@ func TestSkillsTable(t *testing.T) {
 	}
 }
 
-// S5.1: "at most 10 recent documents per base": when a base gives more
+// At most 10 recent documents per base: when a base gives more
 // rows than are shown, the ones shown are the most recent by creation
 // date, newest first, whatever order the request lists them in.
 func TestKnowledgeShowsMostRecent(t *testing.T) {

@@ -16,9 +16,10 @@ func clockLib(t testing.TB) *library.Snapshot {
 	return newLib(t, withCore(mod{id: "env.clock", body: "{{date}}|{{weekday}}|{{current_time}}"})...)
 }
 
-// e11Request is the E11 request: clock 2024-02-29T17:30:00Z, zone
-// Asia/Shanghai, one document created 2024-02-29T23:30:00+08:00.
-func e11Request(locale string) *assembler.Request {
+// timeZoneRequest is a request across midnight and a leap day: clock
+// 2024-02-29T17:30:00Z, zone Asia/Shanghai, one document created
+// 2024-02-29T23:30:00+08:00.
+func timeZoneRequest(locale string) *assembler.Request {
 	now := time.Date(2024, 2, 29, 17, 30, 0, 0, time.UTC)
 	return &assembler.Request{
 		Locale:   locale,
@@ -30,9 +31,9 @@ func e11Request(locale string) *assembler.Request {
 	}
 }
 
-// E11: date, weekday, current time and document dates are in the
+// Date, weekday, current time and document dates are in the
 // request's zone, whatever the server's zone.
-func TestE11TimeZones(t *testing.T) {
+func TestTimeZones(t *testing.T) {
 	t.Parallel()
 	snap := clockLib(t)
 	ny, err := time.LoadLocation("America/New_York")
@@ -47,7 +48,7 @@ func TestE11TimeZones(t *testing.T) {
 	} {
 		t.Run(tt.locale, func(t *testing.T) {
 			t.Parallel()
-			res, err := assembler.New(assembler.Config{TimeZone: time.UTC}).Assemble(snap, nil, e11Request(tt.locale), fixedNow)
+			res, err := assembler.New(assembler.Config{TimeZone: time.UTC}).Assemble(snap, nil, timeZoneRequest(tt.locale), fixedNow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +62,7 @@ func TestE11TimeZones(t *testing.T) {
 		})
 	}
 
-	// Which zone applies: request, then profile, then server (S4).
+	// Which zone applies: request, then profile, then server.
 	now := time.Date(2024, 2, 29, 17, 30, 0, 0, time.UTC)
 	st := stateWith(nil,
 		&assembler.Profile{ID: "tokyo", TimeZone: "Asia/Tokyo", SkillDisclosure: true},
@@ -121,19 +122,19 @@ func TestE11TimeZones(t *testing.T) {
 // tzChildEnv names the file a child test process writes its output to.
 const tzChildEnv = "PROMPTDESK_TEST_TZ_OUT"
 
-// E11: the output is identical whatever the host's TZ. The host zone is
+// The output is identical whatever the host's TZ. The host zone is
 // process-wide, so each zone runs in a child process of this test binary
 // (no mutation of time.Local, no race).
-func TestE11HostZoneDoesNotMatter(t *testing.T) {
+func TestHostZoneDoesNotMatter(t *testing.T) {
 	t.Parallel()
 	if os.Getenv(tzChildEnv) != "" {
 		t.Skip("child process")
 	}
-	want := e11Text(t)
+	want := timeZoneText(t)
 	dir := t.TempDir()
 	for _, tz := range []string{"UTC", "Pacific/Kiritimati", "America/Los_Angeles", "Asia/Shanghai"} {
 		out := filepath.Join(dir, filepath.Base(tz))
-		cmd := exec.Command(os.Args[0], "-test.run=^TestE11HostZoneChild$", "-test.count=1")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHostZoneChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "TZ="+tz, tzChildEnv+"="+out)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("child with TZ=%s: %v\n%s", tz, err, msg)
@@ -148,23 +149,23 @@ func TestE11HostZoneDoesNotMatter(t *testing.T) {
 	}
 }
 
-// TestE11HostZoneChild runs only as the child of
-// TestE11HostZoneDoesNotMatter: it writes the E11 output to a file.
-func TestE11HostZoneChild(t *testing.T) {
+// TestHostZoneChild runs only as the child of
+// TestHostZoneDoesNotMatter: it writes timeZoneText to a file.
+func TestHostZoneChild(t *testing.T) {
 	out := os.Getenv(tzChildEnv)
 	if out == "" {
-		t.Skip("runs only as a child process of TestE11HostZoneDoesNotMatter")
+		t.Skip("runs only as a child process of TestHostZoneDoesNotMatter")
 	}
-	if err := os.WriteFile(out, []byte(e11Text(t)), 0o644); err != nil {
+	if err := os.WriteFile(out, []byte(timeZoneText(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// e11Text is the E11 assembly (zh-CN, server zone UTC) with the clock
-// given as a time in the host's zone.
-func e11Text(t *testing.T) string {
+// timeZoneText is the assembly of timeZoneRequest (zh-CN, server zone UTC)
+// with the clock given as a time in the host's zone.
+func timeZoneText(t *testing.T) string {
 	t.Helper()
-	req := e11Request("zh-CN")
+	req := timeZoneRequest("zh-CN")
 	local := req.Now.Local()
 	req.Now = nil
 	res, err := assembler.New(assembler.Config{TimeZone: time.UTC}).Assemble(clockLib(t), nil, req, local)

@@ -11,7 +11,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// fold normalises text for trigger matching (S5.4): NFKC, so full-width
+// fold normalises text for trigger matching: NFKC, so full-width
 // and half-width forms are equal, then lower case.
 func fold(s string) string {
 	if !norm.NFKC.IsNormalString(s) {

@@ -23,10 +23,11 @@ func hitReason(res *assembler.Result, id string) string {
 	return ""
 }
 
-// E9: commands match the leading token exactly, keywords in Latin script
-// match whole words, Han keywords match as substrings, matching folds case
-// and width, and the report names the trigger that fired.
-func TestE9TriggerPrecision(t *testing.T) {
+// Trigger precision: commands match the leading token exactly, keywords in
+// Latin script match whole words, Han keywords match as substrings,
+// matching folds case and width, and the report names the trigger that
+// fired.
+func TestTriggerPrecision(t *testing.T) {
 	t.Parallel()
 	snap := newLib(t, withCore(mod{
 		id:    "task.tr",
@@ -70,7 +71,7 @@ func TestE9TriggerPrecision(t *testing.T) {
 	}
 }
 
-// S5.4: the highest priority wins a conflict, a tie goes to the lower id,
+// The highest priority wins a conflict, a tie goes to the lower id,
 // every other fired module is reported as yielded to the winner.
 func TestTriggerConflicts(t *testing.T) {
 	t.Parallel()
@@ -131,7 +132,7 @@ func TestTriggerConflicts(t *testing.T) {
 	}
 }
 
-// S5.4: requiresAttachments blocks intent and attachment triggers without
+// requiresAttachments blocks intent and attachment triggers without
 // an attachment but not commands; attachment triggers need an attachment
 // (and their keywords when they have some); manual triggers never fire.
 func TestTriggerKinds(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 )
 
-// E8: summaries are cut to SummaryRunes runes with an ellipsis, never
+// Summaries are cut to SummaryRunes runes with an ellipsis, never
 // inside a character or a grapheme cluster; text of that length or less
 // is unchanged.
-func TestE8Truncate(t *testing.T) {
+func TestTruncateSummaries(t *testing.T) {
 	t.Parallel()
 	const n = assembler.SummaryRunes
 	family := "\U0001F468\u200D\U0001F469\u200D\U0001F467" // 👨‍👩‍👧: 5 runes, one grapheme

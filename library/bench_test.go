@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Benchmarks of issue 3 item 10 (see BENCHMARKS.md):
+// Benchmarks of loading and parsing (targets and figures in BENCHMARKS.md):
 //
 //	go test ./library -run '^$' -bench . -benchtime 2s -count 3
 
@@ -173,7 +173,7 @@ func genLibrary(tb testing.TB, dir string) (files int) {
 
 // BenchmarkLoadDir1000 loads a generated library folder of 1,000 module
 // files (500 ids in en-US and zh-CN, every layer, 1–3 KB bodies with a few
-// placeholders) plus the label files. Target (issue 3): ≤ 200 ms.
+// placeholders) plus the label files. Target: ≤ 200 ms.
 func BenchmarkLoadDir1000(b *testing.B) {
 	dir := b.TempDir()
 	if files := genLibrary(b, dir); files != 1000 {

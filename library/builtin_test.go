@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-// s8 is the minimum builtin library of SPEC S8.
-var s8 = []string{
+// minimumBuiltins are the modules the builtin library must have in both
+// zh-CN and en-US: what the assembler, the tools and the aux jobs name.
+var minimumBuiltins = []string{
 	"base.identity", "base.behavior", "base.caution", "base.tools", "base.style",
 	"env.runtime", "env.knowledge", "env.pure-agent", "env.selected-docs", "env.skills", "env.web-search",
 	"task.doc-minutes", "task.summarize", "task.translate", "task.code-review", "task.data-analysis",
@@ -31,9 +32,9 @@ func builtin(t *testing.T) *Snapshot {
 	return snap
 }
 
-func TestBuiltinHasS8InBothLocales(t *testing.T) {
+func TestBuiltinHasMinimumModulesInBothLocales(t *testing.T) {
 	snap := builtin(t)
-	for _, id := range s8 {
+	for _, id := range minimumBuiltins {
 		for _, loc := range []string{"zh-CN", "en-US"} {
 			m, ok := snap.Module(id, loc)
 			if !ok {
@@ -68,8 +69,8 @@ func TestBuiltinIDsMatchFileNames(t *testing.T) {
 }
 
 // Every placeholder in the builtin library is declared, a known
-// environment value or a module id (S3), and env-only values are used in
-// env modules only (S4). Load enforces both; this checks it independently.
+// environment value or a module id, and env-only values are used in
+// env modules only. Load enforces both; this checks it independently.
 func TestBuiltinPlaceholdersKnown(t *testing.T) {
 	snap := builtin(t)
 	for _, id := range snap.IDs() {

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-// builtinFS holds the builtin library (S8): modules/<locale>/*.md and
+// builtinFS holds the builtin library: modules/<locale>/*.md and
 // labels/<locale>.yaml.
 //
 //go:embed modules labels

@@ -1,6 +1,6 @@
 package library
 
-// EnvValue documents one environment placeholder (S4). EnvOnly values may
+// EnvValue documents one environment placeholder. EnvOnly values may
 // be used only in env-layer modules.
 type EnvValue struct {
 	Name        string
@@ -8,7 +8,7 @@ type EnvValue struct {
 	EnvOnly     bool
 }
 
-// Environment placeholder names (S4).
+// Environment placeholder names.
 const (
 	EnvDate              = "date"
 	EnvWeekday           = "weekday"
@@ -22,16 +22,16 @@ const (
 )
 
 // EnvValues lists every known environment placeholder with the
-// description the console shows (S4).
+// description the console shows.
 var EnvValues = []EnvValue{
 	{EnvDate, "today's date, YYYY-MM-DD, in the request's time zone", true},
 	{EnvWeekday, "today's weekday in the request's locale (labels weekday.*)", true},
 	{EnvCurrentTime, "the current time, RFC 3339, in the request's time zone", true},
 	{EnvModel, "the model name of the request", true},
 	{EnvAttachments, "the attachment names, or the label attachments.none", true},
-	{EnvKnowledgeBases, "one table per knowledge base (S5.1)", false},
-	{EnvSelectedDocuments, "the table of @-mentioned documents (S5.2)", false},
-	{EnvSkills, "the skill metadata table (S5.3)", false},
+	{EnvKnowledgeBases, "one table per knowledge base: its recent documents or FAQ entries", false},
+	{EnvSelectedDocuments, "the table of @-mentioned documents", false},
+	{EnvSkills, "the skill metadata table: name, description, how it triggers", false},
 	{EnvWebSearchStatus, "label web_search.enabled or web_search.disabled", false},
 }
 

@@ -16,7 +16,7 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
-// FileError is one problem in a module or label file (S1): it names the
+// FileError is one problem in a module or label file: it names the
 // file, the 1-based line (0 when the whole file is concerned) and the field
 // (empty for the body or the frontmatter fences). It matches ErrInvalid.
 type FileError struct {

@@ -15,7 +15,8 @@ import (
 // fuzzHead is a valid frontmatter without the closing fence.
 const fuzzHead = "---\nid: base.a\nlayer: base\nversion: 1\ntitle: T\ndescription: D\n"
 
-// fuzzParseSeeds are hand-written edge cases of S1 and S3, added to the
+// fuzzParseSeeds are hand-written edge cases of the module format and its
+// placeholders, added to the
 // builtin module files.
 func fuzzParseSeeds() []string {
 	task := "---\nid: task.a\nlayer: task\nversion: 2\ntitle: T\ndescription: D\npriority: 5\nrequiresAttachments: true\n"
@@ -26,11 +27,11 @@ func fuzzParseSeeds() []string {
 		"---\n---\n",
 		"---\n---\nBody\n",
 		fuzzHead + "---\nBody\n",
-		// BOM and CRLF (E1).
+		// BOM and CRLF.
 		"\uFEFF" + strings.ReplaceAll(fuzzHead+"variables: [name]\n---\nHello {{name}}\n", "\n", "\r\n"),
 		"\uFEFF\uFEFF" + fuzzHead + "---\nB\n",
 		fuzzHead + "---\r\nB\rC\r\n",
-		// Fences (E2).
+		// Fences.
 		fuzzHead + "Body without a closing fence\n",
 		fuzzHead + "----\nB\n",
 		fuzzHead + "---x\nB\n",
@@ -39,7 +40,7 @@ func fuzzParseSeeds() []string {
 		fuzzHead + "---",
 		fuzzHead + "---\n",
 		fuzzHead + "---\n  \n",
-		// YAML typing (E3).
+		// YAML typing.
 		strings.Replace(fuzzHead, "version: 1", "version: 1.10", 1) + "---\nB\n",
 		strings.Replace(fuzzHead, "version: 1", "version: \"1\"", 1) + "---\nB\n",
 		strings.Replace(fuzzHead, "version: 1", "version: 0x10", 1) + "---\nB\n",
@@ -80,7 +81,7 @@ func fuzzParseSeeds() []string {
 		"---\nid: \"unterminated\n---\nB\n",
 		"---\nid: 'a''b'\n---\nB\n",
 		"---\nid: base.a\x00\n---\nB\n",
-		// Variables, triggers and placeholders (S1, S3, S4).
+		// Variables, triggers and placeholders.
 		fuzzHead + "variables: [a, {name: b, escape: xml}, {name: c, description: see}]\n---\n{{a}} {{b}} \\{{c}} {{ c }} {{1}} {\"a\": 1} {{c}}\n",
 		fuzzHead + "variables: [{name: x, escape: html}]\n---\n{{x}}\n",
 		fuzzHead + "variables: [date]\n---\nB\n",
@@ -109,7 +110,7 @@ func fuzzParseSeeds() []string {
 	}
 }
 
-// FuzzParse checks the module parser (S1): it never panics; an error is a
+// FuzzParse checks the module parser: it never panics; an error is a
 // *library.FileError naming the file, with a line ≥ 0, matching
 // library.ErrInvalid; a module that parses parses again from its own
 // normalised text to an equal module, and its placeholders have valid

@@ -12,7 +12,7 @@ import (
 )
 
 // LabelKeys maps every label key to the placeholders its text may use.
-// Labels are the words of tables and environment values (S4, S5.1–S5.3);
+// Labels are the words of tables and environment values;
 // their text lives in `labels/<locale>.yaml`, never in Go.
 var LabelKeys = map[string][]string{
 	"list.separator":           nil,

@@ -1,17 +1,18 @@
-// Package library is promptdesk's domain core: the module file format (S1),
-// placeholders (S3), the environment values modules may name (S4), label
-// files, and the loader that turns a folder of modules into an immutable
-// Snapshot. It imports nothing web- or database-specific.
+// Package library is promptdesk's domain core: the module file format,
+// placeholders, the environment values modules may name
+// (docs/module-format.md), label files, and the loader that turns a folder
+// of modules into an immutable Snapshot. It imports nothing web- or
+// database-specific.
 package library
 
 import (
 	"strings"
 )
 
-// Layer is one of the seven module layers, in assembly order (S1).
+// Layer is one of the seven module layers, in assembly order.
 type Layer string
 
-// The layers of S1, in assembly order.
+// The layers, in assembly order.
 const (
 	LayerBase  Layer = "base"
 	LayerEnv   Layer = "env"
@@ -35,10 +36,11 @@ func ValidLayer(l Layer) bool {
 	return false
 }
 
-// TriggerKind says how a task module fires (S5.4).
+// TriggerKind says how a task module fires (docs/module-format.md,
+// Triggers).
 type TriggerKind string
 
-// Trigger kinds of S5.4.
+// Trigger kinds.
 const (
 	TriggerIntent     TriggerKind = "intent"
 	TriggerCommand    TriggerKind = "command"
@@ -55,10 +57,11 @@ type Trigger struct {
 	Command  string      `json:"command,omitempty"`
 }
 
-// EscapeXML is the only escape mode a variable may declare (S3).
+// EscapeXML is the only escape mode a variable may declare: & < > " '
+// are escaped, so a value cannot close its XML element or attribute.
 const EscapeXML = "xml"
 
-// Variable is a placeholder the caller must supply (S3). Escape is "" or
+// Variable is a placeholder the caller must supply. Escape is "" or
 // EscapeXML.
 type Variable struct {
 	Name        string `json:"name"`
@@ -66,7 +69,7 @@ type Variable struct {
 	Description string `json:"description,omitempty"`
 }
 
-// Module is one parsed module file in one locale (S1). Modules held by a
+// Module is one parsed module file in one locale. Modules held by a
 // Snapshot are shared and must not be modified.
 type Module struct {
 	// Frontmatter holds the fields of the frontmatter block; they are
@@ -162,7 +165,7 @@ func ValidName(s string) bool {
 }
 
 // Frontmatter is a module's frontmatter fields: the "parsed fields" stored
-// as JSON with an override (S2), in the file's key names.
+// as JSON with an override, in the file's key names.
 type Frontmatter struct {
 	ID                  string     `json:"id"`
 	Layer               Layer      `json:"layer"`

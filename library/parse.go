@@ -13,13 +13,14 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-// MaxModuleBytes is the largest module file accepted (S11): 256 KiB.
+// MaxModuleBytes is the largest module file accepted: 256 KiB, the API's
+// and the editor's limit too.
 const MaxModuleBytes = 256 << 10
 
 const bom = "\uFEFF"
 
 // Normalize removes a leading UTF-8 BOM and turns CRLF into LF, so that a
-// Windows file parses exactly like its Unix twin (E1).
+// Windows file parses exactly like its Unix twin.
 func Normalize(data []byte) string {
 	s := string(bytes.TrimPrefix(data, []byte(bom)))
 	for strings.Contains(s, "\r\n") { // "\r\r\n" needs a second pass
@@ -31,9 +32,9 @@ func Normalize(data []byte) string {
 // duplicateKey finds the key in go-yaml's duplicate-key message.
 var duplicateKey = regexp.MustCompile(`mapping key "([^"]+)" already defined`)
 
-// Parse reads one module file (S1). file names the source in errors; it is
-// not checked against the id here (the loader does that). The error is a
-// *FileError naming file, line and field.
+// Parse reads one module file (docs/module-format.md). file names the
+// source in errors; it is not checked against the id here (the loader does
+// that). The error is a *FileError naming file, line and field.
 func Parse(file string, data []byte) (*Module, error) {
 	if len(data) > MaxModuleBytes {
 		return nil, &FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)}
@@ -71,13 +72,14 @@ func Parse(file string, data []byte) (*Module, error) {
 	m.Pieces = Scan(strings.TrimSpace(body))
 	for _, p := range m.Placeholders {
 		if e, ok := LookupEnv(p.Name); ok && e.EnvOnly && m.Layer != LayerEnv {
-			return nil, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules (S4)", p.Name)}
+			return nil, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules", p.Name)}
 		}
 	}
 	return m, nil
 }
 
-// isFence reports whether line is exactly "---", trailing blanks allowed (E2).
+// isFence reports whether line is exactly "---", trailing blanks allowed:
+// `----` or `---x` in a body is text, not a fence.
 func isFence(line string) bool {
 	return strings.TrimRight(line, " \t\r") == "---"
 }
@@ -389,7 +391,7 @@ func variablesField(file string, n ast.Node) ([]Variable, error) {
 			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".escape", Msg: fmt.Sprintf("unknown escape %q (allowed: xml)", v.Escape)}
 		}
 		if _, known := LookupEnv(v.Name); known {
-			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is an environment value (S4) and cannot be a variable", v.Name)}
+			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is an environment value and cannot be a variable", v.Name)}
 		}
 		for _, prev := range vars {
 			if prev.Name == v.Name {
@@ -503,7 +505,7 @@ func keywordsField(file, field string, n ast.Node) ([]string, error) {
 	return out, nil
 }
 
-// checkModule applies the rules that join several fields (S1).
+// checkModule applies the rules that join several fields.
 func checkModule(file string, m *Module) error {
 	bad := func(field, msg string) error {
 		return &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg}

@@ -30,7 +30,7 @@ func parseErr(t *testing.T, text string) *FileError {
 	return fe
 }
 
-// E1: a Windows file parses exactly like its LF, no-BOM twin.
+// A Windows file (BOM, CRLF) parses exactly like its LF, no-BOM twin.
 func TestParseWindowsFile(t *testing.T) {
 	crlf := "\uFEFF---\r\nid: base.greet\r\nlayer: base\r\nversion: 1\r\ntitle: Greeting\r\ndescription: d\r\nvariables: [name]\r\n---\r\nHello {{name}}\r\n"
 	lf := strings.ReplaceAll(strings.TrimPrefix(crlf, "\uFEFF"), "\r\n", "\n")
@@ -51,7 +51,8 @@ func TestParseWindowsFile(t *testing.T) {
 
 const head = "---\nid: base.a\nlayer: base\nversion: 1\ntitle: T\ndescription: D\n"
 
-// E2: fences.
+// Frontmatter fences: a body's own `---` line, an unclosed block, an
+// empty one, and lines that only look like a fence.
 func TestParseFences(t *testing.T) {
 	m := mustParse(t, "base-a.md", head+"---\nintro\n---\nafter the break\n")
 	if m.Body != "intro\n---\nafter the break\n" {
@@ -75,7 +76,8 @@ func TestParseFences(t *testing.T) {
 	}
 }
 
-// E3: YAML typing.
+// YAML typing: versions are integers, strings stay strings, booleans are
+// only true/false.
 func TestParseTyping(t *testing.T) {
 	fe := parseErr(t, strings.Replace(head, "version: 1", "version: 1.10", 1)+"---\nB\n")
 	if fe.Field != "version" || fe.Line != 4 {

@@ -2,7 +2,7 @@ package library
 
 import "strings"
 
-// Placeholder is one `{{name}}` in a text (S3). Line is 1-based within
+// Placeholder is one `{{name}}` in a text. Line is 1-based within
 // the scanned text.
 type Placeholder struct {
 	Name string
@@ -16,7 +16,7 @@ type Piece struct {
 	Name    string
 }
 
-// Scan splits text into literal pieces and placeholders (S3): `{{name}}`
+// Scan splits text into literal pieces and placeholders: `{{name}}`
 // with name `[a-z_][a-z0-9_.-]*` is a placeholder, `\{{name}}` is the
 // literal `{{name}}`, and any other brace text is literal. Adjacent literal
 // text is merged, so the result alternates literal and placeholder pieces.

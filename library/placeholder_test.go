@@ -6,7 +6,7 @@ import (
 )
 
 func TestScan(t *testing.T) {
-	// E4: braces that are not placeholders pass byte for byte.
+	// Braces that are not placeholders pass byte for byte.
 	text := `Reply as JSON like {"answer": "...", "refs": [{"id": 1}]}. Handlebars users write {{ }} or {{#each items}}. Greet {{name}}.`
 	got := Scan(text)
 	want := []Piece{

@@ -15,7 +15,7 @@ import (
 )
 
 // Snapshot is an immutable, loaded library: every module in every locale
-// plus the label files (S1, S6). It is safe for concurrent use; nothing in
+// plus the label files. It is safe for concurrent use; nothing in
 // it may be modified after Load or Build returns.
 type Snapshot struct {
 	modules map[string]map[string]*Module // id → lower-case locale → module
@@ -26,13 +26,14 @@ type Snapshot struct {
 	labelLocales []string
 	// Source describes where the snapshot came from ("embedded" or a folder).
 	Source string
-	// Generation counts the versions of the library (S6): 1 when first
+	// Generation counts the versions of the library: 1 when first
 	// loaded, and the embedded library stays at 1; a watched folder
 	// (library/reload) adds 1 for each change it applies.
 	Generation int
 }
 
-// LocaleKey is the case-insensitive key of a BCP 47 tag (S2).
+// LocaleKey is the case-insensitive key of a BCP 47 tag: overrides and
+// lookups match locales regardless of case.
 func LocaleKey(locale string) string { return strings.ToLower(locale) }
 
 // Module returns the module id in exactly this locale (compared
@@ -108,7 +109,7 @@ func LoadDir(dir string) (*Snapshot, error) {
 	return snap, nil
 }
 
-// Load reads a library from fsys (S1). prefix is prepended to paths in
+// Load reads a library from fsys. prefix is prepended to paths in
 // messages. A locale without a label file has the embedded library's
 // labels of that locale, when there are some (Parts.EmbeddedLabels); for
 // the embedded library itself that changes nothing. Every problem in
@@ -205,7 +206,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 }
 
 // CheckLocaleFolder checks that a folder under modules/ is named by a BCP
-// 47 locale tag (S1); display names the folder in the *FileError.
+// 47 locale tag; display names the folder in the *FileError.
 func CheckLocaleFolder(display, locale string) error {
 	if _, err := language.Parse(locale); err != nil {
 		return &FileError{File: display, Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", locale)}
@@ -215,7 +216,7 @@ func CheckLocaleFolder(display, locale string) error {
 
 // ParseModuleFile parses the module file display (a path ending in
 // <layer>-<name>.md, slash- or OS-separated) of the locale folder locale:
-// Parse, then the id must match the file name (S1). Errors are
+// Parse, then the id must match the file name. Errors are
 // *FileError values.
 func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
 	name := path.Base(filepath.ToSlash(display))
@@ -235,7 +236,7 @@ func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
 
 // CheckFileName checks that name (a file name, no folder) is a module
 // file name: <layer>-<name>.md with a known layer and a name of lowercase
-// [a-z0-9._-] (S1). The error says which part is wrong and what is
+// [a-z0-9._-]. The error says which part is wrong and what is
 // allowed.
 func CheckFileName(name string) error {
 	layers := make([]string, len(Layers))
@@ -279,7 +280,7 @@ type Parts struct {
 	// Modules are added to them.
 	Locales []string
 	// Modules have their Locale set. Their order matters for the rule that
-	// all locales of one id share a version and a variable list (S1): the
+	// all locales of one id share a version and a variable list: the
 	// first module of an id is the reference, and the error names each
 	// later module that differs from it.
 	Modules []*Module
@@ -291,8 +292,8 @@ type Parts struct {
 	EmbeddedLabels bool
 }
 
-// Build makes a Snapshot from parts and checks the rules that join files
-// (S1, S3): one module per id and locale, all locales of an id share a
+// Build makes a Snapshot from parts and checks the rules that join files:
+// one module per id and locale, all locales of an id share a
 // version and a variable list, every placeholder is known, no include
 // cycle. The error is FileErrors (matching ErrInvalid) naming each file
 // at fault.
@@ -366,7 +367,7 @@ func build(p Parts, cycles bool) (*Snapshot, FileErrors) {
 }
 
 // checkLocales enforces that all locales of one id (ms, the first being
-// the reference) share one version line and one variable list (S1).
+// the reference) share one version line and one variable list.
 func checkLocales(ms []*Module) FileErrors {
 	var errs FileErrors
 	first := ms[0]
@@ -393,10 +394,11 @@ func sameVariables(a, b []Variable) bool {
 	return true
 }
 
-// CheckPlaceholders enforces the load-time strictness of S3 on one module
-// (builtin or override): every placeholder is a declared variable, a known
-// environment value, or the id of a module in this snapshot. The error is a
-// *FileError naming the line and the placeholder.
+// CheckPlaceholders checks the placeholders of one module (builtin or
+// override) when it is loaded or saved, not only at render: every
+// placeholder is a declared variable, a known environment value, or the
+// id of a module in this snapshot. The error is a *FileError naming the
+// line and the placeholder.
 func (s *Snapshot) CheckPlaceholders(m *Module) error {
 	for _, p := range m.Placeholders {
 		if _, ok := m.Variable(p.Name); ok {
@@ -413,9 +415,9 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error {
 	return nil
 }
 
-// checkIncludeCycles reports include cycles among the library's modules
-// (S3, E10): each locale's module includes the same locale's module, else
-// any locale's, as the assembler's fallback would.
+// checkIncludeCycles reports include cycles among the library's modules,
+// each with its path (a → b → a): each locale's module includes the same
+// locale's module, else any locale's, as the assembler's fallback would.
 func (s *Snapshot) checkIncludeCycles() FileErrors {
 	var errs FileErrors
 	for _, loc := range s.locales {

@@ -1,4 +1,4 @@
--- S2: operator overrides, one per module and locale (locale matched case-insensitively).
+-- Operator overrides, one per module and locale (locale matched case-insensitively).
 CREATE TABLE overrides (
     module_id        text        NOT NULL CHECK (module_id <> ''),
     locale           text        NOT NULL CHECK (locale <> ''),
@@ -16,7 +16,7 @@ CREATE TABLE overrides (
 
 CREATE UNIQUE INDEX overrides_module_locale_key ON overrides (module_id, lower(locale));
 
--- S7: assembly profiles.
+-- Assembly profiles.
 CREATE TABLE profiles (
     id               text        PRIMARY KEY CHECK (id <> ''),
     name             text        NOT NULL DEFAULT '',
@@ -30,7 +30,7 @@ CREATE TABLE profiles (
     updated_at       timestamptz NOT NULL DEFAULT now()
 );
 
--- Saved preview scenarios: an assemble request (S11) with a name.
+-- Saved preview scenarios: an assemble request (API JSON) with a name.
 CREATE TABLE scenarios (
     id          text        PRIMARY KEY CHECK (id <> ''),
     name        text        NOT NULL DEFAULT '',

@@ -1,4 +1,4 @@
--- Issue 4 (docs/overrides-lifecycle.md): revision history, audit log, base hash.
+-- Override lifecycle (docs/overrides-lifecycle.md): revision history, audit log, base hash.
 
 -- The head row of an override stays after a delete, marked deleted, so that
 -- its revision keeps counting: the next save continues the numbering, and
@@ -10,7 +10,7 @@ ALTER TABLE overrides
 UPDATE overrides SET base_hash = encode(sha256(convert_to(base_snapshot, 'UTF8')), 'hex')
 WHERE base_snapshot <> '';
 
--- One immutable row per change of an override (S2). The primary key backs
+-- One immutable row per change of an override. The primary key backs
 -- the head's revision check: two changes can never share a revision.
 CREATE TABLE override_revisions (
     module_id        text        NOT NULL CHECK (module_id <> ''),

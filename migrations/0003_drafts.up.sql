@@ -1,4 +1,4 @@
--- Issue 4 item 2 (docs/overrides-lifecycle.md): drafts and publishing.
+-- Drafts and publishing (docs/overrides-lifecycle.md).
 -- The head (overrides.revision) may be a draft; published_revision is the
 -- revision that is served. NULL: never published (a draft only).
 ALTER TABLE overrides ADD COLUMN published_revision integer NULL

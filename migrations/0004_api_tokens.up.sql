@@ -1,4 +1,4 @@
--- Issue 5 item 5: API tokens for /api/v1 (Authorization: Bearer).
+-- API tokens for /api/v1 (Authorization: Bearer).
 -- A token is "pd_" and 32 random bytes (base64url); only its sha256 is
 -- stored. A fast hash is right here: the secret has 256 bits of entropy,
 -- so there is nothing to brute-force, and every API request looks one up

@@ -1,4 +1,4 @@
--- Issue 5: console accounts, one-time setup links, server-side sessions
+-- Console accounts, one-time setup links, server-side sessions
 -- (alexedwards/scs pgxstore) and login throttling.
 CREATE TABLE users (
     id                  bigserial   PRIMARY KEY,

@@ -1,6 +1,6 @@
 // Package migrations holds the numbered SQL schema files (NNNN_name.up.sql /
 // .down.sql), embedded in the binary, and applies them with golang-migrate
-// (S12).
+// at start.
 package migrations
 
 import (
@@ -22,7 +22,7 @@ var files embed.FS
 // Up applies every pending migration to the database at databaseURL (any
 // pgx connection string: URL or keyword=value form). A schema already up to
 // date is success. golang-migrate holds a Postgres advisory lock while it
-// works, so processes starting together are safe (S12). Errors name the
+// works, so processes starting together are safe. Errors name the
 // failing step; a half-applied migration leaves the schema dirty and every
 // later call fails until an operator fixes it.
 func Up(ctx context.Context, databaseURL string) error {

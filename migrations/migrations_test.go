@@ -60,7 +60,7 @@ func TestUpDownUp(t *testing.T) {
 	}
 }
 
-// Processes starting together all migrate (S12): the advisory lock makes
+// Processes starting together all migrate: the advisory lock makes
 // the others wait, then find nothing to do.
 func TestConcurrentUp(t *testing.T) {
 	t.Parallel()

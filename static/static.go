@@ -1,7 +1,7 @@
 // Package static holds the console's embedded assets: the stylesheet and
 // the vendored htmx (refreshed by vendor.sh; the build needs no Node). They
 // are served under content-hashed URLs with long cache headers, so a new
-// binary never serves a stale cached file (S10).
+// binary never serves a stale cached file.
 package static
 
 import (

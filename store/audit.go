@@ -23,7 +23,7 @@ const (
 // ActionDelete serve both.
 const ActionUpdate = "update"
 
-// AuditEntry is one row of the audit log (issue 4): who did what to which
+// AuditEntry is one row of the audit log: who did what to which
 // subject, with the state before and after. For an override Before and
 // After are its texts and Revision the revision the change made; for a
 // profile or scenario they are its JSON (camelCase fields), Locale is ""
@@ -123,8 +123,8 @@ func auditJSON(v any) (string, error) {
 }
 
 // ChangesChannel is the Postgres NOTIFY channel on which every committed
-// change of an override or profile is announced (S6), with a Change as
-// its JSON payload.
+// change of an override or profile is announced to every process, with a
+// Change as its JSON payload.
 const ChangesChannel = "promptdesk_changes"
 
 // Change is the JSON payload of a notification on ChangesChannel:

@@ -27,7 +27,7 @@ func withPoolSize(dbURL string, n int) string {
 	return fmt.Sprintf("%s%spool_max_conns=%d", dbURL, sep, n)
 }
 
-// Issue 4, "no lost updates": 50 editors each land 20 saves on one
+// No lost updates: 50 editors each land 20 saves on one
 // override, re-reading and retrying whenever they are refused. Every
 // refusal is ErrConflict naming the current revision, nothing else fails,
 // and the history is exactly revisions 1..1001 with every save's text,

@@ -20,11 +20,12 @@ const (
 	listenPingWait   = 10 * time.Second
 )
 
-// Listen announces every change committed by any promptdesk process on
-// this database (S6): it holds a dedicated connection (not one of the
-// pool's) running LISTEN on ChangesChannel and calls onChange with each
-// notification's Change, in order, on Listen's goroutine; a slow onChange
-// delays the next call, so it should only hand the news on.
+// Listen announces every change committed by any promptdesk process on this
+// database, so that every process serves it within a second: it holds a
+// dedicated connection (not one of the pool's) running LISTEN on
+// ChangesChannel and calls onChange with each notification's Change, in
+// order, on Listen's goroutine; a slow onChange delays the next call, so it
+// should only hand the news on.
 //
 // The zero Change means "reload everything": after each successful
 // LISTEN, the first included, onChange is called once with it, since

@@ -14,7 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Override is an operator's replacement for one module in one locale (S2):
+// Override is an operator's replacement for one module in one locale:
 // the full module file plus what the drift view needs. It is the head of
 // the override's revision history (ListRevisions).
 type Override struct {
@@ -30,7 +30,7 @@ type Override struct {
 	BaseSnapshot   string // the builtin text at BasedOnVersion
 	// BaseHash is the sha256 hex (TextHash) of the builtin text the
 	// override was based on, stored as given; it tells a builtin text
-	// changed without a version bump (S2). "" when unknown.
+	// changed without a version bump (a drift too). "" when unknown.
 	BaseHash string
 	Revision int // 1 when created, +1 on every change, a delete included
 	// Author is who made the current revision: the actor of the change's
@@ -85,7 +85,7 @@ func Removal(action, text string) bool {
 // removalSQL is Removal of the revision r in SQL.
 const removalSQL = `(r.action IN ('delete', 'take-builtin') OR (r.action = 'discard' AND r.text = ''))`
 
-// Revision is one immutable change of an override (issue 4): the full
+// Revision is one immutable change of an override: the full
 // state the change left, who made it and how. A delete or take-builtin
 // revision has an empty Text; the others hold the whole module file.
 type Revision struct {
@@ -182,7 +182,7 @@ func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Overr
 }
 
 // SaveOverride stores o as a new revision, a draft, and returns the saved
-// head (S2): what is served does not change until Publish, unless
+// head: what is served does not change until Publish, unless
 // o.Publish asks to publish it in the same transaction.
 // baseRevision is the revision the edit started from: 0 creates the
 // override; otherwise the head is updated to baseRevision+1 only if it is
@@ -352,7 +352,7 @@ func (s *Store) record(ctx context.Context, saved Override, action, before strin
 }
 
 // DeleteOverride deletes the override of moduleID for locale if it is still
-// at baseRevision, returning the module to its builtin (S2). The history
+// at baseRevision, returning the module to its builtin. The history
 // stays: the delete is a revision with empty text, and the next save
 // continues the numbering. Errors: library.ErrConflict when it has moved
 // on, library.ErrNotFound when there is none (or it is deleted already),
@@ -361,7 +361,7 @@ func (s *Store) DeleteOverride(ctx context.Context, moduleID, locale string, bas
 	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionDelete)
 }
 
-// TakeBuiltin is the drift review's "take builtin" (S2): DeleteOverride
+// TakeBuiltin is the drift review's "take builtin": DeleteOverride
 // recorded as action take-builtin. Errors as DeleteOverride.
 func (s *Store) TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error {
 	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionTakeBuiltin)
@@ -425,7 +425,7 @@ func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, re
 	return saved, err
 }
 
-// KeepMine is the drift review's "keep mine" (S2): a new revision (action
+// KeepMine is the drift review's "keep mine": a new revision (action
 // keep-mine), published at once since it resolves a drift of the served
 // text, with the same text, now based on the builtin at
 // newBasedOnVersion with text newBaseSnapshot and hash newBaseHash
@@ -537,7 +537,7 @@ func (s *Store) publishedText(ctx context.Context, moduleID, locale string, publ
 }
 
 // Publish makes the head of the override of moduleID in locale, still at
-// baseRevision, the served revision (issue 4): no text revision is
+// baseRevision, the served revision: no text revision is
 // written, only the audit row (action publish, before: the text served
 // until now) and the notification, in one transaction. Publishing a head
 // that is published already changes and records nothing. Returns the
@@ -599,7 +599,7 @@ func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevisi
 }
 
 // Discard drops the draft of the override of moduleID in locale, still at
-// baseRevision (issue 4): a new revision (action discard) with the
+// baseRevision: a new revision (action discard) with the
 // published revision's text and base, published at once; when nothing
 // was ever published (or the published revision is a removal), the
 // discard removes the override like a delete, with empty text. Audited

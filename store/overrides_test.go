@@ -211,7 +211,7 @@ func TestOverrideDelete(t *testing.T) {
 	}
 }
 
-// S2: no lost updates. Of many saves from one base revision one wins.
+// No lost updates: of many saves from one base revision one wins.
 func TestOverrideConcurrentSaves(t *testing.T) {
 	t.Parallel()
 	s := setup(t)

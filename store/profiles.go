@@ -7,7 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Profile is a named assembly setup (S7).
+// Profile is a named assembly setup: locale, model, base modules, system
+// prompt, skill disclosure and token budget.
 type Profile struct {
 	ID            string // slug
 	Name          string

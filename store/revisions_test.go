@@ -299,9 +299,9 @@ func TestTextHash(t *testing.T) {
 	}
 }
 
-// E13: two editors open the override at revision 3; A saves, then B: B is
+// Concurrent edits: two editors open the override at revision 3; A saves, then B: B is
 // refused with the current revision, and A's text survives.
-func TestTwoEditorsE13(t *testing.T) {
+func TestTwoEditorsStaleSaveRefused(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
 	ctx := t.Context()

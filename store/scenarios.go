@@ -12,7 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Scenario is a saved preview situation: an assemble request (S11 shape,
+// Scenario is a saved preview situation: an assemble request (the API's
 // camelCase JSON) with a name.
 type Scenario struct {
 	ID          string // slug

@@ -1,5 +1,5 @@
 // Package store keeps promptdesk's operator data in Postgres: overrides
-// (S2), profiles (S7) and saved scenarios. All SQL lives here. Errors match
+// (docs/overrides-lifecycle.md), profiles and saved scenarios. All SQL lives here. Errors match
 // library.ErrNotFound, library.ErrConflict or library.ErrInvalid with
 // errors.Is; anything else is a wrapped database error.
 package store
@@ -55,7 +55,7 @@ func (s *Store) Close() {
 	}
 }
 
-// Ping checks that the database answers (for /readyz, S11).
+// Ping checks that the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error {
 	if _, err := s.db.Exec(ctx, "SELECT 1"); err != nil {
 		return fmt.Errorf("store: ping: %w", err)

@@ -29,7 +29,7 @@ const ActionRevoke = "revoke"
 // actor is "token:<name>" and its After {"method","path"} of the request.
 const ActionUse = "use"
 
-// Scopes of API tokens (issue 5): what each /api/v1 route requires is
+// Scopes of API tokens (README, Runtime API): what each /api/v1 route requires is
 // decided by the web package's route table.
 const (
 	ScopeAssemble = "assemble" // runtimes: assemble, render, commands, tools

@@ -47,7 +47,7 @@ func linkSubject(name string) string {
 	return name
 }
 
-// Roles, from least to most allowed (SPEC S12): viewer browses and
+// Roles, from least to most allowed: viewer browses and
 // previews; editor also changes overrides, profiles and scenarios; admin
 // also manages users and tokens.
 const (

@@ -26,7 +26,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
-// openConsole are the console routes that need no session (issue 5).
+// openConsole are the console routes that need no session.
 var openConsole = map[string]bool{
 	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true,
 	"GET /login": true, "POST /login": true,

@@ -46,9 +46,10 @@ func serveAPI(h http.Handler, method, target, body, token string) *httptest.Resp
 	return rec
 }
 
-// apiScopes is the scope table of issue 5: the scopes each /api/v1 route
-// accepts (any one of them). A route registered but missing here fails
-// TestEveryAPIRouteNeedsAToken, so a new route must be given its scopes.
+// apiScopes is the scope table (README, Runtime API): the scopes each
+// /api/v1 route accepts (any one of them). A route registered but missing
+// here fails TestEveryAPIRouteNeedsAToken, so a new route must be given its
+// scopes.
 var apiScopes = map[string][]string{
 	"POST /api/v1/assemble":              {store.ScopeAssemble},
 	"POST /api/v1/render":                {store.ScopeAssemble},

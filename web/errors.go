@@ -14,7 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/errorpage"
 )
 
-// apiErrorBody is the JSON body of a failed /api/ request (S11):
+// apiErrorBody is the JSON body of a failed /api/ request:
 // {"error":{"code","message","field"}}; field is "" when no request field
 // is at fault.
 type apiErrorBody struct {
@@ -97,7 +97,7 @@ func message(err, sentinel error) string {
 
 // handleError is the server's one HTTPErrorHandler: it logs server
 // errors and writes an HTML error page, or under /api/ the JSON error of
-// classifyAPI (S11), HTML escaping off like every API response.
+// classifyAPI, HTML escaping off like every API response.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return

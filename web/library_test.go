@@ -24,13 +24,13 @@ import (
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
-// The fixtures of library/reload/testdata: a valid task.e12-notes
-// (en-US, zh-CN; command /fieldnotes) and task.e12-broken, whose
+// The fixtures of library/reload/testdata: a valid task.reload-notes
+// (en-US, zh-CN; command /fieldnotes) and task.reload-broken, whose
 // frontmatter has `triggers: [unclosed` on line 7.
 const (
-	notesEN  = "modules/en-US/task-e12-notes.md"
-	notesZH  = "modules/zh-CN/task-e12-notes.md"
-	brokenEN = "modules/en-US/task-e12-broken.md"
+	notesEN  = "modules/en-US/task-reload-notes.md"
+	notesZH  = "modules/zh-CN/task-reload-notes.md"
+	brokenEN = "modules/en-US/task-reload-broken.md"
 )
 
 // libraryFolder writes the builtin library and the reload fixtures into
@@ -130,17 +130,17 @@ func TestLibraryFolderReadinessNamesTheEmbeddedLabels(t *testing.T) {
 
 func slashJoin(dir, rel string) string { return filepath.ToSlash(filepath.Join(dir, rel)) }
 
-// E12 at start, in the console and /readyz: a folder with a valid module
-// and a broken one serves the valid one; the broken one (and one whose
-// name carries HTML, and one whose field does) is listed with path and
-// line on a banner on every console page, as text, and in /readyz, which
-// stays 200.
+// A broken file does not take the library down, at start, in the console
+// and /readyz: a folder with a valid module and a broken one serves the
+// valid one; the broken one (and one whose name carries HTML, and one whose
+// field does) is listed with path and line on a banner on every console
+// page, as text, and in /readyz, which stays 200.
 func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 	t.Parallel()
 	dir := libraryFolder(t)
 	evilName := `modules/en-US/task-<img src=x onerror=alert(1)>.md`
 	writeFile(t, dir, evilName, readFile(t, dir, notesEN))
-	evilField := "modules/en-US/task-e12-evil.md"
+	evilField := "modules/en-US/task-reload-evil.md"
 	writeFile(t, dir, evilField, strings.Replace(readFile(t, dir, notesEN), "priority: 40\n", "priority: 40\n<script>alert(2)</script>: 1\n", 1))
 	srv, _ := startFolder(t, dir)
 	h := srv.Handler()
@@ -161,7 +161,7 @@ func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 		t.Errorf("/readyz broken[1] = %+v, want %s line 7, field triggers, not valid YAML, not serving", b, brokenEN)
 	}
 
-	for _, page := range []string{"/", "/drift", "/preview", "/modules/task.e12-notes"} {
+	for _, page := range []string{"/", "/drift", "/preview", "/modules/task.reload-notes"} {
 		rec := serve(h, http.MethodGet, page)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: %d", page, rec.Code)
@@ -197,7 +197,7 @@ func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 			t.Errorf("%s: banner entry %q", page, field)
 		}
 	}
-	if body := serve(h, http.MethodGet, "/modules/task.e12-notes").Body.String(); !strings.Contains(body, "Field notes") {
+	if body := serve(h, http.MethodGet, "/modules/task.reload-notes").Body.String(); !strings.Contains(body, "Field notes") {
 		t.Error("the valid module of the folder is not served")
 	}
 	if rec := serveAPI(h, http.MethodGet, "/login", "", ""); strings.Contains(rec.Body.String(), "library-banner") {
@@ -205,12 +205,13 @@ func TestLibraryFolderBannerAndReadiness(t *testing.T) {
 	}
 }
 
-// E12 through the server: while runtimes assemble over the API from
-// several goroutines, the valid module file is truncated to 0 bytes and
-// written back 200 ms later. Every response has the module; the console
-// and /readyz list the truncated file meanwhile; the rewrite is a new
-// generation in the composition report; a version raised in every
-// locale makes a published override drifted. Run with -race.
+// A broken file does not take the library down, through the server: while
+// runtimes assemble over the API from several goroutines, the valid module
+// file is truncated to 0 bytes and written back 200 ms later. Every
+// response has the module; the console and /readyz list the truncated file
+// meanwhile; the rewrite is a new generation in the composition report; a
+// version raised in every locale makes a published override drifted. Run
+// with -race.
 func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	t.Parallel()
 	dir := libraryFolder(t)
@@ -294,7 +295,7 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	}
 
 	// Drift is judged against the reloaded library.
-	m, _ := srv.served.Current().Library.Module("task.e12-notes", "en-US")
+	m, _ := srv.served.Current().Library.Module("task.reload-notes", "en-US")
 	text := strings.Replace(m.Text, "title: Field notes", "title: Field notes (ops)", 1)
 	if _, err := st.SaveOverride(t.Context(), store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: "Field notes (ops)", Version: 1,
 		BasedOnVersion: 1, BaseSnapshot: m.Text, Author: "test", Publish: true}, 0); err != nil {
@@ -303,17 +304,17 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	eventually(t, 5*time.Second, "the override served", func() bool {
 		return srv.served.Current().State.Overrides[assembler.Key(m.ID, "en-US")] != nil
 	})
-	if strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.e12-notes") {
+	if strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.reload-notes") {
 		t.Fatal("drift listed before the folder's version moved")
 	}
 	for _, rel := range []string{notesEN, notesZH} {
 		writeFile(t, dir, rel, strings.Replace(readFile(t, dir, rel), "version: 1", "version: 2", 1))
 	}
 	eventually(t, 10*time.Second, "the override drifted", func() bool {
-		return strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.e12-notes")
+		return strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.reload-notes")
 	})
 	res, _ = assemble()
-	if lines := strings.Join(reportLinesOf(res.Report), "\n"); !strings.Contains(lines, "prompt(task.e12-notes v1 · command:/fieldnotes · override-drifted r1)") {
+	if lines := strings.Join(reportLinesOf(res.Report), "\n"); !strings.Contains(lines, "prompt(task.reload-notes v1 · command:/fieldnotes · override-drifted r1)") {
 		t.Errorf("the drifted override is not reported as such:\n%s", lines)
 	}
 }

@@ -55,7 +55,7 @@ func (s *Server) recoverer() echo.MiddlewareFunc {
 	})
 }
 
-// ContentSecurityPolicy is the policy sent with every response (S12):
+// ContentSecurityPolicy is the policy sent with every response:
 // scripts and styles come from /static only — no inline script, no inline
 // style attribute, no eval (htmx is configured through its meta tag not to
 // inject styles or run scripts) — and no page may frame the console.

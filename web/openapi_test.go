@@ -182,8 +182,9 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 }
 
 // TestOpenAPIOperations checks what each route takes and answers: the
-// request and 200 schemas, and every error response being the S11 error
-// body, with the statuses of handlers.API.
+// request and 200 schemas, and every error response being the API's error
+// body ({"error":{"code","message","field"}}), with the statuses of
+// handlers.API.
 func TestOpenAPIOperations(t *testing.T) {
 	t.Parallel()
 	doc := openAPIDoc(t)

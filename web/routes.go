@@ -27,10 +27,10 @@ func (s *Server) newEcho() *echo.Echo {
 	if s.cfg.SecureCookies {
 		e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	}
-	// Console sessions, CSRF and the logged-in user (issue 5); the API
+	// Console sessions, CSRF and the logged-in user; the API
 	// and the open assets skip them.
 	e.Use(s.sessions(), s.csrf(), unlessNoSession(s.auth.LoadUser))
-	// The library folder's broken files, for the banner of every page (S6).
+	// The library folder's broken files, for the banner of every page.
 	e.Use(unlessNoSession(handlers.LibraryBanner(s.served)))
 
 	health := &handlers.Health{DB: s.cfg.Store, Served: s.served}
@@ -44,7 +44,7 @@ func (s *Server) newEcho() *echo.Echo {
 	prev := &handlers.Preview{Store: s.cfg.Store, Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
-	// Accounts (issue 5): pages need a session whose user has the role
+	// Accounts: pages need a session whose user has the role
 	// the route names: viewer browses and previews, editor changes
 	// overrides, profiles and scenarios, admin manages users. Without a
 	// session a page redirects to /login; the API uses bearer tokens
@@ -108,13 +108,13 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/tokens", tokens.Create, admin)
 	e.POST("/tokens/revoke", tokens.Revoke, admin)
 
-	// The runtime API (S11), JSON only, in one group. Its middleware is
+	// The runtime API, JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
 	// catch-all 404 route to the group, which would answer 404 where a
 	// path exists under another method (405). Unknown /api routes reach
 	// Echo's 404 and become JSON in handleError.
 	//
-	// Every route needs a bearer token (issue 5) holding one of the scopes
+	// Every route needs a bearer token holding one of the scopes
 	// given to apiMW or textMW; authentication runs first, so a caller
 	// without a token learns nothing else. Scopes: assemble for what a
 	// runtime calls (assemble, render, commands, tools); read for the
@@ -135,7 +135,7 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/commands", api.Commands, apiMW(assemble, read)...)
 	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
-	// Overrides (issue 4): PUT takes the module file as text/plain too, so
+	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
@@ -149,5 +149,5 @@ func (s *Server) newEcho() *echo.Echo {
 	return e
 }
 
-// isAPI reports whether a request is for the runtime API (S11).
+// isAPI reports whether a request is for the runtime API.
 func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }

@@ -27,7 +27,7 @@ import (
 )
 
 // TestSecurityHeadersOnEveryResponse checks that pages, the API, static
-// files, errors and health checks all carry the security headers (S12).
+// files, errors and health checks all carry the security headers.
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
@@ -91,7 +91,7 @@ var rawAllowed = map[string]string{}
 // TestViewsRenderNoRawHTMLOrInlineCode greps the templates: no unescaped
 // output (templ.Raw, templ.UnsafeRaw, templ.JSONScript, script
 // components) outside rawAllowed, no style attribute, no inline script and
-// no inline event handler, since the CSP forbids them (S12).
+// no inline event handler, since the CSP forbids them.
 func TestViewsRenderNoRawHTMLOrInlineCode(t *testing.T) {
 	t.Parallel()
 	unescaped := regexp.MustCompile(`templ\.(Raw|UnsafeRaw|JSONScript|JSFuncCall|ComponentScript|SafeCSS)\b|(?m)^\s*script\s+\w+\(`)
@@ -235,7 +235,8 @@ func (b *browserEvents) listen(ctx context.Context) error {
 // request's knowledge base and skill, then opens every page that shows it
 // in headless Chromium under the real CSP: no dialog opens, no script runs,
 // no CSP violation is reported (so no page needs inline code), and the text
-// is visible as typed. The API returns the same characters unescaped (E6).
+// is visible as typed. The API returns the same characters unescaped:
+// prompts are never HTML-escaped.
 func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	browser := browsertest.New(t)
 	t.Parallel()
@@ -276,7 +277,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	})
 	base := srv.URL()
 
-	// E6: the API returns the characters as stored, not HTML-escaped.
+	// The API returns the characters as stored, not HTML-escaped.
 	req := authorize(httptest.NewRequest(http.MethodPost, "/api/v1/assemble", strings.NewReader(evilRequest(t))), newToken(t, st, "runtime", store.ScopeAssemble))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()

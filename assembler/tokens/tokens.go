@@ -1,5 +1,5 @@
 // Package tokens counts tokens with a real BPE tokenizer whose vocabularies
-// ship inside the binary (S5.5): tiktoken-go with its offline loader, so
+// ship inside the binary: tiktoken-go with its offline loader, so
 // nothing is downloaded at run time.
 package tokens
 

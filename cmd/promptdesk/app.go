@@ -34,7 +34,7 @@ func (a *app) logger() *slog.Logger {
 }
 
 // database returns the URL to use: DATABASE_URL, or a private cluster
-// under the data folder that stop shuts down again (S12).
+// under the data folder that stop shuts down again.
 func (a *app) database(ctx context.Context, log *slog.Logger) (dbURL string, stop func(), err error) {
 	if a.cli.DatabaseURL != "" {
 		log.Info("postgres: using DATABASE_URL", "url", redacted(a.cli.DatabaseURL))
@@ -77,11 +77,11 @@ func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, 
 }
 
 // fallbackLabels checks that the library has labels for the fallback
-// locale, which the assembler uses for every locale without labels
-// (S2). A library folder has the embedded labels of en-US and zh-CN
-// unless it has its own, and the reloader never drops a label file
-// without embedded labels to fall back on, so a locale that passes here
-// keeps its labels while the server runs.
+// locale, which the assembler uses for every locale without labels. A
+// library folder has the embedded labels of en-US and zh-CN unless it has
+// its own, and the reloader never drops a label file without embedded
+// labels to fall back on, so a locale that passes here keeps its labels
+// while the server runs.
 func fallbackLabels(snap *library.Snapshot, fallback string) error {
 	if _, ok := snap.Labels(fallback); ok {
 		return nil
@@ -100,7 +100,7 @@ func (a *app) assembler(countTokens bool) (*assembler.Assembler, error) {
 }
 
 // library is what serve serves: the embedded library, or the --library
-// folder, which the server watches and reloads (S6); a broken file there
+// folder, which the server watches and reloads; a broken file there
 // is logged and listed (console banner, /readyz) while the rest serves.
 func (a *app) library(log *slog.Logger) (*reload.Library, error) {
 	if a.cli.Library != "" {
@@ -228,7 +228,7 @@ func (a *app) assemble(ctx context.Context) error {
 		return err
 	}
 	enc := json.NewEncoder(a.stdout)
-	enc.SetEscapeHTML(false) // prompt text is not HTML (E6)
+	enc.SetEscapeHTML(false) // prompt text is not HTML: never escape it
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
 }

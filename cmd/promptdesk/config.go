@@ -9,13 +9,13 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// CLI is every flag and environment variable promptdesk reads (S12).
+// CLI is every flag and environment variable promptdesk reads.
 type CLI struct {
 	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
 	DataDir        string `name:"data-dir" env:"PROMPTDESK_DATA_DIR" default:"./.promptdesk" help:"Folder of the private Postgres cluster."`
 	Library        string `name:"library" env:"PROMPTDESK_LIBRARY_DIR" help:"Load the library from this folder (modules/<locale>/*.md, labels/<locale>.yaml) instead of the embedded one."`
-	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale F of the override chain (S2)."`
-	TimeZone       string `name:"time-zone" env:"PROMPTDESK_TIME_ZONE" default:"UTC" help:"Server time zone used when neither request nor profile names one (S4)."`
+	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale served when the requested one has no text for a module (override or builtin)."`
+	TimeZone       string `name:"time-zone" env:"PROMPTDESK_TIME_ZONE" default:"UTC" help:"Server time zone used when neither request nor profile names one."`
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	Serve struct {
@@ -24,7 +24,7 @@ type CLI struct {
 	} `cmd:"" help:"Run the console and the runtime API."`
 	Migrate  struct{} `cmd:"" help:"Apply the database migrations and exit."`
 	Assemble struct {
-		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (S11)."`
+		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (the body POST /api/v1/assemble takes)."`
 		BuiltinOnly bool   `name:"builtin-only" help:"Ignore overrides and profiles: no database needed."`
 	} `cmd:"" help:"Assemble a request and print the result as JSON."`
 	Export struct {
@@ -45,7 +45,7 @@ type CLI struct {
 		Dir     string `arg:"" optional:"" name:"dir" help:"Library folder to lint: DIR/modules/<locale>/*.md and DIR/labels/<locale>.yaml."`
 		Builtin bool   `name:"builtin" help:"Lint the library embedded in the binary instead of DIR."`
 		Format  string `name:"format" default:"text" enum:"text,json" help:"Output: text (one finding per line, then a summary) or json (findings and counts)."`
-	} `cmd:"" help:"Check module files: format errors and the module checklist (SPEC S9; docs/lint.md). Exit status: 0 clean (notices allowed), 1 format errors or lint could not run, 2 checklist warnings only."`
+	} `cmd:"" help:"Check module files: format errors and the module checklist (docs/lint.md). Exit status: 0 clean (notices allowed), 1 format errors or lint could not run, 2 checklist warnings only."`
 	User struct {
 		Add struct {
 			Role string `name:"role" required:"" enum:"viewer,editor,admin" help:"Role of the user: viewer (browse, preview), editor (+ overrides, profiles, scenarios), admin (+ users, tokens)."`

@@ -14,10 +14,10 @@ import (
 )
 
 // export writes every override as a module file in the library layout,
-// DIR/modules/<locale>/<layer>-<name>.md, byte for byte as stored (S12,
-// issue 4 item 7). These are the overrides ListOverrides returns, the ones
-// served; once drafts exist, only published texts belong here. Nothing
-// is written when a file exists already, unless --force.
+// DIR/modules/<locale>/<layer>-<name>.md, byte for byte as stored. These
+// are the overrides ListOverrides returns, the ones served; once drafts
+// exist, only published texts belong here. Nothing is written when a file
+// exists already, unless --force.
 func (a *app) export(ctx context.Context) error {
 	out := a.cli.Export.Out
 	log := a.logger()

@@ -31,10 +31,10 @@ func TestServeToleratesABrokenLibraryFileAssembleDoesNot(t *testing.T) {
 		t.Fatalf("serve's library: %v", err)
 	}
 	cur := lib.Current()
-	if !cur.Snapshot.Has("task.e12-notes") || len(cur.Broken) != 1 || !strings.HasSuffix(cur.Broken[0].File, "task-e12-broken.md") {
-		t.Errorf("serve's library: e12-notes served %t, broken %v", cur.Snapshot.Has("task.e12-notes"), cur.Broken)
+	if !cur.Snapshot.Has("task.reload-notes") || len(cur.Broken) != 1 || !strings.HasSuffix(cur.Broken[0].File, "task-reload-broken.md") {
+		t.Errorf("serve's library: reload-notes served %t, broken %v", cur.Snapshot.Has("task.reload-notes"), cur.Broken)
 	}
-	if _, _, err := a.parts(false); err == nil || !strings.Contains(err.Error(), "task-e12-broken.md:7") {
+	if _, _, err := a.parts(false); err == nil || !strings.Contains(err.Error(), "task-reload-broken.md:7") {
 		t.Errorf("assemble's library: %v, want the broken file named with its line", err)
 	}
 }

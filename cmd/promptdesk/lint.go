@@ -17,9 +17,9 @@ const (
 )
 
 // lint checks a library folder, or the embedded library with --builtin,
-// against the module format and the checklist of SPEC S9, and prints the
-// findings as text (`path:line: severity [rule N] field: message`, sorted,
-// then a summary line) or as JSON (lint.Report: findings, modules,
+// against the module format and the checklist (docs/lint.md), and prints
+// the findings as text (`path:line: severity [rule N] field: message`,
+// sorted, then a summary line) or as JSON (lint.Report: findings, modules,
 // counts). It needs no database.
 func (a *app) lint() error {
 	opts := a.cli.Lint

@@ -4,7 +4,7 @@
 // import), converts other systems' prompt files into modules (import
 // --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
-// revoke) and users (user add). See README.md and SPEC S12.
+// revoke) and users (user add). See README.md.
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	_ "time/tzdata" // IANA zones for requests, also in distroless images (S4)
+	_ "time/tzdata" // IANA zones for requests, also in distroless images
 )
 
 func main() {

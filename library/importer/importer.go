@@ -1,5 +1,5 @@
 // Package importer turns other systems' prompt files into promptdesk
-// module files (SPEC S1, issue 6): Agent Skills folders, MaiBot prompt
+// module files (docs/importers.md): Agent Skills folders, MaiBot prompt
 // folders, WeKnora prompt-template YAML files and index.json + Jinja
 // template sets. Each converter is a pure function over an fs.FS rooted at
 // the source folder; its Result holds the module files it produced (in the
@@ -30,7 +30,7 @@ import (
 // Format names a source format (the --from value of `promptdesk import`).
 type Format string
 
-// The source formats of S1.
+// The source formats.
 const (
 	// FormatSkills is a folder of Agent Skills: <name>/SKILL.md with YAML
 	// frontmatter (name, description, optional fields) and a markdown body.
@@ -338,7 +338,7 @@ func quote(s string) string {
 	return q.String()
 }
 
-// finish checks that the modules load together (S1, S3): a module that
+// finish checks that the modules load together: a module that
 // does not (an include cycle, an include of a module that failed) fails
 // its outcome, and the check repeats until the rest loads. Modules end
 // sorted by path.

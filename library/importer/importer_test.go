@@ -82,7 +82,8 @@ func TestMaiBotFixture(t *testing.T) {
 	wantNote(t, greet, 0, "prompts/en-US/.meta.toml:6: [greet] advanced = false has no place")
 	wantNote(t, greet, 0, "1 literal {{name}} sequence(s)")
 
-	// zh-CN greet does not use bot_name; it declares it all the same (S1).
+	// zh-CN greet does not use bot_name; it declares it all the same, since
+	// all locales of a module share one variable list.
 	zh := moduleText(t, res, "modules/zh-CN/aux-greet.md")
 	if !strings.Contains(zh, "title: \"问候\"\n") || !strings.Contains(zh, "variables: [\"user_name\", \"bot_name\"]\n") || !strings.Contains(zh, "{\"greeting\": \"<一句话>\"}") {
 		t.Errorf("aux.greet (zh-CN):\n%s", zh)
@@ -280,7 +281,7 @@ func TestNotOfTheFormat(t *testing.T) {
 }
 
 // Modules that cannot load together are withdrawn with the loader's
-// reason: here two MaiBot prompts include each other (S3 include cycle).
+// reason: here two MaiBot prompts include each other (an include cycle).
 func TestIncludeCycleIsNotImported(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{

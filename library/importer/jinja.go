@@ -227,7 +227,7 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 		}
 		used[pc.field] = true
 		if !w.placeholder(v) {
-			b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("{{ %s }} follows a backslash: a module cannot hold a literal backslash right before a placeholder (S3)", pc.field)})
+			b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("{{ %s }} follows a backslash: a module cannot hold a literal backslash right before a placeholder", pc.field)})
 			return
 		}
 	}
@@ -237,7 +237,7 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 		}
 	}
 	if w.escaped > 0 {
-		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text (S3)", w.escaped)
+		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
 	name, ok := b.name(i, e.line, e.name)
 	if !ok {

@@ -42,8 +42,8 @@ type maiEntry struct {
 // `{name}` become placeholders: a field naming another prompt of the set
 // is an include of that prompt's module, any other a declared variable;
 // `{{` and `}}` are the literal braces `{` and `}` they render as. The
-// locales of one prompt declare the union of their fields (S1: one
-// variable list), and a locale that lacks one is noted.
+// locales of one prompt declare the union of their fields (a module has
+// one variable list), and a locale that lacks one is noted.
 func importMaiBot(b *builder, fsys fs.FS) error {
 	if b.opts.Locale != "" {
 		return errors.New("--locale does not apply to MaiBot prompts: each takes the locale of its folder (prompts/<locale>/)")
@@ -274,7 +274,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		if id := ids[pc.field]; id != "" {
 			name = id
 			if !noted[name] {
-				b.note(i, pc.line, "field {%s} names the prompt %s: included as {{%s}} (S3)", pc.field, pc.field, id)
+				b.note(i, pc.line, "field {%s} names the prompt %s: included as {{%s}}", pc.field, pc.field, id)
 			}
 		} else {
 			var msg string
@@ -286,18 +286,18 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		noted[name] = true
 		used[name] = true
 		if !w.placeholder(name) {
-			b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("field {%s} follows a backslash: a module cannot hold a literal backslash right before a placeholder (S3)", pc.field)})
+			b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("field {%s} follows a backslash: a module cannot hold a literal backslash right before a placeholder", pc.field)})
 			return
 		}
 	}
 	for _, v := range vars {
 		if !used[v] {
-			b.note(i, 0, "variable %s is used by another locale of %s but not this one; declared here too (all locales of a module share one variable list, S1)", v, pr.name)
+			b.note(i, 0, "variable %s is used by another locale of %s but not this one; declared here too (all locales of a module share one variable list)", v, pr.name)
 		}
 	}
 	out := w.String()
 	if w.escaped > 0 {
-		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text (S3)", w.escaped)
+		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
 	title, description := pr.name, ""
 	switch {

@@ -128,7 +128,7 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		b.note(i, nameLine, "name %q differs from the folder name %q; the name is used", rawName, folder)
 	}
 	if description == "" {
-		b.fail(i, Note{Line: frontLine, Msg: "no description: Agent Skills require one, and promptdesk shows it to the model in the skills table (S5.3)"})
+		b.fail(i, Note{Line: frontLine, Msg: "no description: Agent Skills require one, and promptdesk shows it to the model in the skills table"})
 		return
 	}
 	desc, lines := oneLine(description)
@@ -143,7 +143,7 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 	w.text(bodyText)
 	out := w.String()
 	if w.escaped > 0 {
-		b.note(i, bodyLine, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text (S3)", w.escaped)
+		b.note(i, bodyLine, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
 	b.module(i, spec{
 		layer:       b.layer(library.LayerTask),

@@ -15,7 +15,7 @@ import (
 )
 
 // body builds a module body from literal text and placeholders so that it
-// renders what the source rendered (S3): literal text that would read as
+// renders what the source rendered: literal text that would read as
 // a placeholder is escaped (`\{{name}}`), and a placeholder right after a
 // literal backslash, which the module format cannot express, is refused.
 type body struct {
@@ -93,13 +93,13 @@ func placeholderEnd(s string, j int) (int, bool) {
 }
 
 // nameByte reports whether c may appear in a placeholder name
-// `[a-z_][a-z0-9_.-]*` (S3), first telling whether it is the first byte.
+// `[a-z_][a-z0-9_.-]*`, first telling whether it is the first byte.
 func nameByte(c byte, first bool) bool {
 	return c >= 'a' && c <= 'z' || c == '_' || !first && (c >= '0' && c <= '9' || c == '.' || c == '-')
 }
 
 // oneLine joins the lines of s with single spaces (a module description is
-// one line, S1); lines is how many non-empty lines there were.
+// one line); lines is how many non-empty lines there were.
 func oneLine(s string) (joined string, lines int) {
 	var parts []string
 	for _, l := range strings.Split(s, "\n") {
@@ -138,11 +138,11 @@ func (b *builder) name(i int, line int, raw string) (string, bool) {
 }
 
 // envSuffix is appended to a source variable named like an environment
-// value (S4), which a module cannot declare.
+// value, which a module cannot declare.
 const envSuffix = "_value"
 
 // variable maps a source variable name to a placeholder name. A name that
-// is an environment value (S4) is renamed with envSuffix, keeping the
+// is an environment value is renamed with envSuffix, keeping the
 // caller's contract (the caller still supplies it); note says so. ok is
 // false when raw is not a placeholder name.
 func variable(raw string) (name, note string, ok bool) {
@@ -151,7 +151,7 @@ func variable(raw string) (name, note string, ok bool) {
 	}
 	if _, env := library.LookupEnv(raw); env {
 		name = raw + envSuffix
-		return name, fmt.Sprintf("variable %q renamed %q: %s is a promptdesk environment value (S4), which a module cannot declare; the caller supplies %s instead", raw, name, raw, name), true
+		return name, fmt.Sprintf("variable %q renamed %q: %s is a promptdesk environment value, which a module cannot declare; the caller supplies %s instead", raw, name, raw, name), true
 	}
 	return raw, "", true
 }
@@ -201,7 +201,7 @@ func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
 }
 
 // checkText finds what keeps data from being module text: invalid UTF-8
-// or a control character other than tab and line breaks (S1).
+// or a control character other than tab and line breaks.
 func checkText(data []byte) (Note, bool) {
 	line := 1
 	for i := 0; i < len(data); {

@@ -194,7 +194,7 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 		}
 	}
 	if len(titleOnly) > 0 {
-		b.note(i, line, "i18n %s: a title and description without content of their own; not kept (WeKnora shows the one content in every language; promptdesk serves it to other locales through the fallback locale, S2)", strings.Join(titleOnly, ", "))
+		b.note(i, line, "i18n %s: a title and description without content of their own; not kept (WeKnora shows the one content in every language; promptdesk serves it to other locales through the fallback locale)", strings.Join(titleOnly, ", "))
 	}
 
 	locales := sortedKeys(parts)
@@ -288,7 +288,8 @@ func weKnoraI18n(b *builder, i int, f yamlField, out map[string]*wkLocale) bool 
 }
 
 // weKnoraModules writes the module name in every locale of texts, with
-// the union of their placeholders as variables (S1).
+// the union of their placeholders as variables (all locales of a module
+// share one variable list).
 func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts map[string]*wkText, parts map[string]*wkLocale, title, description string, user bool) bool {
 	pieces := map[string][]piece{}
 	var vars []string
@@ -320,12 +321,12 @@ func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts m
 			}
 			v, _, _ := variable(pc.field)
 			if !w.placeholder(v) {
-				b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("{{%s}} follows a backslash: a module cannot hold a literal backslash right before a placeholder (S3)", pc.field)})
+				b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("{{%s}} follows a backslash: a module cannot hold a literal backslash right before a placeholder", pc.field)})
 				return false
 			}
 		}
 		if w.escaped > 0 {
-			b.note(i, texts[loc].line, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text (S3)", w.escaped)
+			b.note(i, texts[loc].line, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 		}
 		t, d := title, description
 		if l := parts[loc]; l.title != "" {
@@ -369,7 +370,7 @@ type piece struct {
 var tagLike = regexp.MustCompile(`^\{\{-?\s*[.$]?[A-Za-z_][A-Za-z0-9_.-]*\s*-?\}\}`)
 
 // parseDoubleBraces splits a text whose placeholders are `{{name}}` (the
-// promptdesk syntax, S3) into literal text and placeholders; first is the
+// promptdesk syntax) into literal text and placeholders; first is the
 // file line of the text's first line. Brace text that looks like a
 // placeholder of another engine is a problem with its line; other braces
 // are literal text.

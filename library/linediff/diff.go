@@ -1,5 +1,5 @@
 // Package linediff compares module texts line by line and merges them
-// three ways (S2: revision history, drift review and rebase). It is built
+// three ways (revision history, drift review and rebase). It is built
 // on github.com/sergi/go-diff/diffmatchpatch and does no I/O.
 package linediff
 

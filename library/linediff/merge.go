@@ -9,7 +9,7 @@ import (
 )
 
 // The conflict markers Merge writes around each conflict: the override's
-// lines, then the builtin's (S2, drift review).
+// lines, then the builtin's (drift review).
 const (
 	MarkerOverride  = "<<<<<<< override"
 	MarkerSeparator = "======="
@@ -39,8 +39,8 @@ type Conflict struct {
 }
 
 // Merge merges two edits of base: the operator's (base → override) onto
-// upstream's (base → builtin), line by line (S2 rebase). CRLF counts as
-// LF.
+// upstream's (base → builtin), line by line (the drift review's rebase).
+// CRLF counts as LF.
 //
 // The override's changes are diffmatchpatch patches (PatchMake of the line
 // diff base → override) applied with PatchApply to builtin. Matching is

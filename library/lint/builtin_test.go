@@ -3,7 +3,7 @@ package lint
 import "testing"
 
 // The builtin library lints with no finding at all, in every locale: it
-// is the example operators copy (S1: each module follows the checklist).
+// is the example operators copy, so each module follows the checklist.
 func TestBuiltinLintsClean(t *testing.T) {
 	r, err := Builtin()
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package lint checks module files (SPEC S9): the format errors the
+// Package lint checks module files: the format errors the
 // loader reports, and the module checklist, whose items are heuristics
 // over a module's body and frontmatter reported as warnings with their
 // rule number. The words the wording checks look for live in one cue file
@@ -24,7 +24,7 @@ import (
 type Severity string
 
 // Severities, heaviest first. Errors are format errors (the module does
-// not load); warnings are checklist findings (S9 rules 1–8 and the tool
+// not load); warnings are checklist findings (rules 1–8 and the tool
 // rule); notices say a check could not run, e.g. no cue file for a locale.
 const (
 	SeverityError   Severity = "error"
@@ -32,11 +32,12 @@ const (
 	SeverityNotice  Severity = "notice"
 )
 
-// Rule names of findings besides the S9 rule numbers "1" to "8".
+// Rule names of findings besides the checklist rule numbers "1" to "8".
 const (
-	// RuleFormat is a format error: what the loader refuses (S1, S3, S4).
+	// RuleFormat is a format error: what the loader refuses.
 	RuleFormat = "format"
-	// RuleTool is the S9 paragraph on tool modules.
+	// RuleTool is the checklist's rule for tool modules: when to use the
+	// tool, how it fails, no parameter schema.
 	RuleTool = "tool"
 	// RuleCues is the notice that a locale has no cue file, so its
 	// modules' wording checks were skipped.
@@ -51,7 +52,7 @@ type Finding struct {
 	Line int `json:"line"`
 	// Field is the frontmatter field concerned, "body", or "".
 	Field string `json:"field"`
-	// Rule is RuleFormat, "1"…"8" (S9), RuleTool or RuleCues.
+	// Rule is RuleFormat, "1"…"8" (checklist rules), RuleTool or RuleCues.
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
@@ -98,7 +99,7 @@ type Report struct {
 	Counts  Counts `json:"counts"`
 }
 
-// Lint checks one parsed module against the checklist of S9, using the
+// Lint checks one parsed module against the module checklist, using the
 // cue file of m.Locale. A locale without a cue file gets only the checks
 // that need no words (rule 3's code-block check and the tool rule's schema
 // check) and one notice saying so. It never returns format errors: m

@@ -27,7 +27,7 @@ var ruleLayers = map[string][]library.Layer{
 	RuleTool: {library.LayerTool},
 }
 
-// identityID is the base module that opens every assembled prompt (S8).
+// identityID is the base module that opens every assembled prompt.
 const identityID = "base.identity"
 
 // sourceEnv are the environment values that bring a source of answers:

@@ -1,9 +1,9 @@
-// Package reload serves a library folder that changes while the server
-// runs (S1, S6): it watches the folder with fsnotify, re-parses only the
-// files that changed, keeps serving the last good version of a file that
-// breaks and lists it, and swaps in each new immutable library.Snapshot
-// with one atomic pointer store, so that assembly never waits for a
-// reload and never sees half of one.
+// Package reload serves a library folder that changes while the server runs
+// (docs/library-folder.md): it watches the folder with fsnotify, re-parses
+// only the files that changed, keeps serving the last good version of a
+// file that breaks and lists it, and swaps in each new immutable
+// library.Snapshot with one atomic pointer store, so that assembly never
+// waits for a reload and never sees half of one.
 package reload
 
 import (
@@ -44,7 +44,7 @@ const (
 )
 
 // BrokenFile is a file of the folder that does not serve as it is on
-// disk (S6): it does not parse, or it breaks a rule across files, or it
+// disk: it does not parse, or it breaks a rule across files, or it
 // was deleted while other files still need it. The embedded FileError
 // names path, line and field.
 type BrokenFile struct {
@@ -521,7 +521,7 @@ func (f *file) pending() bool {
 }
 
 // apply builds a Snapshot from the served versions with the pending
-// changes on top (S6). When that breaks a rule across files, the changed
+// changes on top. When that breaks a rule across files, the changed
 // files the errors name are set aside (broken, their last good version
 // serving) and the rest is tried again; when the errors name only
 // unchanged files, the changes are tried one at a time and each that

@@ -20,14 +20,14 @@ import (
 )
 
 const (
-	notesEN  = "modules/en-US/task-e12-notes.md"
-	notesZH  = "modules/zh-CN/task-e12-notes.md"
-	brokenEN = "modules/en-US/task-e12-broken.md"
+	notesEN  = "modules/en-US/task-reload-notes.md"
+	notesZH  = "modules/zh-CN/task-reload-notes.md"
+	brokenEN = "modules/en-US/task-reload-broken.md"
 )
 
 // folder writes a library folder: the builtin library plus the fixtures
-// of testdata/ (a valid task.e12-notes in en-US and zh-CN, and
-// task.e12-broken whose frontmatter has `triggers: [unclosed`).
+// of testdata/ (a valid task.reload-notes in en-US and zh-CN, and
+// task.reload-broken whose frontmatter has `triggers: [unclosed`).
 func folder(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -128,8 +128,9 @@ func read(t testing.TB, dir, rel string) string {
 	return string(data)
 }
 
-// E12, at start: the valid module serves, the broken one is absent and
-// listed with its path and line.
+// A broken file does not take the library down, at start: the valid
+// module serves, the broken one is absent and listed with its path and
+// line.
 func TestNewServesValidFilesAndListsBrokenOnes(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
@@ -141,13 +142,13 @@ func TestNewServesValidFilesAndListsBrokenOnes(t *testing.T) {
 	if st.Snapshot.Generation != 1 || st.Snapshot.Source != dir {
 		t.Errorf("generation %d, source %q; want 1, %q", st.Snapshot.Generation, st.Snapshot.Source, dir)
 	}
-	if _, ok := st.Snapshot.Module("task.e12-notes", "en-US"); !ok {
-		t.Error("the valid module task.e12-notes does not serve")
+	if _, ok := st.Snapshot.Module("task.reload-notes", "en-US"); !ok {
+		t.Error("the valid module task.reload-notes does not serve")
 	}
 	if !st.Snapshot.Has("base.identity") {
 		t.Error("the rest of the folder does not serve")
 	}
-	if st.Snapshot.Has("task.e12-broken") {
+	if st.Snapshot.Has("task.reload-broken") {
 		t.Error("the broken module serves")
 	}
 	if len(st.Broken) != 1 {
@@ -172,17 +173,17 @@ func TestNewRefusesAFolderWithoutModules(t *testing.T) {
 	}
 }
 
-// E12 while serving: the valid file is truncated to 0 bytes and written
-// back 200 ms later while several goroutines assemble from Current, as
-// the server's overlay does. No assembly misses the module or gets it
-// empty, the broken state is listed meanwhile, and the rewrite is a new
-// generation. Run with -race.
+// A broken file does not take the library down while serving: the valid
+// file is truncated to 0 bytes and written back 200 ms later while several
+// goroutines assemble from Current, as the server's overlay does. No
+// assembly misses the module or gets it empty, the broken state is listed
+// meanwhile, and the rewrite is a new generation. Run with -race.
 func TestTruncateAndRewriteUnderConcurrentAssembly(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
 	lib := start(t, dir)
 	good := read(t, dir, notesEN)
-	m, _ := lib.Current().Snapshot.Module("task.e12-notes", "en-US")
+	m, _ := lib.Current().Snapshot.Module("task.reload-notes", "en-US")
 	body := strings.TrimSpace(m.Body)
 	g0 := lib.Current().Snapshot.Generation
 
@@ -258,7 +259,7 @@ func TestRenameOverNewFileNewLocaleAndDeletion(t *testing.T) {
 	g := lib.Current().Snapshot.Generation
 
 	changed := strings.Replace(read(t, dir, notesEN), "title: Field notes", "title: Field notes, tidied", 1)
-	tmp := filepath.Join(dir, "modules/en-US/.task-e12-notes.md.tmp")
+	tmp := filepath.Join(dir, "modules/en-US/.task-reload-notes.md.tmp")
 	if err := os.WriteFile(tmp, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestRenameOverNewFileNewLocaleAndDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := waitFor(t, lib, "the renamed-over file applied", func(st *reload.State) bool {
-		m, _ := st.Snapshot.Module("task.e12-notes", "en-US")
+		m, _ := st.Snapshot.Module("task.reload-notes", "en-US")
 		return m != nil && m.Title == "Field notes, tidied"
 	})
 	if st.Snapshot.Generation != g+1 {
@@ -274,17 +275,17 @@ func TestRenameOverNewFileNewLocaleAndDeletion(t *testing.T) {
 	}
 	g = st.Snapshot.Generation
 
-	second := strings.NewReplacer("task.e12-notes", "task.e12-more", "/fieldnotes", "/morenotes").Replace(read(t, dir, notesEN))
-	write(t, dir, "modules/en-US/task-e12-more.md", second)
-	st = waitFor(t, lib, "the new file applied", func(st *reload.State) bool { return st.Snapshot.Has("task.e12-more") })
+	second := strings.NewReplacer("task.reload-notes", "task.reload-more", "/fieldnotes", "/morenotes").Replace(read(t, dir, notesEN))
+	write(t, dir, "modules/en-US/task-reload-more.md", second)
+	st = waitFor(t, lib, "the new file applied", func(st *reload.State) bool { return st.Snapshot.Has("task.reload-more") })
 	if st.Snapshot.Generation != g+1 {
 		t.Errorf("generation %d, want %d", st.Snapshot.Generation, g+1)
 	}
 	g = st.Snapshot.Generation
 
-	write(t, dir, "modules/en-GB/task-e12-more.md", second)
+	write(t, dir, "modules/en-GB/task-reload-more.md", second)
 	st = waitFor(t, lib, "the new locale folder applied", func(st *reload.State) bool {
-		_, ok := st.Snapshot.Module("task.e12-more", "en-GB")
+		_, ok := st.Snapshot.Module("task.reload-more", "en-GB")
 		return ok
 	})
 	if st.Snapshot.Generation != g+1 {
@@ -292,15 +293,15 @@ func TestRenameOverNewFileNewLocaleAndDeletion(t *testing.T) {
 	}
 	g = st.Snapshot.Generation
 
-	if err := os.Remove(filepath.Join(dir, "modules/en-GB/task-e12-more.md")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "modules/en-GB/task-reload-more.md")); err != nil {
 		t.Fatal(err)
 	}
 	st = waitFor(t, lib, "the deleted file removed", func(st *reload.State) bool {
-		_, ok := st.Snapshot.Module("task.e12-more", "en-GB")
+		_, ok := st.Snapshot.Module("task.reload-more", "en-GB")
 		return !ok
 	})
-	if st.Snapshot.Generation != g+1 || !st.Snapshot.Has("task.e12-more") {
-		t.Errorf("generation %d (want %d); en-US task.e12-more still there: %t", st.Snapshot.Generation, g+1, st.Snapshot.Has("task.e12-more"))
+	if st.Snapshot.Generation != g+1 || !st.Snapshot.Has("task.reload-more") {
+		t.Errorf("generation %d (want %d); en-US task.reload-more still there: %t", st.Snapshot.Generation, g+1, st.Snapshot.Has("task.reload-more"))
 	}
 	if len(st.Broken) != 1 {
 		t.Errorf("broken: %v, want only the fixture %s", brokenList(st), brokenEN)
@@ -325,7 +326,7 @@ func TestCrossFileBreakKeepsLastGoodVersion(t *testing.T) {
 	if !b.Serving || b.Field != "version" || b.Line != 4 || !strings.Contains(b.Msg, "differs from 1") {
 		t.Errorf("listed as %q (serving %t), want line 4, field version, differs from 1, serving", b.Error(), b.Serving)
 	}
-	if m, _ := st.Snapshot.Module("task.e12-notes", "en-US"); m.Version != 1 || st.Snapshot.Generation != g {
+	if m, _ := st.Snapshot.Module("task.reload-notes", "en-US"); m.Version != 1 || st.Snapshot.Generation != g {
 		t.Errorf("serving version %d at generation %d, want the last good version 1 at %d", m.Version, st.Snapshot.Generation, g)
 	}
 	if _, ok := broken(st, dir, notesZH); ok {
@@ -334,10 +335,10 @@ func TestCrossFileBreakKeepsLastGoodVersion(t *testing.T) {
 
 	write(t, dir, notesZH, strings.Replace(read(t, dir, notesZH), "version: 1", "version: 2", 1))
 	st = waitFor(t, lib, "both locales at version 2", func(st *reload.State) bool {
-		m, _ := st.Snapshot.Module("task.e12-notes", "zh-CN")
+		m, _ := st.Snapshot.Module("task.reload-notes", "zh-CN")
 		return m.Version == 2
 	})
-	if m, _ := st.Snapshot.Module("task.e12-notes", "en-US"); m.Version != 2 || st.Snapshot.Generation != g+1 {
+	if m, _ := st.Snapshot.Module("task.reload-notes", "en-US"); m.Version != 2 || st.Snapshot.Generation != g+1 {
 		t.Errorf("en-US at version %d, generation %d; want 2 and %d", m.Version, st.Snapshot.Generation, g+1)
 	}
 	if len(st.Broken) != 1 {
@@ -350,15 +351,15 @@ func TestCrossFileBreakKeepsLastGoodVersion(t *testing.T) {
 func TestDeletionOfAnIncludedModuleAndBrokenLabels(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
-	more := "modules/en-US/task-e12-more.md"
+	more := "modules/en-US/task-reload-more.md"
 	rename := func(id, command, extra string) string {
-		return strings.NewReplacer("task.e12-notes", id, "/fieldnotes", command).Replace(read(t, dir, notesEN)) + extra
+		return strings.NewReplacer("task.reload-notes", id, "/fieldnotes", command).Replace(read(t, dir, notesEN)) + extra
 	}
-	write(t, dir, more, rename("task.e12-more", "/morenotes", ""))
-	write(t, dir, "modules/en-US/task-e12-includer.md", rename("task.e12-includer", "/includer", "\n{{task.e12-more}}\n"))
+	write(t, dir, more, rename("task.reload-more", "/morenotes", ""))
+	write(t, dir, "modules/en-US/task-reload-includer.md", rename("task.reload-includer", "/includer", "\n{{task.reload-more}}\n"))
 	lib := start(t, dir)
 	g := lib.Current().Snapshot.Generation
-	if !lib.Current().Snapshot.Has("task.e12-includer") {
+	if !lib.Current().Snapshot.Has("task.reload-includer") {
 		t.Fatalf("the includer does not load: %v", brokenList(lib.Current()))
 	}
 
@@ -370,11 +371,11 @@ func TestDeletionOfAnIncludedModuleAndBrokenLabels(t *testing.T) {
 		return ok
 	})
 	b, _ := broken(st, dir, more)
-	if !b.Serving || !strings.Contains(b.Msg, "deleted, but another file still needs it") || !strings.Contains(b.Msg, "task-e12-includer.md") {
+	if !b.Serving || !strings.Contains(b.Msg, "deleted, but another file still needs it") || !strings.Contains(b.Msg, "task-reload-includer.md") {
 		t.Errorf("the deleted file listed as %q (serving %t)", b.Error(), b.Serving)
 	}
-	if !st.Snapshot.Has("task.e12-more") || st.Snapshot.Generation != g {
-		t.Errorf("task.e12-more serving %t at generation %d; want its last good version at %d", st.Snapshot.Has("task.e12-more"), st.Snapshot.Generation, g)
+	if !st.Snapshot.Has("task.reload-more") || st.Snapshot.Generation != g {
+		t.Errorf("task.reload-more serving %t at generation %d; want its last good version at %d", st.Snapshot.Has("task.reload-more"), st.Snapshot.Generation, g)
 	}
 
 	labels := read(t, dir, "labels/en-US.yaml")
@@ -485,7 +486,7 @@ func TestFolderWithoutLabelsServes(t *testing.T) {
 		t.Fatalf("broken %v, label locales %v", brokenList(st), st.Snapshot.LabelLocales())
 	}
 	for _, loc := range []string{"en-US", "zh-CN"} {
-		if _, err := assembler.New(assembler.Config{}).Render(st.Snapshot, nil, &assembler.RenderRequest{Module: "task.e12-notes", Locale: loc}, time.Now()); err != nil {
+		if _, err := assembler.New(assembler.Config{}).Render(st.Snapshot, nil, &assembler.RenderRequest{Module: "task.reload-notes", Locale: loc}, time.Now()); err != nil {
 			t.Errorf("render in %s: %v", loc, err)
 		}
 	}
@@ -565,9 +566,9 @@ func TestReloadsAndBrokenFilesAreLogged(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, notesZH)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, lib, "the deletions applied", func(st *reload.State) bool { return !st.Snapshot.Has("task.e12-notes") })
+	waitFor(t, lib, "the deletions applied", func(st *reload.State) bool { return !st.Snapshot.Has("task.reload-notes") })
 	waitLog(t, &out, `msg="library folder reloaded" dir=`+dir+` generation=2 changed=[] removed="[`+notesEN+" "+notesZH+`]" broken=1`)
-	if strings.Count(out.String(), "task-e12-broken.md") != 1 {
+	if strings.Count(out.String(), "task-reload-broken.md") != 1 {
 		t.Errorf("the broken fixture is logged more than once:\n%s", out.String())
 	}
 }

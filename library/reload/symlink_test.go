@@ -40,7 +40,7 @@ func TestSymlinkedModuleFollowsEditsOfItsTarget(t *testing.T) {
 	}
 	symlink(t, target, dir, notesEN)
 	lib := start(t, dir)
-	if m, ok := lib.Current().Snapshot.Module("task.e12-notes", "en-US"); !ok || m.Title != "Field notes" {
+	if m, ok := lib.Current().Snapshot.Module("task.reload-notes", "en-US"); !ok || m.Title != "Field notes" {
 		t.Fatalf("the linked module does not serve: %v", brokenList(lib.Current()))
 	}
 	g := lib.Current().Snapshot.Generation
@@ -70,7 +70,7 @@ func TestSymlinkedModuleFollowsEditsOfItsTarget(t *testing.T) {
 		t0 := time.Now()
 		edit(strings.Replace(good, "title: Field notes", "title: "+title, 1))
 		st := waitFor(t, lib, "the edit of the target applied", func(st *reload.State) bool {
-			m, _ := st.Snapshot.Module("task.e12-notes", "en-US")
+			m, _ := st.Snapshot.Module("task.reload-notes", "en-US")
 			return m.Title == title
 		})
 		if d := time.Since(t0); d > 5*time.Second || st.Snapshot.Generation != g+i+1 {
@@ -120,7 +120,7 @@ func TestDanglingSymlinkIsBrokenEverywhere(t *testing.T) {
 	symlink(t, target, dir, notesEN)
 	st = waitFor(t, lib, "the link served", func(st *reload.State) bool {
 		_, ok := broken(st, dir, notesEN)
-		m, _ := st.Snapshot.Module("task.e12-notes", "en-US")
+		m, _ := st.Snapshot.Module("task.reload-notes", "en-US")
 		return !ok && m != nil && m.Text == good
 	})
 	g := st.Snapshot.Generation
@@ -131,7 +131,7 @@ func TestDanglingSymlinkIsBrokenEverywhere(t *testing.T) {
 		_, ok := broken(st, dir, notesEN)
 		return ok
 	})
-	if b, _ := broken(st, dir, notesEN); !b.Serving || b.Msg != "broken symbolic link: its target "+target+" does not exist" || st.Snapshot.Generation != g || !st.Snapshot.Has("task.e12-notes") {
+	if b, _ := broken(st, dir, notesEN); !b.Serving || b.Msg != "broken symbolic link: its target "+target+" does not exist" || st.Snapshot.Generation != g || !st.Snapshot.Has("task.reload-notes") {
 		t.Errorf("listed as %q (serving %t) at generation %d; want its last good version serving at %d", b.Error(), b.Serving, st.Snapshot.Generation, g)
 	}
 }
@@ -149,26 +149,26 @@ func TestSymlinkedLocaleFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := read(t, dir, notesEN)
-	write(t, elsewhere, "task-e12-notes.md", good)
+	write(t, elsewhere, "task-reload-notes.md", good)
 	symlink(t, elsewhere, dir, "modules/en-GB")
 
 	snap, err := library.LoadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := snap.Module("task.e12-notes", "en-GB"); !ok {
+	if _, ok := snap.Module("task.reload-notes", "en-GB"); !ok {
 		t.Error("the loader skips the linked locale folder")
 	}
 	if r, err := lint.LintDir(dir); err != nil || r.Modules != lintModules(t, dir) {
 		t.Errorf("lint checked %d modules (%v)", r.Modules, err)
 	}
 	lib := start(t, dir)
-	if _, ok := lib.Current().Snapshot.Module("task.e12-notes", "en-GB"); !ok {
+	if _, ok := lib.Current().Snapshot.Module("task.reload-notes", "en-GB"); !ok {
 		t.Fatalf("serve skips the linked locale folder: %v", brokenList(lib.Current()))
 	}
-	write(t, elsewhere, "task-e12-notes.md", strings.Replace(good, "title: Field notes", "title: Field notes (GB)", 1))
+	write(t, elsewhere, "task-reload-notes.md", strings.Replace(good, "title: Field notes", "title: Field notes (GB)", 1))
 	waitFor(t, lib, "the edit in the linked folder applied", func(st *reload.State) bool {
-		m, _ := st.Snapshot.Module("task.e12-notes", "en-GB")
+		m, _ := st.Snapshot.Module("task.reload-notes", "en-GB")
 		return m != nil && m.Title == "Field notes (GB)"
 	})
 }
@@ -208,11 +208,11 @@ func TestDanglingLocaleFolderLink(t *testing.T) {
 	if err := os.MkdirAll(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write(t, target, "task-e12-notes.md", read(t, dir, notesEN))
+	write(t, target, "task-reload-notes.md", read(t, dir, notesEN))
 	symlink(t, target, dir, "modules/ja-JP")
 	lib := start(t, dir)
 	st := lib.Current()
-	if _, ok := st.Snapshot.Module("task.e12-notes", "ja-JP"); !ok || len(st.Broken) != 0 {
+	if _, ok := st.Snapshot.Module("task.reload-notes", "ja-JP"); !ok || len(st.Broken) != 0 {
 		t.Fatalf("the linked locale folder does not serve: %v", brokenList(st))
 	}
 	g := st.Snapshot.Generation
@@ -230,7 +230,7 @@ func TestDanglingLocaleFolderLink(t *testing.T) {
 	if b, _ := broken(st, dir, "modules/ja-JP"); b.Msg != want || !b.Serving || len(st.Broken) != 1 {
 		t.Errorf("listed %v (serving %t), want only modules/ja-JP: %s, serving", brokenList(st), b.Serving, want)
 	}
-	if _, ok := st.Snapshot.Module("task.e12-notes", "ja-JP"); !ok || st.Snapshot.Generation != g {
+	if _, ok := st.Snapshot.Module("task.reload-notes", "ja-JP"); !ok || st.Snapshot.Generation != g {
 		t.Errorf("ja-JP modules removed (generation %d, was %d); want the last good ones serving", st.Snapshot.Generation, g)
 	}
 	path := filepath.ToSlash(filepath.Join(dir, "modules/ja-JP"))
@@ -253,13 +253,13 @@ func TestDanglingLocaleFolderLink(t *testing.T) {
 	if err := os.Rename(target+".gone", target); err != nil {
 		t.Fatal(err)
 	}
-	write(t, target, "task-e12-notes.md", strings.Replace(read(t, dir, notesEN), "title: Field notes", "title: Field notes (JA)", 1))
+	write(t, target, "task-reload-notes.md", strings.Replace(read(t, dir, notesEN), "title: Field notes", "title: Field notes (JA)", 1))
 	if err := os.Remove(filepath.Join(dir, "modules/ja-JP")); err != nil {
 		t.Fatal(err)
 	}
 	symlink(t, target, dir, "modules/ja-JP")
 	waitFor(t, lib, "the repaired link served", func(st *reload.State) bool {
-		m, _ := st.Snapshot.Module("task.e12-notes", "ja-JP")
+		m, _ := st.Snapshot.Module("task.reload-notes", "ja-JP")
 		return len(st.Broken) == 0 && m != nil && m.Title == "Field notes (JA)"
 	})
 

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrNoBinaries is returned by Start when initdb and pg_ctl are neither on
-// PATH nor in a standard Debian or Homebrew location (S12).
+// PATH nor in a standard Debian or Homebrew location.
 var ErrNoBinaries = errors.New("PostgreSQL server binaries (initdb, pg_ctl) not found: " +
 	"install the PostgreSQL server package (Debian/Ubuntu: apt-get install postgresql; " +
 	"macOS: brew install postgresql) or set DATABASE_URL to an existing server")

@@ -1,5 +1,5 @@
 // Package pgcluster runs the private PostgreSQL cluster promptdesk starts
-// when no DATABASE_URL is given (S12): the host's initdb and pg_ctl, data in
+// when no DATABASE_URL is given: the host's initdb and pg_ctl, data in
 // <dir>/pg, reachable only through a Unix socket in <dir>/run.
 package pgcluster
 
@@ -51,7 +51,7 @@ type Cluster struct {
 }
 
 // Start makes sure a private cluster in dir is running and has a database
-// named "promptdesk", and returns it (S12). dir (e.g. "./.promptdesk") is
+// named "promptdesk", and returns it. dir (e.g. "./.promptdesk") is
 // created if missing; the cluster lives in dir/pg, logs to dir/pg.log and
 // listens only on a socket in dir/run. A cluster already initialised is
 // reused; one already running (started by another process) is reused and
@@ -139,7 +139,7 @@ func (c *Cluster) URL(database string) string {
 
 // Stop stops the server (pg_ctl stop -m fast -w) if this process started
 // it, and is a no-op otherwise: a cluster reused from another process
-// belongs to that process (S12). It returns pg_ctl's error with its output.
+// belongs to that process. It returns pg_ctl's error with its output.
 // A second call is a no-op.
 func (c *Cluster) Stop(ctx context.Context) error {
 	if !c.owned {

@@ -1,5 +1,5 @@
 // Package storetest gives tests a fresh, migrated Postgres database: on the
-// server at DATABASE_URL when set, else on one private cluster (S12) per
+// server at DATABASE_URL when set, else on one private cluster per
 // test binary. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }

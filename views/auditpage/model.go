@@ -1,4 +1,4 @@
-// Package auditpage is the audit log page (issue 4 item 5, S10): every
+// Package auditpage is the audit log page: every
 // recorded change, newest first, with filters and paging.
 package auditpage
 

@@ -1,5 +1,5 @@
 // Package authpage holds the account pages: login, first set-up from a
-// setup link, the own-password form and the admins' users page (S12).
+// setup link, the own-password form and the admins' users page.
 package authpage
 
 // Login is the login form.

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// badgeLabels gives the words of statuses and report sources (S5.5)
+// badgeLabels gives the words of statuses and report sources
 // whose display differs from their code.
 var badgeLabels = map[string]string{
 	"user":             "user module",
@@ -30,7 +30,7 @@ type NumberedLine struct {
 	N      int
 	Text   string
 	Errors []string
-	// Warnings are module checklist findings (S9): shown, never blocking.
+	// Warnings are checklist findings (docs/lint.md): shown, never blocking.
 	Warnings []string
 }
 
@@ -111,7 +111,7 @@ func CurrentUser(ctx context.Context) (User, bool) {
 }
 
 // BrokenFile is a file of the library folder that does not serve as
-// written (S6), for the layout's banner: Path is relative to the folder;
+// written, for the layout's banner: Path is relative to the folder;
 // Line is 0 when the whole file is concerned; Field is "" when the error
 // names none; Serving is true when its last good version keeps serving;
 // Instead, when it does not, names what serves in its place (a plural

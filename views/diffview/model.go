@@ -1,5 +1,5 @@
 // Package diffview shows line diffs and merged texts with conflicts, for
-// the revision history and the drift review (S2, S10).
+// the revision history and the drift review.
 package diffview
 
 // Line kinds.

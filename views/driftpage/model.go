@@ -1,4 +1,4 @@
-// Package driftpage lists drifted overrides (S2, S10): overrides whose
+// Package driftpage lists drifted overrides: overrides whose
 // builtin has moved on since they were made.
 package driftpage
 

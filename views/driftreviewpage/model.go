@@ -1,6 +1,6 @@
-// Package driftreviewpage is the review of one drifted override (S2,
-// S10): the three texts, a three-way merge view, and the keep mine, take
-// builtin and rebase actions, with the rebase editor for conflicts.
+// Package driftreviewpage is the review of one drifted override: the three
+// texts, a three-way merge view, and the keep mine, take builtin and rebase
+// actions, with the rebase editor for conflicts.
 package driftreviewpage
 
 import (

@@ -1,4 +1,4 @@
-// Package historypage is the revision history of one override (S2, S10):
+// Package historypage is the revision history of one override:
 // every revision, newest first, with its diff against the one before and
 // a restore button.
 package historypage

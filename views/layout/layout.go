@@ -1,5 +1,5 @@
 // Package layout is the page frame of the console: head, top navigation
-// and main area (S10).
+// and main area.
 package layout
 
 import (
@@ -51,7 +51,7 @@ var navItems = []navItem{
 	{NavAudit, "Audit", "/audit"},
 }
 
-// brokenSummary is the library banner's headline (S6): the folder, how
+// brokenSummary is the library banner's headline: the folder, how
 // many files are broken, and whether their last good versions serve —
 // all, none (files that never loaded) or some — or a fallback in their
 // place (a label file's embedded labels).

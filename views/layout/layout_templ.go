@@ -276,7 +276,7 @@ func Page(m Meta) templ.Component {
 	})
 }
 
-// libraryBanner lists the library folder's broken files (S6) on every
+// libraryBanner lists the library folder's broken files on every
 // page for logged-in users, one line each: path (relative to the folder,
 // which the headline names), line, field, message and whether its last
 // good version serves. Nothing when there are none.

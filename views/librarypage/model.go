@@ -1,4 +1,4 @@
-// Package librarypage is the library page (S10): every module grouped by
+// Package librarypage is the library page: every module grouped by
 // layer, with filters by layer, locale, status and a text search.
 package librarypage
 

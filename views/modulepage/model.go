@@ -1,4 +1,4 @@
-// Package modulepage is the module detail page (S10): shared fields,
+// Package modulepage is the module detail page: shared fields,
 // triggers, and per locale which source serves it, with its body and the
 // override actions.
 package modulepage
@@ -42,11 +42,12 @@ type Trigger struct {
 	Kind, Keywords, Command string
 }
 
-// Locale is how the module is served for one locale (S2).
+// Locale is how the module is served for one locale (the override chain,
+// docs/overrides-lifecycle.md).
 type Locale struct {
 	Locale string
 	// Source is the served source: builtin, override, override-drifted,
-	// file or user-module (S5.5).
+	// file or user-module.
 	Source string
 	// ServedLocale is the locale the served text comes from; Fallback is
 	// true when that is the fallback locale, not this one.

@@ -1,7 +1,7 @@
-// Package overridepage is the override editor (S2, S10): a full-file
-// editor with errors and module checklist warnings (S9) shown under the
-// offending line, the stale-revision
-// conflict view, the delete confirmation and the user-module form.
+// Package overridepage is the override editor: a full-file editor with
+// errors and module checklist warnings (docs/lint.md) shown under the
+// offending line, the stale-revision conflict view, the delete confirmation
+// and the user-module form.
 package overridepage
 
 import "github.com/promptdesk/promptdesk/views/components"
@@ -21,7 +21,7 @@ type Editor struct {
 	// Lines is Text numbered with each error or checklist warning under
 	// its line; set only when the text has errors or warnings.
 	Lines []components.NumberedLine
-	// Warnings is the number of module checklist warnings (S9) in Lines.
+	// Warnings is the number of module checklist warnings in Lines.
 	Warnings int
 	// Checklist are checklist notes that name no line, e.g. that the
 	// locale has no lint cue words.

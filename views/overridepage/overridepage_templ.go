@@ -142,7 +142,7 @@ func EditorPage(e Editor) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</h2><p class=\"hint\">Each warning is under the line it concerns and names its rule of the module checklist (SPEC S9, docs/lint.md). Warnings do not block saving or publishing.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</h2><p class=\"hint\">Each warning is under the line it concerns and names its rule of the module checklist (docs/lint.md). Warnings do not block saving or publishing.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

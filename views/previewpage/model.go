@@ -1,4 +1,4 @@
-// Package previewpage is the preview page (S5, S10): a request form (a
+// Package previewpage is the preview page: a request form (a
 // saved scenario or pasted JSON) and the assembled result with its
 // composition panel, segments and tables.
 package previewpage
@@ -44,7 +44,7 @@ type Result struct {
 	Drafts         int
 }
 
-// Entry is one row of the composition panel (S5.5).
+// Entry is one row of the composition panel: one decision of the report.
 type Entry struct {
 	Kind, Module, ModuleURL string
 	Version                 int
@@ -64,7 +64,8 @@ type Segment struct {
 	Text    string
 }
 
-// Table is one rendered table text of S5.1–S5.3 with its parsed blocks.
+// Table is one rendered table text (knowledge, selected documents,
+// skills) with its parsed blocks.
 type Table struct {
 	Name     string
 	Markdown string

@@ -202,7 +202,7 @@ func Body(m Model) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " data-testid=\"include-drafts\"> <label for=\"p-drafts\">Include drafts (not served yet)</label></div><button type=\"submit\" class=\"btn-primary\" data-testid=\"run-preview\">Assemble</button> <span id=\"preview-form-status\" class=\"when-loading\">Assembling…</span></div><div class=\"field mt\"><label for=\"p-request\">Request JSON (S11)</label> <span class=\"hint\">Used when no scenario is selected. Choosing a scenario loads its JSON here, to edit and run again.</span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " data-testid=\"include-drafts\"> <label for=\"p-drafts\">Include drafts (not served yet)</label></div><button type=\"submit\" class=\"btn-primary\" data-testid=\"run-preview\">Assemble</button> <span id=\"preview-form-status\" class=\"when-loading\">Assembling…</span></div><div class=\"field mt\"><label for=\"p-request\">Request JSON (as POST /api/v1/assemble takes it)</label> <span class=\"hint\">Used when no scenario is selected. Choosing a scenario loads its JSON here, to edit and run again.</span>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,4 +1,4 @@
-// Package profilepage is the profile pages (S7, S10): list, form and
+// Package profilepage is the profile pages: list, form and
 // delete confirmation.
 package profilepage
 

@@ -1,4 +1,4 @@
-// Package tokenpage is the admins' API tokens page (issue 5): the list of
+// Package tokenpage is the admins' API tokens page: the list of
 // tokens, the create form, a new token's secret shown once, and revoke.
 package tokenpage
 
