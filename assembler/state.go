@@ -20,7 +20,7 @@ type Override struct {
 	BaseSnapshot   string
 }
 
-// Profile is an assembly profile (S7).
+// Profile is an assembly profile.
 type Profile struct {
 	ID              string
 	Name            string
@@ -35,7 +35,7 @@ type Profile struct {
 
 // State is the operator data an assembly reads: published overrides keyed
 // by OverrideKey, and profiles by id. It is built once per change, not per
-// request, and must not be modified while in use (S6).
+// request, and must not be modified while in use.
 type State struct {
 	Overrides map[OverrideKey]*Override
 	Profiles  map[string]*Profile
@@ -49,11 +49,12 @@ func Key(id, locale string) OverrideKey { return OverrideKey{id, library.LocaleK
 
 // Config holds the server settings of assembly.
 type Config struct {
-	// FallbackLocale is F of S2; default "en-US".
+	// FallbackLocale is the locale tried after the requested one in the
+	// override chain (docs/overrides-lifecycle.md); default "en-US".
 	FallbackLocale string
 	// TimeZone is the server's zone, used when neither request nor profile
-	// names one (S4); default UTC, never the host's local zone.
+	// names one; default UTC, never the host's local zone.
 	TimeZone *time.Location
-	// CountTokens turns token counting on (S5.5).
+	// CountTokens turns token counting in the composition report on.
 	CountTokens bool
 }

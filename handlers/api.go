@@ -19,9 +19,9 @@ import (
 	"github.com/promptdesk/promptdesk/state"
 )
 
-// API serves the runtime API (S11) under /api/v1: JSON in and out,
+// API serves the runtime API under /api/v1: JSON in and out,
 // camelCase, UTF-8, with HTML escaping off so prompt text comes back
-// byte for byte (E6). Every handler reads the Overlay's in-memory state,
+// byte for byte. Every handler reads the served state in memory,
 // never the database. Its actions live in api_*.go, one file per resource.
 //
 // Errors are returned, never written: the server's error handler turns
@@ -47,10 +47,10 @@ type API struct {
 	Now func() time.Time
 }
 
-// MaxRequestBytes is the request body limit of the runtime API (S11): 8 MiB.
+// MaxRequestBytes is the request body limit of the runtime API: 8 MiB.
 const MaxRequestBytes = assembler.MaxRequestBytes
 
-// API error codes the transport adds to assembler's (S11).
+// API error codes the transport adds to assembler's.
 const (
 	CodeInvalidJSON          = "invalid_json"
 	CodeUnsupportedMediaType = "unsupported_media_type"
@@ -83,7 +83,7 @@ func errBodyTooLarge(limit int64) *APIError {
 	}
 }
 
-// sizeName spells a byte count the way S11 states limits ("8 MiB").
+// sizeName spells a byte count the way the API states limits ("8 MiB").
 func sizeName(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
 		return strconv.FormatInt(n>>20, 10) + " MiB"
@@ -195,7 +195,7 @@ func RequireJSON() echo.MiddlewareFunc {
 }
 
 // WriteJSON writes v as a JSON response with status: UTF-8, HTML escaping
-// off (`<`, `>` and `&` stay as they are, E6), encoded to a buffer first
+// off (`<`, `>` and `&` stay as they are), encoded to a buffer first
 // so an encoding error becomes a 500 instead of a half-written 200.
 func WriteJSON(c echo.Context, status int, v any) error {
 	var buf bytes.Buffer

@@ -8,9 +8,9 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 )
 
-// Assemble handles POST /api/v1/assemble (S5, S11). The body is an
+// Assemble handles POST /api/v1/assemble. The body is an
 // assemble request (assembler.DecodeRequest: camelCase, unknown fields
-// rejected, the S11 limits checked); the answer is 200 with the
+// rejected, the size limits checked); the answer is 200 with the
 // assembler.Result, the same JSON the CLI's `assemble` prints: segments
 // [{layer,text,modules,tokens}], text, report [{kind,module,version,source,
 // revision,locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,

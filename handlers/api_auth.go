@@ -13,7 +13,7 @@ import (
 	"github.com/promptdesk/promptdesk/store"
 )
 
-// API error codes of authentication (issue 5).
+// API error codes of authentication.
 const (
 	CodeUnauthorized = "unauthorized"
 	CodeForbidden    = "forbidden"

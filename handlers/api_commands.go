@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// APICommand is one slash command of a chat client's `/` menu (S5.4): the
+// APICommand is one slash command of a chat client's `/` menu: the
 // command with its slash, the task module it fires, and that module's
 // title and description in the served locale.
 type APICommand struct {

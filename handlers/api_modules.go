@@ -15,7 +15,7 @@ import (
 // with the fields every locale shares. Title and description are those
 // of the text served for the fallback locale (else the first locale that
 // has one); Version is the builtin's, or the user module's own; Status is
-// builtin, overridden, drifted or user (S2), as on the library page.
+// builtin, overridden, drifted or user, as on the library page.
 type APIModule struct {
 	ID          string       `json:"id"`
 	Layer       string       `json:"layer"`
@@ -27,8 +27,8 @@ type APIModule struct {
 }
 
 // APIModuleDetail is GET /api/v1/modules/{id}: the module text served for
-// the requested locale through the override chain (S2), its frontmatter
-// fields (S1) and raw body, where it came from (Source: builtin, override,
+// the requested locale through the override chain, its frontmatter
+// fields and raw body, where it came from (Source: builtin, override,
 // override-drifted, file, user-module; Locale and Fallback as in the
 // composition report), every locale the module exists in, and its status.
 type APIModuleDetail struct {

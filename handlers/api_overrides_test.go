@@ -209,8 +209,9 @@ func TestAPIOverrideUserModule(t *testing.T) {
 	wantError(t, "after delete", a.api(http.MethodGet, url, ""), http.StatusNotFound, "not_found", "id")
 }
 
-// E13 through the API: parallel PUTs on one revision give one save and
-// clean 409s, never a 500, and gap-free revisions.
+// Editors saving the same revision at once, through the API: parallel
+// PUTs on one revision give one save and clean 409s, never a 500, and
+// gap-free revisions.
 func TestAPIOverrideParallelPuts(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
@@ -284,7 +285,7 @@ func TestConsoleActor(t *testing.T) {
 	}
 }
 
-// PUT answers the module checklist's warnings of the saved text (S9): the
+// PUT answers the module checklist's warnings of the saved text: the
 // builtin text has none, a bare one-line body has rule 1's (base.identity
 // must say who the model is) under its line; they do not block the save.
 func TestAPIOverridePutWarnings(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 )
 
-// Render handles POST /api/v1/render (S3, S11): one module by id, through
+// Render handles POST /api/v1/render: one module by id, through
 // the override chain, with caller variables — the "named scenario" use
 // (title generation, polishing, injection…). The body is an
 // assembler.RenderRequest {"module","locale","variables"} (optionally

@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// APITool is the model-facing description of one tool (S1 tool layer):
+// APITool is the model-facing description of one tool (a tool-layer module):
 // the module it comes from, its title and description, the module
 // rendered with no variables (Text) and that text's token count (0 when
 // counting is off).

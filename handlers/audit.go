@@ -23,7 +23,7 @@ type AuditStore interface {
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error)
 }
 
-// Audit serves the audit log page (issue 4 item 5).
+// Audit serves the audit log page.
 type Audit struct {
 	Store AuditStore
 }

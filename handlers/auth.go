@@ -20,7 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
-// Session lifetimes (SPEC S12): a session ends after SessionIdleTimeout
+// Session lifetimes: a session ends after SessionIdleTimeout
 // without a request, and SessionLifetime after the login in any case.
 const (
 	SessionIdleTimeout = 12 * time.Hour

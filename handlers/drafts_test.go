@@ -21,14 +21,14 @@ func (a *app) assembled() string {
 	return rec.Body.String()
 }
 
-// Issue 4 item 2: a save is a draft until published; the runtime API and
+// A save is a draft until published; the runtime API and
 // the default preview serve only published text; the preview can include
 // the drafts and says so; publish and discard are recorded.
 func TestDraftPublishDiscard(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	ctx := context.Background()
-	// Whole role sentences: the module checklist (S9) has no warning, so a
+	// Whole role sentences: the module checklist has no warning, so a
 	// save leads to the module page.
 	const one, two = "You are Draftwell, revision one: the assistant of this workspace, answering for its replies.", "You are Draftwell, revision two: the assistant of this workspace, answering for its replies."
 	const preview = `{"locale": "en-US"}`

@@ -75,7 +75,7 @@ func TestDriftListsOverridesWhoseBuiltinMovedOn(t *testing.T) {
 	if ids := lib.find("module-row"); ids.Length() != 1 || ids.AttrOr("data-id", "") != "base.identity" {
 		t.Errorf("status=drifted lists %d rows", ids.Length())
 	}
-	// A drifted override still serves, marked as such (S2).
+	// A drifted override still serves, marked as such.
 	prev := after.post("/preview", url.Values{"request": {`{"locale": "en-US"}`}}).want(t, http.StatusOK)
 	if s := prev.doc.Find(`[data-testid="report-entry"][data-module="base.identity"]`).AttrOr("data-source", ""); s != "override-drifted" {
 		t.Errorf("preview serves base.identity from %q, want override-drifted", s)

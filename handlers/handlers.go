@@ -1,7 +1,7 @@
-// Package handlers holds the console's HTTP handlers (S10), one file per
+// Package handlers holds the console's HTTP handlers, one file per
 // resource. Each handler type declares the narrow store interface it
 // needs, and every action goes bind → validate → call → view model →
-// render. Assembly reads the in-memory Overlay, never the database.
+// render. Assembly reads the served state in memory, never the database.
 package handlers
 
 import (

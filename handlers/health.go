@@ -13,7 +13,7 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// Health serves the liveness and readiness probes (S11).
+// Health serves the liveness and readiness probes.
 type Health struct {
 	DB     Pinger
 	Served *state.Served
@@ -30,7 +30,7 @@ type readyBody struct {
 	Library readyLibrary `json:"library"`
 }
 
-// readyLibrary is the library that serves (S6): its source ("embedded" or
+// readyLibrary is the library that serves: its source ("embedded" or
 // the folder), generation and the folder's broken files, sorted by path.
 type readyLibrary struct {
 	Source     string        `json:"source"`

@@ -14,7 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/librarypage"
 )
 
-// Library serves the library page (S10). It reads only the Overlay.
+// Library serves the library page. It reads only the served state.
 type Library struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler

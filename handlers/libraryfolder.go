@@ -10,7 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
-// LibraryBanner puts the library folder's broken files (S6) into the
+// LibraryBanner puts the library folder's broken files into the
 // request context, where the layout shows them as a banner on every
 // console page, with paths relative to the folder.
 func LibraryBanner(o *state.Served) echo.MiddlewareFunc {

@@ -13,7 +13,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/modulepage"
 )
 
-// Module serves the module detail page (S10). It reads only the Overlay.
+// Module serves the module detail page. It reads only the served state.
 type Module struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler

@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// openAPIDoc is the OpenAPI 3.1 document of the runtime API (S11), written
+// openAPIDoc is the OpenAPI 3.1 document of the runtime API, written
 // by hand in openapi.json beside this file. web's tests hold it to the
 // route table (every /api/v1 route, same methods) and to the JSON shapes of
 // the Go types (assembler.Request, Result, the API* types, the error body).

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The editor shows the module checklist (S9) of the text: after a save
+// The editor shows the module checklist of the text: after a save
 // (which it does not block), on the Check button (which stores nothing),
 // and when it opens on a stored text.
 func TestOverrideChecklistWarnings(t *testing.T) {

@@ -299,7 +299,7 @@ func TestUserModule(t *testing.T) {
 		t.Errorf("id mismatch reported on line %q, want 2", got)
 	}
 
-	// Saved; its one-line body misses most of the module checklist (S9),
+	// Saved; its one-line body misses most of the module checklist,
 	// so the save leads back to its editor, which shows the warnings.
 	r := a.post("/overrides/new", url.Values{"id": {"task.release-notes"}, "locale": {"en-us"}, "text": {text}}).want(t, http.StatusSeeOther)
 	if loc := r.Header().Get("Location"); loc != "/modules/task.release-notes/override/en-US" {

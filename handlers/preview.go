@@ -25,8 +25,8 @@ type ScenarioStore interface {
 	GetScenario(ctx context.Context, id string) (store.Scenario, error)
 }
 
-// Preview serves the preview page (S5, S10): the same assembly the runtime
-// API runs, on the Overlay's state.
+// Preview serves the preview page: the same assembly the runtime API
+// runs, on the served state.
 type Preview struct {
 	Store     ScenarioStore
 	Served    *state.Served
@@ -226,8 +226,8 @@ func resultModel(v *state.View, res *assembler.Result) *previewpage.Result {
 }
 
 // markdownBlocks splits the markdown the assembler renders for tables
-// (S5.1–S5.3) into text lines and tables, so the page can also show them as
-// HTML tables. Cells are one line with `\|` for a pipe and <br> for a line
+// (knowledge bases, selected documents, skills) into text lines and
+// tables, so the page can also show them as HTML tables. Cells are one line with `\|` for a pipe and <br> for a line
 // break; both are turned back into text (never HTML).
 func markdownBlocks(md string) []previewpage.Block {
 	var blocks []previewpage.Block

@@ -156,7 +156,7 @@ func bindProfile(c echo.Context, isNew bool) profilepage.Form {
 // maxProfileID keeps profile ids readable in lists and URLs.
 const maxProfileID = 64
 
-// validate checks the form (S7) and returns the profile to store; on
+// validate checks the form and returns the profile to store; on
 // failure f.Errors names each bad field.
 func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
 	errs := map[string]string{}

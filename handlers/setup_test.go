@@ -295,7 +295,7 @@ func (a *app) overrides() []store.Override {
 
 // saveDraft posts text to the editor of id in locale and expects the
 // redirect to the module page, or back to the editor when the text has
-// module checklist warnings (S9): a draft, not served yet.
+// module checklist warnings: a draft, not served yet.
 func (a *app) saveDraft(id, locale, text string, revision int) {
 	a.t.Helper()
 	r := a.post("/modules/"+id+"/override/"+locale, url.Values{"text": {text}, "revision": {itoa(revision)}})

@@ -12,7 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/tokenpage"
 )
 
-// Tokens is the admins' API tokens page (issue 5): list, create (the
+// Tokens is the admins' API tokens page: list, create (the
 // secret shown once), revoke. The store audits create and revoke with the
 // logged-in admin as the actor.
 type Tokens struct {

@@ -1,4 +1,4 @@
-// Package web is promptdesk's HTTP server (S10, S11): configuration, the
+// Package web is promptdesk's HTTP server (console and runtime API): configuration, the
 // middleware stack, the single route table and the one error handler that
 // maps domain errors to statuses and renders a page or JSON.
 package web
@@ -34,7 +34,8 @@ type Config struct {
 	Logger *slog.Logger
 	Store  *store.Store
 	// Library is the library that serves: reload.Fixed for the embedded
-	// one, reload.New for a library folder, which Start watches (S6).
+	// one, reload.New for a library folder, which Start watches
+	// (docs/library-folder.md).
 	Library   *reload.Library
 	Assembler *assembler.Assembler
 	// Now is the clock of previews whose request sets no "now".
@@ -43,7 +44,7 @@ type Config struct {
 	// when the console is reached over HTTPS (a TLS proxy in front).
 	SecureCookies bool
 	// Refresh is the period of the full reload of the operator state that
-	// catches changes whose notification was missed (S6).
+	// catches changes whose notification was missed.
 	Refresh time.Duration
 }
 
@@ -138,7 +139,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 
 // Start listens on Config.Addr and serves in the background until Close.
 // It also keeps the in-memory state current with the other processes on
-// the same database (S6): it listens for their change notifications
+// the same database: it listens for their change notifications
 // (store.Listen) and rebuilds on each, and every Config.Refresh; and it
 // watches a library folder (Config.Library's Run), rebuilding after each
 // reload. Errors:

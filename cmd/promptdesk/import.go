@@ -31,10 +31,10 @@ type moduleFile struct {
 	size   int64
 }
 
-// importModules runs `import --from FORMAT SRC` (S1, issue 6). The
+// importModules runs `import --from FORMAT SRC` (docs/importers.md). The
 // promptdesk format is a folder in the library layout: every
 // SRC/modules/<locale>/*.md is saved as the override of its id in that
-// locale (S2, issue 4 item 7). Each file is checked like an edit in the
+// locale. Each file is checked like an edit in the
 // console (it parses, its id matches the file name, it keeps the
 // builtin's layer, its placeholders are known, its includes make no
 // cycle) and ends as exactly one of imported, skipped or failed, printed
@@ -46,7 +46,7 @@ type moduleFile struct {
 // and so exit status 1, says that something did not come in: a file
 // failed, or a source item was not imported.
 //
-// Imports into the database arrive as drafts (issue 4 item 7): an imported text is a new
+// Imports into the database arrive as drafts: an imported text is a new
 // revision (action import) that is not served until an operator publishes
 // it (module page, or POST /api/v1/overrides/{id}/publish); what was
 // served before keeps serving. A file identical to the override's head
