@@ -59,7 +59,9 @@ type wpRule struct {
 }
 
 // wpEdit adds a line to a module text's body.
-func wpEdit(text string) string { return strings.TrimRight(text, "\n") + "\n\nAn operator's extra line.\n" }
+func wpEdit(text string) string {
+	return strings.TrimRight(text, "\n") + "\n\nAn operator's extra line.\n"
+}
 
 func wpRules() []wpRule {
 	nowBase := func(_, now int) int { return now }
