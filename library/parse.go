@@ -194,10 +194,10 @@ func decodeField(file, key string, n ast.Node, m *Module) error {
 	var err error
 	switch key {
 	case "id":
-		m.ID, err = stringField(file, key, n)
+		m.ID, err = nameField(file, key, n)
 	case "layer":
 		var s string
-		s, err = stringField(file, key, n)
+		s, err = nameField(file, key, n)
 		m.Layer = Layer(s)
 	case "version":
 		m.Version, err = intField(file, key, n)
@@ -221,24 +221,42 @@ func decodeField(file, key string, n ast.Node, m *Module) error {
 	return err
 }
 
-// stringField accepts any scalar except null and keeps its text as written:
-// strings stay strings, and `title: no` is "no". A plain value that a
-// comment cuts short is an error (see commentCut).
+// stringField reads a text value (title, description, outputContract,
+// keywords, a variable's description, a command): any scalar except
+// null, its text as written, so strings stay strings and `title: no` is
+// "no". A plain value that a comment cuts short is an error (see
+// commentCut).
 func stringField(file, key string, n ast.Node) (string, error) {
-	var s string
-	switch v := unwrap(n).(type) {
-	case *ast.StringNode:
-		s = v.Value
-	case *ast.LiteralNode:
-		return v.Value.Value, nil
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		s = v.GetToken().Value
-	case *ast.NullNode:
-		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must not be empty"}
-	default:
-		return "", &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
+	s, plain, err := scalarText(file, key, n)
+	if err != nil || !plain {
+		return s, err
 	}
 	return s, commentCut(file, key, unwrap(n).GetToken(), s)
+}
+
+// nameField reads a value that is a name or a keyword (id, layer, a
+// variable's name and escape, a trigger's kind) like stringField, but
+// allows a comment after it: such a value cannot hold " #", so the
+// comment cuts nothing off (`id: task.x # <layer>.<name>`).
+func nameField(file, key string, n ast.Node) (string, error) {
+	s, _, err := scalarText(file, key, n)
+	return s, err
+}
+
+// scalarText is the text of a scalar as written; plain is false for a
+// block scalar (| or >), which a comment cannot cut.
+func scalarText(file, key string, n ast.Node) (s string, plain bool, err error) {
+	switch v := unwrap(n).(type) {
+	case *ast.StringNode:
+		return v.Value, true, nil
+	case *ast.LiteralNode:
+		return v.Value.Value, false, nil
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return v.GetToken().Value, true, nil
+	case *ast.NullNode:
+		return "", false, &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must not be empty"}
+	}
+	return "", false, &FileError{File: file, Line: frontLine(n), Field: key, Msg: "must be a string"}
 }
 
 // commentCut refuses a plain (unquoted) text value followed on its last
@@ -366,8 +384,12 @@ func variablesField(file string, n ast.Node) ([]Variable, error) {
 			}
 			for _, kv := range kvs {
 				k := kv.Key.String()
+				read := stringField
+				if k == "name" || k == "escape" {
+					read = nameField
+				}
 				var s string
-				if s, err = stringField(file, field+"."+k, kv.Value); err != nil {
+				if s, err = read(file, field+"."+k, kv.Value); err != nil {
 					return nil, err
 				}
 				switch k {
@@ -381,7 +403,7 @@ func variablesField(file string, n ast.Node) ([]Variable, error) {
 					return nil, &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: name, escape, description)"}
 				}
 			}
-		} else if v.Name, err = stringField(file, field, item); err != nil {
+		} else if v.Name, err = nameField(file, field, item); err != nil {
 			return nil, err
 		}
 		switch {
@@ -426,7 +448,7 @@ func triggersField(file string, n ast.Node) ([]Trigger, error) {
 			switch k {
 			case "kind":
 				var s string
-				s, err = stringField(file, field+".kind", kv.Value)
+				s, err = nameField(file, field+".kind", kv.Value)
 				t.Kind = TriggerKind(s)
 			case "command":
 				t.Command, err = stringField(file, field+".command", kv.Value)
