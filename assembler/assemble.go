@@ -409,11 +409,16 @@ func estimate(pl *plan, req *Request) int {
 func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	var out []ReportEntry
 	var contracts []string
+	drifted := func(sv Served) {
+		if sv.Source == SourceOverrideDrifted {
+			out = append(out, ReportEntry{Kind: KindWarning, Module: sv.Module.ID, Locale: sv.Locale,
+				Reason: fmt.Sprintf("drifted-override-served:based-on-v%d:%s", sv.Drift.BasedOnVersion, sv.Drift.Reason)})
+		}
+	}
 	for _, e := range ents {
-		if e.served.Source == SourceOverrideDrifted {
-			d := e.served.Drift
-			out = append(out, ReportEntry{Kind: KindWarning, Module: e.served.Module.ID, Locale: e.served.Locale,
-				Reason: fmt.Sprintf("drifted-override-served:based-on-v%d:%s", d.BasedOnVersion, d.Reason)})
+		drifted(e.served)
+		for _, inc := range e.includes {
+			drifted(inc.served)
 		}
 		if strings.TrimSpace(e.served.Module.OutputContract) != "" {
 			contracts = append(contracts, e.served.Module.ID)

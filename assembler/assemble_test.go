@@ -515,3 +515,23 @@ func TestReportNamesOverrideRevision(t *testing.T) {
 		}
 	}
 }
+
+// A drifted override that serves only as an include gets the same warning
+// as one that enters by itself.
+func TestDriftedIncludeIsWarned(t *testing.T) {
+	t.Parallel()
+	snap := newLib(t, withCore(
+		mod{id: "base.greet", body: "Hello. {{aux.closing}}"},
+		mod{id: "aux.closing", version: 2, body: "Bye."},
+	)...)
+	overClosing := override(t, mod{id: "aux.closing", version: 2, body: "Bye from ops."}, 1, "old closing")
+	res := mustAssemble(t, snap, stateWith([]*assembler.Override{overClosing}), &assembler.Request{})
+	var warnings []string
+	for _, w := range entries(res, assembler.KindWarning) {
+		warnings = append(warnings, w.Line)
+	}
+	want := "warning(aux.closing · drifted-override-served:based-on-v1:builtin-version-raised)"
+	if !slices.Contains(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}

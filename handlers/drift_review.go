@@ -59,8 +59,14 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	case !ok:
 		return nil, fmt.Errorf("%s is a user module: it has no builtin to drift from: %w", id, library.ErrInvalid)
 	}
+	// The review shows what serves: the published revision, also while a
+	// draft is pending on top of it.
+	shown := row
+	if served, ok := v.Rows[assembler.Key(id, locale)]; ok && row.Draft {
+		shown = served
+	}
 	r := &review{v: v, row: row, builtin: b}
-	merged, err := linediff.Merge(row.BaseSnapshot, row.Text, b.Text)
+	merged, err := linediff.Merge(shown.BaseSnapshot, shown.Text, b.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -92,17 +98,27 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 			Text:   b.Text,
 		},
 		Override: driftreviewpage.Text{
-			Title:  fmt.Sprintf("Override: revision %d", row.Revision),
-			Detail: fmt.Sprintf("What serves now, by %s.", row.Author),
-			Text:   row.Text,
+			Title:  fmt.Sprintf("Override: revision %d", shown.Revision),
+			Detail: fmt.Sprintf("What serves now, by %s.", shown.Author),
+			Text:   shown.Text,
 		},
+		Pending: pendingDraft(row),
 		Merged:    mergeLines(merged.Text),
 		Conflicts: len(merged.Conflicts),
 	}
 	m.Upstream.Lines, m.Upstream.Plus, m.Upstream.Minus = diffLines(row.BaseSnapshot, b.Text)
-	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(row.BaseSnapshot, row.Text)
+	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(shown.BaseSnapshot, shown.Text)
 	r.model = m
 	return r, nil
+}
+
+// pendingDraft is the revision of row's draft not published yet, 0 when
+// the head is what serves.
+func pendingDraft(row store.Override) int {
+	if row.Draft {
+		return row.Revision
+	}
+	return 0
 }
 
 // driftReason says how the builtin moved since the override was made.
@@ -202,6 +218,10 @@ func (h *DriftReview) Act(c echo.Context) error {
 		return err
 	}
 	text, submitted := params["text"]
+	if r.model.Pending > 0 {
+		r.model.Alert = "Nothing was changed: a draft is pending on this override; publish or discard it first, then review the drift."
+		return Render(c, http.StatusConflict, driftreviewpage.Page(r.model))
+	}
 	// The page the operator acted on must still be the state: same
 	// revision, same builtin text, still drifted.
 	if base != r.row.Revision || c.FormValue("builtin") != r.model.BuiltinHash || !r.model.Drifted {

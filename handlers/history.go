@@ -191,6 +191,8 @@ func (h *History) Restore(c echo.Context) error {
 			now = fmt.Sprintf("at revision %d by %s", out.Head.Revision, out.Head.Author)
 		}
 		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now %s. Nothing was restored; check the history below and restore again.", now), nil)
+	case state.OutcomeEqualsBuiltin:
+		return refuse(http.StatusOK, fmt.Sprintf("Revision %d equals the builtin %s text (version %d) now: nothing was restored. Delete the override to return to the builtin.", rev, out.Builtin.Locale, out.Builtin.Version), nil)
 	case state.OutcomeInvalid:
 		var msgs []string
 		for _, e := range out.Errors {

@@ -275,10 +275,17 @@ func commentCut(file, key string, tk *token.Token, value string) error {
 	if i := strings.IndexByte(c.Origin, '#'); i > 0 {
 		gap += c.Origin[:i]
 	}
-	if strings.Contains(gap, "\n") {
-		return nil // the comment is on a line of its own
-	}
 	comment := "#" + strings.TrimRight(c.Value, " \t")
+	if strings.Contains(gap, "\n") {
+		// A comment on a line of its own, indented deeper than the line the
+		// value starts on, reads as the value going on, but ends it.
+		if c.Position.Column <= lineStart(tk) {
+			return nil
+		}
+		return &FileError{File: file, Line: c.Position.Line + 1, Field: key, Msg: fmt.Sprintf(
+			"the line %q is indented like more of this value, but YAML reads a line starting with # as a comment, so the value would load as %q without it; quote the whole value if the line belongs to it, or indent the comment no deeper than the line the value starts on",
+			comment, value)}
+	}
 	whole := strconv.Quote(value + gap + comment)
 	if name := key[strings.LastIndexByte(key, '.')+1:]; !strings.HasSuffix(name, "]") {
 		whole = name + ": " + whole
@@ -286,6 +293,17 @@ func commentCut(file, key string, tk *token.Token, value string) error {
 	return &FileError{File: file, Line: c.Position.Line + 1, Field: key, Msg: fmt.Sprintf(
 		"a # after a blank starts a YAML comment, so this value would load as %q without %q; quote the value if the # belongs to it (%s), or put the comment on a line of its own",
 		value, comment, whole)}
+}
+
+// lineStart is the column where the line of tk's first character begins
+// its content: the key's column for `key: value`, the dash's for a list
+// item.
+func lineStart(tk *token.Token) int {
+	col := tk.Position.Column
+	for p := tk.Prev; p != nil && p.Position.Line == tk.Position.Line; p = p.Prev {
+		col = p.Position.Column
+	}
+	return col
 }
 
 // decimal is how version and priority are written: decimal digits, no

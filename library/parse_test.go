@@ -321,7 +321,9 @@ func TestParseCommentAfterPlainValue(t *testing.T) {
 	// want is the error, or for a module that loads its description.
 	for _, c := range []struct{ name, text, want string }{
 		{"no comment", task + "---\nB\n", "D"},
-		{"a comment on the line after a value over two lines", strings.Replace(task, "description: D", "description: Follow-ups for\n  tickets\n  # note\n# note", 1) + "---\nB\n", "Follow-ups for tickets"},
+		{"a comment at the key's indentation after a value over two lines", strings.Replace(task, "description: D", "description: Follow-ups for\n  tickets\n# note", 1) + "---\nB\n", "Follow-ups for tickets"},
+		{"an indented comment line that reads as more of the value", strings.Replace(task, "description: D", "description: Translate text for ticket\n  #12 and #13", 1) + "---\nB\n",
+			`x.md:7: field description: the line "#12 and #13" is indented like more of this value, but YAML reads a line starting with # as a comment, so the value would load as "Translate text for ticket" without it; quote the whole value if the line belongs to it, or indent the comment no deeper than the line the value starts on`},
 		{"the reported case", strings.Replace(task, "description: D", "description: Follow-ups for ticket #12 and #13", 1) + "---\nB\n",
 			`x.md:6: field description: a # after a blank starts a YAML comment, so this value would load as "Follow-ups for ticket" without "#12 and #13"` + cut + `description: "Follow-ups for ticket #12 and #13"` + own},
 		{"a blank and a tab before #", strings.Replace(task, "title: T", "title: Release \t#3", 1) + "---\nB\n",

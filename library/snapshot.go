@@ -399,7 +399,12 @@ func sameVariables(a, b []Variable) bool {
 // placeholder is a declared variable, a known environment value, or the
 // id of a module in this snapshot. The error is a *FileError naming the
 // line and the placeholder.
-func (s *Snapshot) CheckPlaceholders(m *Module) error {
+func (s *Snapshot) CheckPlaceholders(m *Module) error { return s.CheckPlaceholdersWith(m, nil) }
+
+// CheckPlaceholdersWith is CheckPlaceholders that also accepts the module
+// ids for which stored reports true: user modules, which live outside the
+// library. stored may be nil.
+func (s *Snapshot) CheckPlaceholdersWith(m *Module, stored func(id string) bool) error {
 	for _, p := range m.Placeholders {
 		if _, ok := m.Variable(p.Name); ok {
 			continue
@@ -407,7 +412,7 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error {
 		if _, ok := LookupEnv(p.Name); ok {
 			continue
 		}
-		if s.Has(p.Name) {
+		if s.Has(p.Name) || stored != nil && stored(p.Name) {
 			continue
 		}
 		return &FileError{File: m.File, Line: m.BodyLine + p.Line - 1, Field: "body", Msg: fmt.Sprintf("unknown placeholder {{%s}}: not a declared variable, an environment value or a module id", p.Name)}

@@ -22,8 +22,9 @@ type LineError struct {
 
 // check parses an override text of id in locale against v and applies the
 // rules every write follows: it parses, keeps id and the builtin's layer,
-// every placeholder is known and its includes make no cycle. The module
-// returned has Locale set; errors name the lines they concern.
+// every placeholder is known (a stored override's id counts as a module
+// id) and its includes make no cycle with what v's State serves. The
+// module returned has Locale set; errors name the lines they concern.
 func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library.Module, []LineError) {
 	m, err := library.Parse(OverrideFile(id, locale), []byte(text))
 	if err != nil {
@@ -31,13 +32,13 @@ func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library
 	}
 	if m.ID != id {
 		return nil, []LineError{{Line: m.FieldLine("id"), Field: "id",
-			Msg: fmt.Sprintf("id: an override may not change the id; it must stay %q", id)}}
+			Msg: fmt.Sprintf("id: the text says %q, but this is the override of %q; an override may not change the id", m.ID, id)}}
 	}
 	if b, ok := v.Library.Any(id); ok && m.Layer != b.Layer {
 		return nil, []LineError{{Line: m.FieldLine("layer"), Field: "layer",
 			Msg: fmt.Sprintf("layer: an override may not change the layer; it must stay %q", b.Layer)}}
 	}
-	if err := v.Library.CheckPlaceholders(m); err != nil {
+	if err := v.Library.CheckPlaceholdersWith(m, v.storedID); err != nil {
 		return nil, lineErrors(err)
 	}
 	if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
@@ -66,7 +67,7 @@ func lineErrors(err error) []LineError {
 	var fe *library.FileError
 	if errors.As(err, &fe) {
 		msg := fe.Msg
-		if fe.Field != "" {
+		if fe.Field != "" && !strings.HasPrefix(msg, fe.Field+" ") {
 			msg = fe.Field + ": " + msg
 		}
 		return []LineError{{Line: fe.Line, Field: fe.Field, Msg: msg}}

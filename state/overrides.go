@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -204,9 +207,12 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 }
 
 // Publish makes the draft at revision the served text and returns the
-// head. Errors: library.ErrInvalid when that draft no longer parses;
-// library.ErrConflict when the head moved past revision; library.ErrNotFound
-// when there is no override; else the store's.
+// head. The draft is checked again against what is served now, since
+// other publishes may have happened since it was saved: two drafts that
+// include each other may each pass alone and make a cycle together.
+// Errors: library.ErrInvalid when that draft no longer parses or would
+// break assembly; library.ErrConflict when the head moved past revision;
+// library.ErrNotFound when there is no override; else the store's.
 func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (store.Override, error) {
 	key := assembler.Key(id, locale)
 	v := s.Served.Current()
@@ -215,6 +221,10 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 			return store.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
 				revision, id, locale, perr, library.ErrInvalid)
 		}
+		if err := s.servable(v, v.WithDrafts.Overrides[key]); err != nil {
+			return store.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
+				revision, id, locale, err, library.ErrInvalid)
+		}
 	}
 	saved, err := s.Store.Publish(ctx, id, locale, revision)
 	if err != nil {
@@ -222,6 +232,22 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
 	return saved, s.Served.refresh(ctx, "override published")
+}
+
+// servable checks a draft override against v's served State with the
+// draft on top: its placeholders name published modules only, and its
+// includes make no cycle.
+func (s *Overrides) servable(v *View, o *assembler.Override) error {
+	st := &assembler.State{Overrides: maps.Clone(v.State.Overrides), Profiles: v.State.Profiles}
+	st.Overrides[assembler.Key(o.ID, o.Locale)] = o
+	published := map[string]bool{}
+	for key := range st.Overrides {
+		published[key.ID] = true
+	}
+	if err := v.Library.CheckPlaceholdersWith(o.Module, func(id string) bool { return published[id] }); err != nil {
+		return err
+	}
+	return s.Assembler.CheckIncludes(v.Library, st, o.Module, o.Locale)
 }
 
 // Discard drops the draft at revision: the published text serves on as a
@@ -236,14 +262,62 @@ func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int
 }
 
 // Delete removes the override at revision: the builtin serves again (a
-// user module's locale is gone). Errors: library.ErrConflict when it
-// moved past revision, library.ErrNotFound when there is none.
+// user module's locale is gone). Errors: library.ErrInvalid when the
+// module would be gone while a served module includes it (includedBy);
+// library.ErrConflict when it moved past revision; library.ErrNotFound
+// when there is none.
 func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int) error {
+	if err := s.includedBy(id, locale); err != nil {
+		return err
+	}
 	if err := s.Store.DeleteOverride(ctx, id, locale, revision); err != nil {
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
 	return s.Served.refresh(ctx, "override deleted")
+}
+
+// includedBy refuses to remove the override of id in locale when that
+// leaves no text of id at all (no builtin, no other served locale) while
+// a served module includes {{id}}: every assembly entering it would fail.
+func (s *Overrides) includedBy(id, locale string) error {
+	v := s.Served.Current()
+	if v.Library.Has(id) {
+		return nil
+	}
+	for key := range v.State.Overrides {
+		if key.ID == id && key != assembler.Key(id, locale) {
+			return nil
+		}
+	}
+	var by []string
+	for key, o := range v.State.Overrides {
+		if key.ID != id && includes(o.Module, id) {
+			by = append(by, fmt.Sprintf("%s (%s, override)", key.ID, o.Locale))
+		}
+	}
+	for _, mid := range v.Library.IDs() {
+		for _, loc := range v.Library.ModuleLocales(mid) {
+			if m, _ := v.Library.Module(mid, loc); includes(m, id) {
+				by = append(by, fmt.Sprintf("%s (%s, builtin)", mid, loc))
+			}
+		}
+	}
+	if len(by) == 0 {
+		return nil
+	}
+	slices.Sort(by)
+	return fmt.Errorf("%s would no longer exist, but %s include {{%s}}; remove those includes first: %w",
+		id, strings.Join(by, ", "), id, library.ErrInvalid)
+}
+
+// includes reports whether m has the placeholder {{id}} and does not
+// declare id as a variable.
+func includes(m *library.Module, id string) bool {
+	if _, isVar := m.Variable(id); isVar {
+		return false
+	}
+	return slices.ContainsFunc(m.Placeholders, func(p library.Placeholder) bool { return p.Name == id })
 }
 
 // Restore makes the text and base of an old revision the override's
@@ -261,6 +335,10 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	}
 	out := s.Check(id, locale, r.Text)
 	if out.Kind == OutcomeInvalid {
+		return out, nil
+	}
+	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok && EqualsBuiltin(out.Module.Text, b.Text) {
+		out.Kind, out.Builtin = OutcomeEqualsBuiltin, b
 		return out, nil
 	}
 	saved, err := s.Store.RestoreRevision(ctx, id, locale, revision, base)
@@ -299,6 +377,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 // TakeBuiltin is the drift review's "take builtin": the override at
 // revision is removed and the builtin serves. Errors as Delete.
 func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision int) error {
+	if err := s.includedBy(id, locale); err != nil {
+		return err
+	}
 	if err := s.Store.TakeBuiltin(ctx, id, locale, revision); err != nil {
 		return err
 	}

@@ -107,11 +107,12 @@ func (s *Served) Run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// LibraryChanged swaps the library's current state into the current View
-// (a reloaded library folder). The operator state does not depend on the
-// library, so nothing is read from the store: the new library serves at
-// once, even while the database is unreachable, and drift is judged
-// against it from then on.
+// LibraryChanged recomposes the current View on the library's current
+// state (a reloaded library folder). Nothing is read from the store: the
+// new library serves at once, even while the database is unreachable;
+// drift is judged against it, and an override that no longer fits it (it
+// includes a module the library dropped) stops serving and is listed as
+// broken.
 func (s *Served) LibraryChanged() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,10 +120,7 @@ func (s *Served) LibraryChanged() {
 	if cur == nil {
 		return
 	}
-	v := *cur
-	lib := s.lib.Current()
-	v.Library, v.LibraryBroken = lib.Snapshot, lib.Broken
-	s.cur.Store(&v)
+	s.cur.Store(s.compose(s.lib.Current(), cur.rows, cur.drafts, cur.profiles))
 }
 
 // Current returns the latest View, never nil after Open.
@@ -156,7 +154,16 @@ func (s *Served) rebuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("operator state: %w", err)
 	}
-	lib := s.lib.Current()
+	s.cur.Store(s.compose(s.lib.Current(), rows, drafts, profiles))
+	return nil
+}
+
+// compose builds the View of the operator state on lib. An override whose
+// text no longer parses, or uses a placeholder that is neither a variable,
+// an environment value, a library module nor a stored override's id, is
+// kept in Broken (DraftBroken for a draft) and not served: the builtin
+// serves instead of an override that would fail every assembly.
+func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profiles []store.Profile) *View {
 	v := &View{
 		Library:       lib.Snapshot,
 		LibraryBroken: lib.Broken,
@@ -168,13 +175,35 @@ func (s *Served) rebuild(ctx context.Context) error {
 		Broken:      map[assembler.OverrideKey]error{},
 		Drafts:      make(map[assembler.OverrideKey]store.Override, len(drafts)),
 		DraftBroken: map[assembler.OverrideKey]error{},
+		rows:        rows,
+		drafts:      drafts,
+		profiles:    profiles,
+	}
+	// A published override may include another published override's id; a
+	// draft may also include a draft's.
+	published, any := map[string]bool{}, map[string]bool{}
+	for _, r := range rows {
+		published[r.ModuleID], any[r.ModuleID] = true, true
+	}
+	for _, r := range drafts {
+		any[r.ModuleID] = true
+	}
+	parse := func(r store.Override, stored map[string]bool) (*assembler.Override, error) {
+		o, err := parseOverride(r)
+		if err != nil {
+			return nil, err
+		}
+		if err := lib.Snapshot.CheckPlaceholdersWith(o.Module, func(id string) bool { return stored[id] }); err != nil {
+			return nil, fmt.Errorf("it no longer fits the library: %w", err)
+		}
+		return o, nil
 	}
 	for _, r := range rows {
 		key := assembler.Key(r.ModuleID, r.Locale)
 		v.Rows[key] = r
-		ov, err := parseOverride(r)
+		ov, err := parse(r, published)
 		if err != nil {
-			s.log.Warn("override no longer parses; not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
+			s.log.Warn("override not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
 			v.Broken[key] = err
 			continue
 		}
@@ -184,7 +213,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 	for _, r := range drafts {
 		key := assembler.Key(r.ModuleID, r.Locale)
 		v.Drafts[key] = r
-		ov, err := parseOverride(r)
+		ov, err := parse(r, any)
 		if err != nil {
 			v.DraftBroken[key] = err
 			continue
@@ -210,8 +239,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 	if v.WithDrafts != v.State {
 		v.WithDrafts.Profiles = v.State.Profiles
 	}
-	s.cur.Store(v)
-	return nil
+	return v
 }
 
 // parseOverride parses a stored override for the assembler State.

@@ -27,6 +27,11 @@ type View struct {
 	Drafts        map[assembler.OverrideKey]store.Override
 	DraftBroken   map[assembler.OverrideKey]error
 	WithDrafts    *assembler.State
+
+	// What the View was composed of, to compose it again on a reloaded
+	// library without the store.
+	rows, drafts []store.Override
+	profiles     []store.Profile
 }
 
 // Status is what serves a module, in one locale or summed over its
@@ -224,6 +229,19 @@ func (v *View) BuiltinBase(fallback, id, locale string) (*library.Module, bool) 
 		return m, true
 	}
 	return v.Library.Any(id)
+}
+
+// storedID reports whether id has a stored override, published or draft,
+// in any locale: an id a draft may include besides the library's.
+func (v *View) storedID(id string) bool {
+	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
+		for key := range rows {
+			if key.ID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Published is v without its drafts: what the runtime API sees, so that

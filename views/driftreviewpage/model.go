@@ -35,6 +35,10 @@ type Model struct {
 	// now: there is nothing to review.
 	Drifted bool
 	Reason  string
+	// Pending is the revision of a draft not published yet on top of the
+	// served override (0: none). The review acts on what is served, so it
+	// offers no action until the draft is published or discarded.
+	Pending int
 	// BuiltinRemoved is true when the library no longer has the builtin:
 	// keep mine then makes the override a user module, and there is
 	// nothing to rebase onto.

@@ -59,7 +59,7 @@ func Page(m Model) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(m.Broken) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"alert\" data-testid=\"broken-overrides\"><strong>Overrides that no longer parse (not served; the builtin serves instead):</strong><ul>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"alert\" data-testid=\"broken-overrides\"><strong>Overrides not served (they no longer parse or no longer fit the library; the builtin serves instead):</strong><ul>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
