@@ -20,6 +20,10 @@ const (
 	// the text the override was copied from: the builtin changed without
 	// the version bump it needed.
 	DriftTextChanged DriftReason = "builtin-text-changed"
+	// DriftBuiltinAdded: a user module (based on no builtin) now has a
+	// builtin of the same id, which it overrides without anyone having
+	// chosen to.
+	DriftBuiltinAdded DriftReason = "builtin-added"
 )
 
 // Drift is the drift decision of one override against a library: Reason
@@ -45,6 +49,8 @@ func (d Drift) Describe() string {
 		return "builtin version lowered"
 	case DriftTextChanged:
 		return "builtin text changed without a version bump"
+	case DriftBuiltinAdded:
+		return "a builtin with this id was added"
 	}
 	return ""
 }
@@ -55,7 +61,8 @@ func (d Drift) Describe() string {
 // BaseSnapshot only (Module may be nil, for a stored override that no
 // longer parses).
 //
-// A user module (BasedOnVersion 0) never drifts. Otherwise, with v the
+// A user module (BasedOnVersion 0) drifts only when the library gains a
+// builtin of its id (builtin-added). Otherwise, with v the
 // builtin's version now (one version line for every locale of an id):
 // no builtin in any locale is builtin-removed; v above or below
 // BasedOnVersion is version raised or lowered; at the same version the
@@ -65,10 +72,13 @@ func (d Drift) Describe() string {
 // locale's builtin text.
 func DriftOf(o *Override, lib *library.Snapshot) Drift {
 	d := Drift{BasedOnVersion: o.BasedOnVersion}
+	any, ok := lib.Any(o.ID)
 	if o.BasedOnVersion == 0 {
+		if ok {
+			d.Reason, d.BuiltinVersion = DriftBuiltinAdded, any.Version
+		}
 		return d
 	}
-	any, ok := lib.Any(o.ID)
 	if !ok {
 		d.Reason = DriftBuiltinRemoved
 		return d

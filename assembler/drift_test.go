@@ -26,6 +26,7 @@ func TestDriftOf(t *testing.T) {
 	}{
 		{"up to date", "base.greet", "en-US", 3, en.Text, "", 3},
 		{"user module", "base.mine", "en-US", 0, "", "", 0},
+		{"user module whose id the library gained", "base.greet", "en-US", 0, "", assembler.DriftBuiltinAdded, 3},
 		{"version raised", "base.greet", "en-US", 2, "old text", assembler.DriftVersionRaised, 3},
 		{"version lowered", "base.greet", "en-US", 4, en.Text, assembler.DriftVersionLowered, 3},
 		{"text changed without a bump", "base.greet", "en-US", 3, "other text", assembler.DriftTextChanged, 3},

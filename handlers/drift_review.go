@@ -88,7 +88,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		BuiltinRemoved: drift.Reason == assembler.DriftBuiltinRemoved,
 		BuiltinVersion: b.Version,
 		Base: driftreviewpage.Text{
-			Title:  fmt.Sprintf("Base: builtin v%d", row.BasedOnVersion),
+			Title:  baseTitle(row.BasedOnVersion),
 			Detail: "The builtin text the override was made from.",
 			Text:   row.BaseSnapshot,
 		},
@@ -112,6 +112,14 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	return r, nil
 }
 
+// baseTitle heads the text an override was made from.
+func baseTitle(basedOn int) string {
+	if basedOn == 0 {
+		return "Base: none (made as a user module)"
+	}
+	return fmt.Sprintf("Base: builtin v%d", basedOn)
+}
+
 // pendingDraft is the revision of row's draft not published yet, 0 when
 // the head is what serves.
 func pendingDraft(row store.Override) int {
@@ -132,6 +140,8 @@ func driftReason(d assembler.Drift) string {
 		return fmt.Sprintf("The builtin text changed at v%d without a version bump", d.BuiltinVersion)
 	case assembler.DriftBuiltinRemoved:
 		return fmt.Sprintf("The builtin the override was made from (v%d) is no longer in the library", d.BasedOnVersion)
+	case assembler.DriftBuiltinAdded:
+		return fmt.Sprintf("The library gained a builtin with this id (v%d) after the user module was made: the user module overrides it", d.BuiltinVersion)
 	}
 	return ""
 }

@@ -399,11 +399,11 @@ func TestDriftReviewStale(t *testing.T) {
 	d := newDrifted(t, mineOpening, upstreamClosing)
 	hash := store.TextHash(d.builtin.Text)
 
-	// Someone changes the override after the review page was loaded
-	// (keeping its old base: it is still drifted).
+	// Someone changes and publishes the override after the review page
+	// was loaded (keeping its old base: it is still drifted).
 	o := d.head(t)
 	edited := strings.Replace(d.override, "research desk", "research team", 1)
-	o.Text = edited
+	o.Text, o.Publish = edited, true
 	if _, err := d.after.store.SaveOverride(context.Background(), o, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -493,5 +493,27 @@ func TestDriftBuiltinRemoved(t *testing.T) {
 	}
 	if st := after.get("/modules/aux.polish").want(t, http.StatusOK).find("locale").AttrOr("data-source", ""); st != "user-module" {
 		t.Errorf("served as %q, want user-module", st)
+	}
+}
+
+// While a draft is pending on a drifted override, the review shows what
+// serves and refuses every action: keep mine would publish the draft.
+func TestDriftReviewWaitsForAPendingDraft(t *testing.T) {
+	t.Parallel()
+	d := newDrifted(t, mineOpening, upstreamClosing)
+	served := d.head(t)
+	draft := strings.Replace(d.override, "research desk", "research team", 1)
+	d.after.saveDraft("base.identity", "en-US", draft, served.Revision)
+
+	r := d.after.get(reviewPath).want(t, http.StatusOK)
+	if r.find("pending-draft").Length() != 1 || r.find("keep-mine").Length() != 0 {
+		t.Errorf("pending draft alert %d, keep-mine buttons %d; want the alert and no action", r.find("pending-draft").Length(), r.find("keep-mine").Length())
+	}
+	if got := r.find("text-override").Find("pre").Text(); got != d.override {
+		t.Errorf("the review shows %q, want the served text", got)
+	}
+	d.act(t, "keep-mine").want(t, http.StatusConflict)
+	if head := d.head(t); head.Revision != served.Revision+1 || !head.Draft || head.Text != draft {
+		t.Errorf("head revision %d draft %v: want the draft %d untouched", head.Revision, head.Draft, served.Revision+1)
 	}
 }

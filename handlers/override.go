@@ -97,6 +97,9 @@ func (h *Overrides) Edit(c echo.Context) error {
 	default:
 		return err
 	}
+	if d := v.Drift(id, locale); d.Drifted() {
+		e.Prefill += fmt.Sprintf(" This override is drifted (%s, based on v%d): saving keeps that base, so it stays on the drift list until the drift is reviewed.", d.Describe(), d.BasedOnVersion)
+	}
 	e.Flash = flashFor(c)
 	if out := h.Service.Check(id, locale, e.Text); out.Kind != state.OutcomeInvalid {
 		checklist(&e, out.Module)
@@ -183,7 +186,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 	case state.OutcomeEqualsBuiltin:
 		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", out.Builtin.Locale, out.Builtin.Version)
 		if out.Head != nil {
-			e.Notice += " The existing override still serves; delete it to return to the builtin."
+			e.Notice += " The existing override is unchanged; delete it to return to the builtin."
 		}
 		return Render(c, http.StatusOK, overridepage.EditorPage(e))
 	case state.OutcomeConflict:
@@ -251,6 +254,9 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	rev, err := formInt(c, "revision")
 	if err != nil {
 		return err
+	}
+	if rev <= 0 {
+		return fmt.Errorf("the form does not say which draft revision to %s; reload the module page: %w", action, library.ErrInvalid)
 	}
 	ctx := consoleContext(c)
 	var flash string

@@ -429,3 +429,47 @@ func BenchmarkLibraryFolderReload(b *testing.B) {
 	b.ReportMetric(msOf(lat[(len(lat)*99+99)/100-1]), "p99-ms")
 	b.ReportMetric(msOf(lat[len(lat)-1]), "max-ms")
 }
+
+// An override that includes a module the library folder then drops stops
+// serving (the builtin serves instead) and is listed as not served, rather
+// than failing every assembly.
+func TestLibraryFolderDropsAModuleAnOverrideIncludes(t *testing.T) {
+	t.Parallel()
+	dir := libraryFolder(t)
+	const sig = "modules/en-US/aux-sig.md"
+	writeFile(t, dir, sig, "---\nid: aux.sig\nlayer: aux\nversion: 1\ntitle: Signature\ndescription: The closing line\n---\nEnd with the team's name.\n")
+	srv, st := startFolder(t, dir)
+	m, _ := srv.served.Current().Library.Module("base.behavior", "en-US")
+	text := strings.TrimRight(m.Text, "\n") + "\n\n{{aux.sig}}\n"
+	if _, err := st.SaveOverride(t.Context(), store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Version: m.Version,
+		BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "test", Publish: true}, 0); err != nil {
+		t.Fatal(err)
+	}
+	key := assembler.Key(m.ID, "en-US")
+	eventually(t, 5*time.Second, "the override served", func() bool { return srv.served.Current().State.Overrides[key] != nil })
+	if err := os.Remove(filepath.Join(dir, sig)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the override listed as not served", func() bool { return srv.served.Current().Broken[key] != nil })
+	v := srv.served.Current()
+	if err := v.Broken[key]; !strings.Contains(err.Error(), "unknown placeholder {{aux.sig}}") {
+		t.Errorf("broken because %v, want the unknown placeholder named", err)
+	}
+	res, err := srv.cfg.Assembler.Assemble(v.Library, v.State, &assembler.Request{Locale: "en-US"}, time.Now())
+	if err != nil {
+		t.Fatalf("assembly fails after the library dropped aux.sig: %v", err)
+	}
+	if e := reportEntry(res.Report, "base.behavior"); e.Source != assembler.SourceFile {
+		t.Errorf("base.behavior served from %q, want the library file", e.Source)
+	}
+}
+
+// reportEntry is the prompt entry of id in report.
+func reportEntry(report []assembler.ReportEntry, id string) assembler.ReportEntry {
+	for _, e := range report {
+		if e.Kind == assembler.KindPrompt && e.Module == id {
+			return e
+		}
+	}
+	return assembler.ReportEntry{}
+}

@@ -150,28 +150,76 @@ func (a *app) importToDB(ctx context.Context, res *importer.Result) error {
 	for _, m := range res.Modules {
 		byPath[m.Path] = m
 	}
-	for k := range res.Outcomes {
-		o := &res.Outcomes[k]
+	type pending struct {
+		outcome int
+		module  importer.Module
+	}
+	var saves []pending
+	for k, o := range res.Outcomes {
 		if o.Status != importer.StatusImported {
 			continue
 		}
 		for _, p := range o.Modules {
-			m := byPath[p]
-			r, err := im.save(ctx, p, m.Locale, []byte(m.Text))
-			if err != nil {
-				res.Report(a.stdout, a.cli.Import.Src)
-				return err
-			}
-			if r.outcome == outcomeFailed {
-				o.Status = importer.StatusNotImported
-				o.Reasons = append(o.Reasons, importer.Note{Msg: "refused by the database import: " + r.detail})
-				continue
-			}
-			o.Notes = append(o.Notes, importer.Note{Msg: r.detail})
+			saves = append(saves, pending{k, byPath[p]})
 		}
+	}
+	// A module goes in before the modules that include it, so that the
+	// include names a stored module when the includer is checked.
+	depth := includeDepths(res.Modules)
+	slices.SortStableFunc(saves, func(a, b pending) int { return depth[a.module.ID] - depth[b.module.ID] })
+	for _, sv := range saves {
+		o, m := &res.Outcomes[sv.outcome], sv.module
+		r, err := im.save(ctx, m.Path, m.Locale, []byte(m.Text))
+		if err != nil {
+			res.Report(a.stdout, a.cli.Import.Src)
+			return err
+		}
+		if r.outcome == outcomeFailed {
+			o.Status = importer.StatusNotImported
+			o.Reasons = append(o.Reasons, importer.Note{Msg: "refused by the database import: " + r.detail})
+			continue
+		}
+		o.Notes = append(o.Notes, importer.Note{Msg: r.detail})
 	}
 	res.Report(a.stdout, a.cli.Import.Src)
 	return nil
+}
+
+// includeDepths gives each imported module id its depth among the
+// imported modules' includes: 0 when it includes none of them, else one
+// more than the deepest it includes. A cycle counts once.
+func includeDepths(modules []importer.Module) map[string]int {
+	includes := map[string][]string{}
+	for _, m := range modules {
+		if parsed, err := library.Parse(m.Path, []byte(m.Text)); err == nil {
+			for _, p := range parsed.Placeholders {
+				includes[m.ID] = append(includes[m.ID], p.Name)
+			}
+		}
+	}
+	depth := map[string]int{}
+	var visit func(id string, seen map[string]bool) int
+	visit = func(id string, seen map[string]bool) int {
+		if d, ok := depth[id]; ok {
+			return d
+		}
+		if seen[id] {
+			return 0
+		}
+		seen[id] = true
+		d := 0
+		for _, inc := range includes[id] {
+			if _, imported := includes[inc]; imported || slices.ContainsFunc(modules, func(m importer.Module) bool { return m.ID == inc }) {
+				d = max(d, visit(inc, seen)+1)
+			}
+		}
+		depth[id] = d
+		return d
+	}
+	for _, m := range modules {
+		visit(m.ID, map[string]bool{})
+	}
+	return depth
 }
 
 // importLibrary imports a folder in the library layout (--from promptdesk).

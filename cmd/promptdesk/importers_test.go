@@ -132,30 +132,34 @@ func TestImportJinjaIntoDB(t *testing.T) {
 	}
 }
 
-// A user module may include builtin modules only, as in the console
-// editor: a MaiBot prompt that includes another imported prompt is
-// refused by the database import and reported, where --out keeps it.
-func TestImportMaiBotIntoDBReportsIncludeOfUserModule(t *testing.T) {
+// A MaiBot prompt that includes another imported prompt imports as a
+// draft like the rest: a draft may include a stored user module. What is
+// served stays whole, because a publish checks the draft again against
+// what is served (state.Overrides.Publish).
+func TestImportMaiBotIntoDBKeepsIncludesOfUserModules(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
 	st := openStore(t, dbURL)
 	t.Setenv("DATABASE_URL", dbURL)
 	src := fixture(t, "maibot")
 	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--into", "db")
-	if err == nil || err.Error() != "import: 5 of 12 source items not imported" {
+	if err == nil || err.Error() != "import: 3 of 12 source items not imported" {
 		t.Fatalf("err %v\n%s", err, stdout)
 	}
-	line := "not imported " + filepath.Join(src, "prompts/en-US/greet.prompt") + ": refused by the database import: modules/en-US/aux-greet.md:12: field body: unknown placeholder {{aux.signature}}"
+	line := "imported     " + filepath.Join(src, "prompts/en-US/greet.prompt") + " → modules/en-US/aux-greet.md"
 	if !strings.Contains(stdout, line) {
 		t.Errorf("output lacks %q:\n%s", line, stdout)
 	}
 	drafts := draftTexts(t, st)
-	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US"} {
+	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US", "aux.greet en-US", "aux.greet zh-CN"} {
 		if drafts[key] == "" {
 			t.Errorf("no draft %s; have %d drafts", key, len(drafts))
 		}
 	}
-	if len(drafts) != 4 {
-		t.Errorf("%d drafts, want 4", len(drafts))
+	if len(drafts) != 6 {
+		t.Errorf("%d drafts, want 6", len(drafts))
+	}
+	if !strings.Contains(drafts["aux.greet en-US"], "{{aux.signature}}") {
+		t.Errorf("the greet draft lost its include:\n%s", drafts["aux.greet en-US"])
 	}
 }
 

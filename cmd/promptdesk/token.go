@@ -30,7 +30,11 @@ func (a *app) tokenAdd(ctx context.Context) error {
 		path = "/api/v1/commands"
 	}
 	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
-	fmt.Fprintf(a.stdout, "Try it (a console on another address: --url): curl -H \"Authorization: Bearer %s\" %s%s\n", secret, base, path)
+	hint := "Try it (a console on another address: --url)"
+	if a.cli.Token.Add.URL != "" {
+		hint = "Try it"
+	}
+	fmt.Fprintf(a.stdout, "%s: curl -H \"Authorization: Bearer %s\" %s%s\n", hint, secret, base, path)
 	return nil
 }
 
