@@ -124,8 +124,13 @@ func TestAuditPageListsChangesNewestFirst(t *testing.T) {
 		if got := auditRows(r); strings.Join(got, "\n") != strings.Join(f.want, "\n") {
 			t.Errorf("%s:\n%s\nwant\n%s", f.query, strings.Join(got, "\n"), strings.Join(f.want, "\n"))
 		}
-		if f.want == nil && strings.TrimSpace(r.find("audit-empty").Text()) != "No audit entries match these filters." {
-			t.Errorf("%s: empty state %q", f.query, r.find("audit-empty").Text())
+		if f.want == nil {
+			if empty := strings.Join(strings.Fields(r.find("audit-empty").Text()), " "); empty != "No audit entries match these filters. Clear the filters to see every entry." {
+				t.Errorf("%s: empty state %q", f.query, empty)
+			}
+			if href := r.find("clear-filter").AttrOr("href", ""); href != "/audit" {
+				t.Errorf("%s: the empty state's clear link goes to %q, want /audit", f.query, href)
+			}
 		}
 	}
 	kept := a.get("/audit?actor=bob&action=save&subject=override&subject_id=base.identity").want(t, http.StatusOK)

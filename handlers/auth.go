@@ -49,6 +49,9 @@ const userCtxKey = "promptdesk.user"
 // loginFailed is the one message of a refused login (no enumeration).
 const loginFailed = "The name or password is not correct."
 
+// passwordRule is the store's password rule as the pages show it.
+var passwordRule = authpage.PasswordRule{MinChars: store.MinPasswordLength, MaxBytes: store.MaxPasswordBytes}
+
 // tooManyLogins is the message of a throttled login.
 const tooManyLogins = "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
 
@@ -102,7 +105,8 @@ func (a *Auth) LoadUser(next echo.HandlerFunc) echo.HandlerFunc {
 		case !u.Disabled && u.PasswordChangedAt.UnixMicro() == a.Sessions.GetInt64(ctx, sessionPassword):
 			c.Set(userCtxKey, u)
 			ctx = store.WithActor(ctx, u.Name)
-			ctx = components.WithUser(ctx, components.User{Name: u.Name, Role: u.Role})
+			ctx = components.WithUser(ctx, components.User{Name: u.Name, Role: u.Role,
+				CanEdit: store.RoleAtLeast(u.Role, store.RoleEditor), IsAdmin: store.RoleAtLeast(u.Role, store.RoleAdmin)})
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
@@ -222,7 +226,7 @@ func (a *Auth) SetupForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return Render(c, http.StatusOK, authpage.SetupPage(authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role}))
+	return Render(c, http.StatusOK, authpage.SetupPage(authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role, Rule: passwordRule}))
 }
 
 // Setup handles POST /setup/:token: it creates the account and logs in.
@@ -233,7 +237,7 @@ func (a *Auth) Setup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role}
+	m := authpage.Setup{Action: c.Request().URL.Path, Name: t.UserName, Role: t.Role, Rule: passwordRule}
 	if m.Name == "" {
 		m.Typed = strings.TrimSpace(c.FormValue("name"))
 	}
@@ -265,7 +269,7 @@ func errorText(err error) string {
 
 // PasswordForm handles GET /account/password.
 func (a *Auth) PasswordForm(c echo.Context) error {
-	return Render(c, http.StatusOK, authpage.PasswordPage(authpage.Password{Done: c.QueryParam("done") == "1"}))
+	return Render(c, http.StatusOK, authpage.PasswordPage(authpage.Password{Done: c.QueryParam("done") == "1", Rule: passwordRule}))
 }
 
 // ChangePassword handles POST /account/password: it ends every other
@@ -273,7 +277,7 @@ func (a *Auth) PasswordForm(c echo.Context) error {
 func (a *Auth) ChangePassword(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, _ := CurrentUser(c)
-	var m authpage.Password
+	m := authpage.Password{Rule: passwordRule}
 	// The current password is throttled and audited like a login: a
 	// wrong one counts as a failed login of the account from the address.
 	addr := c.RealIP()
@@ -333,6 +337,7 @@ func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
 		m.Users = append(m.Users, authpage.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, Self: u.ID == me.ID})
 	}
 	m.Roles = store.Roles
+	m.Rule = passwordRule
 	links, err := a.Store.PendingSetupLinks(c.Request().Context())
 	if err != nil {
 		return err

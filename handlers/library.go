@@ -85,8 +85,10 @@ func (h *Library) List(c echo.Context) error {
 		m.Shown++
 		rows[pm.Layer] = append(rows[pm.Layer], row)
 	}
+	// Unfiltered, every layer shows, an empty one saying so; filtered,
+	// only the layers with a match, so that no match is one empty state.
 	for _, l := range library.Layers {
-		if f.Layer == "" || string(l) == f.Layer {
+		if !f.Active() || len(rows[l]) > 0 {
 			m.Groups = append(m.Groups, librarypage.Group{Layer: string(l), Modules: rows[l]})
 		}
 	}

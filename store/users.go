@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -65,8 +66,13 @@ func RoleAtLeast(role, min string) bool {
 	return r >= 0 && m >= 0 && r >= m
 }
 
-// MinPasswordLength is the shortest password accepted.
-const MinPasswordLength = 10
+// The password rule: at least MinPasswordLength characters (runes) and
+// at most MaxPasswordBytes bytes of UTF-8, bcrypt's limit. The setup and
+// account pages show it from these constants.
+const (
+	MinPasswordLength = 10
+	MaxPasswordBytes  = 72
+)
 
 // SetupTTL is how long a setup link stays valid.
 const SetupTTL = time.Hour
@@ -117,11 +123,11 @@ func HashPassword(password string) (string, error) {
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("promptdesk-dummy-password"), bcrypt.DefaultCost)
 
 func validPassword(p string) error {
-	if len(p) < MinPasswordLength {
+	if utf8.RuneCountInString(p) < MinPasswordLength {
 		return fmt.Errorf("the password must have at least %d characters: %w", MinPasswordLength, library.ErrInvalid)
 	}
-	if len(p) > 72 {
-		return fmt.Errorf("the password must have at most 72 bytes: %w", library.ErrInvalid)
+	if len(p) > MaxPasswordBytes {
+		return fmt.Errorf("the password must have at most %d bytes: %w", MaxPasswordBytes, library.ErrInvalid)
 	}
 	return nil
 }

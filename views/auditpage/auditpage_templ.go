@@ -163,7 +163,7 @@ func Page(m Model) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if m.Filter.Active() {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "No audit entries match these filters.")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "No audit entries match these filters. <a href=\"/audit\" data-testid=\"clear-filter\">Clear the filters</a> to see every entry.")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -20,12 +20,20 @@ type Setup struct {
 	Typed string
 	Role  string
 	Error string
+	Rule  PasswordRule
 }
 
 // Password is the change-own-password form.
 type Password struct {
 	Error string
 	Done  bool
+	Rule  PasswordRule
+}
+
+// PasswordRule is what a new password must be, shown beside its field:
+// at least MinChars characters and at most MaxBytes bytes of UTF-8.
+type PasswordRule struct {
+	MinChars, MaxBytes int
 }
 
 // UserRow is one account on the users page.
@@ -59,4 +67,6 @@ type Users struct {
 	// Name and Role are the add form's values kept after an error.
 	Name string
 	Role string
+	// Rule is the password the new user chooses on the setup page.
+	Rule PasswordRule
 }

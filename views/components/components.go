@@ -90,10 +90,14 @@ func CSRFToken(ctx context.Context) string {
 	return t
 }
 
-// User is the logged-in user as the pages show it.
+// User is the logged-in user as the pages show it. CanEdit and IsAdmin
+// say what the role allows (store.RoleAtLeast), so that pages show only
+// the actions the user may take; the routes check the role again.
 type User struct {
-	Name string
-	Role string
+	Name    string
+	Role    string
+	CanEdit bool // editor or admin: overrides, profiles, drift reviews
+	IsAdmin bool // admin: users and API tokens
 }
 
 type userKey struct{}
@@ -108,6 +112,20 @@ func WithUser(ctx context.Context, u User) context.Context {
 func CurrentUser(ctx context.Context) (User, bool) {
 	u, ok := ctx.Value(userKey{}).(User)
 	return u, ok
+}
+
+// CanEdit reports whether the logged-in user may change overrides,
+// profiles and drift reviews; false when no one is logged in.
+func CanEdit(ctx context.Context) bool {
+	u, _ := CurrentUser(ctx)
+	return u.CanEdit
+}
+
+// IsAdmin reports whether the logged-in user is an admin; false when no
+// one is logged in.
+func IsAdmin(ctx context.Context) bool {
+	u, _ := CurrentUser(ctx)
+	return u.IsAdmin
 }
 
 // BrokenFile is a file of the library folder that does not serve as

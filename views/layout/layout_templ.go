@@ -182,7 +182,7 @@ func Page(m Meta) templ.Component {
 				}
 			}
 		}
-		if u, ok := components.CurrentUser(ctx); ok && u.Role == "admin" {
+		if components.IsAdmin(ctx) {
 			if m.Nav == NavUsers {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<a class=\"active\" href=\"/users\" aria-current=\"page\">Users</a>")
 				if templ_7745c5c3_Err != nil {

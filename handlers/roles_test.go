@@ -1,0 +1,184 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+// TestPagesShowOnlyWhatTheRoleMayUse walks every page that offers a
+// change as a viewer, an editor and an admin: a viewer sees none of the
+// edit actions (they would answer 403), an editor sees them all, and
+// only an admin sees the users and tokens pages in the navigation.
+func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	before := setupOn(t, dbURL)
+	newUser(t, before.store, "vera", store.RoleViewer)
+	newUser(t, before.store, "ed", store.RoleEditor)
+	// base.identity en-US: two published revisions (one to restore),
+	// drifted below; base.caution en-US: a draft to publish or discard;
+	// one profile.
+	before.saveOverride("base.identity", "en-US", identityText(t, before, "You are the first assistant."), 0)
+	before.saveOverride("base.identity", "en-US", identityText(t, before, "You are the second assistant."), 1)
+	before.saveDraft("base.caution", "en-US", withLine(builtinText(t, before.lib, "base.caution", "en-US").Text, "Be careful."), 0)
+	before.post("/profiles", profileForm("support", "base.identity")).want(t, http.StatusSeeOther)
+
+	after := setupOn(t, dbURL, bumpedLibrary(t, "base.identity"))
+	clients := map[string]*app{store.RoleViewer: after.as("vera"), store.RoleEditor: after.as("ed"), store.RoleAdmin: after}
+
+	// Each check: a page, an element on it, and the least role that
+	// sees it.
+	checks := []struct {
+		page, sel, role string
+	}{
+		{"/", `[data-testid="new-user-module"]`, store.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="edit-override"]`, store.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="delete-override"]`, store.RoleEditor},
+		{"/modules/base.identity", `[data-locale="zh-CN"] [data-testid="create-override"]`, store.RoleEditor},
+		{"/modules/base.identity", `[data-testid="override-new-locale"]`, store.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="history-link"]`, store.RoleViewer},
+		{"/modules/base.identity", `[data-testid="review-drift"]`, store.RoleViewer},
+		{"/modules/base.caution", `[data-testid="draft"]`, store.RoleViewer},
+		{"/modules/base.caution", `[data-testid="publish-draft"]`, store.RoleEditor},
+		{"/modules/base.caution", `[data-testid="discard-draft"]`, store.RoleEditor},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="revision"]`, store.RoleViewer},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="restore-form"]`, store.RoleEditor},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="edit-override"]`, store.RoleEditor},
+		{"/drift", `[data-testid="review-link"]`, store.RoleViewer},
+		{"/drift", `[data-testid="drift-row"] [data-testid="edit-override"]`, store.RoleEditor},
+		{"/drift/base.identity/en-US", `[data-testid="three-texts"]`, store.RoleViewer},
+		{"/drift/base.identity/en-US", `[data-testid="review-actions"]`, store.RoleEditor},
+		{"/profiles", `[data-testid="profile-row"]`, store.RoleViewer},
+		{"/profiles", `[data-testid="new-profile"]`, store.RoleEditor},
+		{"/profiles/support", `[data-testid="save-profile"]`, store.RoleEditor},
+		{"/profiles/support", `[data-testid="delete-profile"]`, store.RoleEditor},
+		{"/profiles/support", `[data-testid="profile-form"] fieldset:not([disabled]) input[name="name"]`, store.RoleEditor},
+		{"/", `[data-testid="topnav"] a[href="/users"]`, store.RoleAdmin},
+		{"/", `[data-testid="topnav"] a[href="/tokens"]`, store.RoleAdmin},
+	}
+	pages := map[string]map[string]response{}
+	for role, c := range clients {
+		pages[role] = map[string]response{}
+		for _, ch := range checks {
+			if _, ok := pages[role][ch.page]; !ok {
+				pages[role][ch.page] = c.get(ch.page).want(t, http.StatusOK)
+			}
+		}
+	}
+	for _, ch := range checks {
+		for role := range clients {
+			got := pages[role][ch.page].doc.Find(ch.sel).Length() > 0
+			if want := store.RoleAtLeast(role, ch.role); got != want {
+				t.Errorf("%s on %s: %s shown %v, want %v (needs %s)", role, ch.page, ch.sel, got, want, ch.role)
+			}
+		}
+	}
+
+	// What a viewer sees instead: the fields of a profile, not editable,
+	// and a word on the review page; and the hidden actions are refused.
+	viewer := clients[store.RoleViewer]
+	prof := pages[store.RoleViewer]["/profiles/support"]
+	if v := prof.doc.Find(`fieldset[disabled] input[name="name"]`).AttrOr("value", ""); v != "Support desk" {
+		t.Errorf("viewer's profile page shows the name %q in a disabled fieldset, want Support desk", v)
+	}
+	if pages[store.RoleViewer]["/drift/base.identity/en-US"].find("review-read-only").Length() != 1 {
+		t.Error("viewer's drift review does not say why there are no actions")
+	}
+	viewer.get("/modules/base.identity/override/zh-CN").want(t, http.StatusForbidden)
+	viewer.post("/drift/base.identity/en-US", url.Values{"action": {"keep-mine"}}).want(t, http.StatusForbidden)
+	clients[store.RoleEditor].get("/users").want(t, http.StatusForbidden)
+}
+
+// TestPasswordRuleShownBesideTheField checks that the setup, account
+// and users pages state the store's rule, and that the minimum counts
+// characters, not bytes.
+func TestPasswordRuleShownBesideTheField(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	minChars, maxBytes := strconv.Itoa(store.MinPasswordLength), strconv.Itoa(store.MaxPasswordBytes)
+	wantRule := func(page string, r response) {
+		t.Helper()
+		rule := r.find("password-rule").Text()
+		if !strings.Contains(rule, "at least "+minChars+" characters") || !strings.Contains(rule, "at most "+maxBytes+" bytes") {
+			t.Errorf("%s: password rule %q, want at least %s characters and at most %s bytes", page, rule, minChars, maxBytes)
+		}
+	}
+	acct := a.get("/account/password").want(t, http.StatusOK)
+	wantRule("account", acct)
+	if id := acct.doc.Find(`input[name="password"]`).AttrOr("aria-describedby", ""); id != acct.find("password-rule").AttrOr("id", "") || id == "" {
+		t.Errorf("account: the new-password field is described by %q, not the rule", id)
+	}
+	wantRule("users", a.get("/users").want(t, http.StatusOK))
+
+	added := a.post("/users", url.Values{"name": {"newbie"}, "role": {store.RoleViewer}}).want(t, http.StatusOK)
+	link := added.find("setup-link").Find("code").Text()
+	path := link[strings.Index(link, "/setup/"):]
+	anon := a.anonymous()
+	wantRule("setup", anon.get(path).want(t, http.StatusOK))
+
+	// Five two-byte characters are ten bytes but five characters: refused,
+	// the rule shown again with the error and the name kept.
+	short := strings.Repeat("é", store.MinPasswordLength/2)
+	r := anon.post(path, url.Values{"password": {short}, "password2": {short}}).want(t, http.StatusUnprocessableEntity)
+	if msg := r.find("setup-error").Text(); !strings.Contains(msg, "at least "+minChars+" characters") {
+		t.Errorf("setup error %q, want the minimum", msg)
+	}
+	wantRule("setup after an error", r)
+	long := strings.Repeat("é", store.MinPasswordLength)
+	anon.post(path, url.Values{"password": {long}, "password2": {long}}).want(t, http.StatusSeeOther)
+}
+
+// TestLibraryEmptyStates checks that a filter without a match shows one
+// empty state naming the filter, with a link that clears it, in the page
+// and in the htmx fragment; unfiltered, every layer shows.
+func TestLibraryEmptyStates(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	for _, tc := range []struct {
+		query, want string
+		header      []string
+	}{
+		{"q=no-such-module", "No module matches \u201cno-such-module\u201d.", nil},
+		{"q=no-such-module", "No module matches \u201cno-such-module\u201d.", []string{"HX-Request", "true"}},
+		{"layer=style&status=drifted", "No module matches layer style, status drifted.", nil},
+		{"q=zzz&locale=zh-CN", "No module matches \u201czzz\u201d in locale zh-CN.", nil},
+	} {
+		r := a.get("/?"+tc.query, tc.header...).want(t, http.StatusOK)
+		empty := r.find("library-empty")
+		if empty.Length() != 1 {
+			t.Errorf("%s: %d empty states, want 1", tc.query, empty.Length())
+			continue
+		}
+		if got := strings.Join(strings.Fields(empty.Find("p").First().Text()), " "); got != tc.want {
+			t.Errorf("%s: empty state %q, want %q", tc.query, got, tc.want)
+		}
+		if href := r.find("clear-filter").AttrOr("href", ""); href != "/" {
+			t.Errorf("%s: clear link %q, want /", tc.query, href)
+		}
+		if n := r.find("layer-group").Length() + r.find("layer-empty").Length(); n != 0 {
+			t.Errorf("%s: %d layer groups or per-layer empty states beside the one empty state", tc.query, n)
+		}
+	}
+
+	// A filter with matches shows only the layers that have some.
+	r := a.get("/?q=identity").want(t, http.StatusOK)
+	if r.find("library-empty").Length() != 0 || r.find("layer-empty").Length() != 0 {
+		t.Error("q=identity shows an empty state though base.identity matches")
+	}
+	r.find("layer-group").Each(func(_ int, g *goquery.Selection) {
+		if g.Find(`[data-testid="module-row"]`).Length() == 0 {
+			t.Errorf("q=identity shows the empty layer %s", g.AttrOr("data-layer", ""))
+		}
+	})
+	if r := a.get("/").want(t, http.StatusOK); r.find("library-empty").Length() != 0 {
+		t.Error("the unfiltered library shows the no-match state")
+	}
+}
