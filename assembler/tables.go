@@ -60,6 +60,14 @@ func (l labeler) write(b *strings.Builder, key string, vals ...string) {
 	b.WriteString(text)
 }
 
+// plural returns the text of the plural label base for n in the
+// labeler's locale, its {{count}} filled with count (n as digits).
+func (l labeler) plural(base string, n int, count string) string {
+	var b strings.Builder
+	l.write(&b, l.labels.PluralKey(base, l.locale, n), "count", count)
+	return b.String()
+}
+
 // placeholderAt reads `{{name}}` at text[i:]; label texts were checked
 // at load, so only the allowed names occur.
 func placeholderAt(text string, i int) (name string, end int, ok bool) {
@@ -110,8 +118,9 @@ func writeKnowledgeTables(b *strings.Builder, l labeler, kbs []KnowledgeBase, lo
 		}
 		rows := kb.rows()
 		total := max(kb.DocCount, rows)
-		l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ,
-			"count", string(strconv.AppendInt(num[:0], int64(total), 10)), "description", inline(kb.Description))
+		count := string(strconv.AppendInt(num[:0], int64(total), 10))
+		l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ, "count", count,
+			"documents", l.plural("kb.documents", total, count), "description", inline(kb.Description))
 		b.WriteString("\n\n")
 		shown := min(rows, MaxRowsPerBase)
 		switch {

@@ -48,6 +48,9 @@ func TestKnowledgeRowsAndMore(t *testing.T) {
 		{"10 given of 10", 10, 10, 10, "", "#### Docs (document base, 10 documents): Product docs"},
 		{"3 recent of 30", 30, 3, 3, "+27 more", "#### Docs (document base, 30 documents): Product docs"},
 		{"docCount smaller than rows", 0, 11, 10, "+1 more", "#### Docs (document base, 11 documents): Product docs"},
+		// The count's word comes from the plural labels: one for 1, other else.
+		{"one document", 1, 1, 1, "", "#### Docs (document base, 1 document): Product docs"},
+		{"21 documents", 21, 2, 2, "+19 more", "#### Docs (document base, 21 documents): Product docs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,6 +263,7 @@ func TestSeveralBasesAndLabels(t *testing.T) {
 		{ID: "a", Name: "空库", Type: assembler.KnowledgeDocument},
 		{ID: "b", Name: "文档", Type: assembler.KnowledgeDocument, DocCount: 15, RecentDocs: docs(12)},
 		{ID: "c", Name: "Line\r\nbreak\u2028name", Type: assembler.KnowledgeFAQ, Description: "d1\r\nd2"},
+		{ID: "d", Name: "一篇", Type: assembler.KnowledgeDocument, DocCount: 1, RecentDocs: docs(1)},
 	}}
 	snap := newLib(t, coreEnv()...)
 	res := mustAssemble(t, snap, nil, req)
@@ -286,8 +290,12 @@ func TestSeveralBasesAndLabels(t *testing.T) {
 			headings = append(headings, l)
 		}
 	}
-	if len(headings) != 3 {
-		t.Errorf("%d headings, want 3 (each one line):\n%q", len(headings), headings)
+	if len(headings) != 4 {
+		t.Errorf("%d headings, want 4 (each one line):\n%q", len(headings), headings)
+	}
+	// zh-CN has one plural form: 1 takes the other text.
+	if want := "#### 一篇（文档库，1 篇文档）：-"; !slices.Contains(lines, want) {
+		t.Errorf("no heading %q:\n%s", want, text)
 	}
 	if want := "#### Line break name（问答库，0 篇文档）：d1 d2"; !slices.Contains(lines, want) {
 		t.Errorf("heading of a name with line breaks is not one line %q:\n%q", want, text)
@@ -297,7 +305,7 @@ func TestSeveralBasesAndLabels(t *testing.T) {
 	for _, s := range stats {
 		got = append(got, s.Line)
 	}
-	if want := []string{"knowledge(a · shown:0 cut:0)", "knowledge(b · shown:10 cut:5)", "knowledge(c · shown:0 cut:0)"}; !slices.Equal(got, want) {
+	if want := []string{"knowledge(a · shown:0 cut:0)", "knowledge(b · shown:10 cut:5)", "knowledge(c · shown:0 cut:0)", "knowledge(d · shown:1 cut:0)"}; !slices.Equal(got, want) {
 		t.Errorf("knowledge entries = %q, want %q", got, want)
 	}
 }

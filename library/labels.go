@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml/parser"
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
 )
 
 // LabelKeys maps every label key to the placeholders its text may use.
@@ -26,7 +28,8 @@ var LabelKeys = map[string][]string{
 	"weekday.saturday":         nil,
 	"web_search.enabled":       nil,
 	"web_search.disabled":      nil,
-	"kb.heading":               {"name", "type", "count", "description"},
+	"kb.heading":               {"name", "type", "count", "documents", "description"},
+	"kb.documents.other":       {"count"},
 	"kb.type.document":         nil,
 	"kb.type.faq":              nil,
 	"kb.col.title":             nil,
@@ -55,8 +58,63 @@ var LabelKeys = map[string][]string{
 	"output_contract.heading":  nil,
 }
 
-// Labels is one locale's label texts, keyed as LabelKeys.
+// PluralLabels maps the base key of every label that depends on a
+// number to the placeholders its texts may use. Such a label has one text
+// per plural category of the locale's language (Unicode CLDR cardinal
+// rules), keyed `<base>.<category>` with a category of PluralCategories:
+// `<base>.other` is required and listed in LabelKeys, the others are
+// optional (a language without plural forms gives only other; a count
+// whose category has no text takes other's).
+var PluralLabels = map[string][]string{
+	"kb.documents": {"count"},
+}
+
+// PluralCategories are the CLDR plural categories, as label key suffixes.
+var PluralCategories = []string{"zero", "one", "two", "few", "many", "other"}
+
+// pluralForms maps x/text's plural forms to their category names.
+var pluralForms = map[plural.Form]string{
+	plural.Zero: "zero", plural.One: "one", plural.Two: "two",
+	plural.Few: "few", plural.Many: "many", plural.Other: "other",
+}
+
+// Labels is one locale's label texts, keyed as LabelKeys (plus the
+// optional plural categories of PluralLabels).
 type Labels map[string]string
+
+// PluralKey returns the key of the text of the plural label base (a key
+// of PluralLabels) for the whole number n in locale: `<base>.<category>`
+// when l has a text for n's category in locale's language, else
+// `<base>.other`. An unknown locale takes the other text.
+func (l Labels) PluralKey(base, locale string, n int) string {
+	if tag, err := language.Parse(locale); err == nil {
+		if n < 0 {
+			n = -n
+		}
+		// Operands as CLDR defines them for a whole number: integer
+		// digits (modulo 10^7 as MatchPlural allows), no fraction.
+		key := base + "." + pluralForms[plural.Cardinal.MatchPlural(tag, n%10_000_000, 0, 0, 0, 0)]
+		if _, ok := l[key]; ok {
+			return key
+		}
+	}
+	return base + ".other"
+}
+
+// labelPlaceholders returns the placeholders key may use and whether
+// key is a label key at all: one of LabelKeys or a plural category of a
+// PluralLabels base.
+func labelPlaceholders(key string) ([]string, bool) {
+	if allowed, ok := LabelKeys[key]; ok {
+		return allowed, true
+	}
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 || !contains(PluralCategories, key[i+1:]) {
+		return nil, false
+	}
+	allowed, ok := PluralLabels[key[:i]]
+	return allowed, ok
+}
 
 // ParseLabels reads a label file: a flat YAML mapping with every key of
 // LabelKeys, string values, and only the placeholders allowed per key.
@@ -80,7 +138,7 @@ func ParseLabels(file string, data []byte) (Labels, error) {
 		for _, kv := range kvs {
 			key := kv.Key.String()
 			line := kv.Key.GetToken().Position.Line
-			allowed, known := LabelKeys[key]
+			allowed, known := labelPlaceholders(key)
 			if !known {
 				return nil, &FileError{File: file, Line: line, Field: key, Msg: "unknown label key"}
 			}
