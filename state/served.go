@@ -239,6 +239,11 @@ func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profi
 	if v.WithDrafts != v.State {
 		v.WithDrafts.Profiles = v.State.Profiles
 	}
+	v.idx = newIndex(lib.Snapshot, v.Rows, v.Drafts)
+	v.published = v.idx
+	if len(v.Drafts) > 0 {
+		v.published = newIndex(lib.Snapshot, v.Rows)
+	}
 	return v
 }
 

@@ -32,6 +32,54 @@ type View struct {
 	// library without the store.
 	rows, drafts []store.Override
 	profiles     []store.Profile
+
+	// idx answers IDs, Exists and Locales without a pass over every
+	// stored row per call: built with the drafts (all) and without them
+	// (published, for Published).
+	idx, published *index
+}
+
+// index is the module ids and locales of a View, computed once when it is
+// composed.
+type index struct {
+	ids     []string            // IDs
+	locales map[string][]string // Locales of every id of ids
+	stored  map[string]bool     // ids with a stored row (storedID)
+}
+
+// newIndex indexes the library's ids and locales with those of the
+// stored rows of every set.
+func newIndex(lib *library.Snapshot, sets ...map[assembler.OverrideKey]store.Override) *index {
+	byID := map[string][]store.Override{}
+	for _, rows := range sets {
+		for _, r := range rows {
+			byID[r.ModuleID] = append(byID[r.ModuleID], r)
+		}
+	}
+	x := &index{ids: slices.Clone(lib.IDs()), locales: make(map[string][]string, len(lib.IDs())+len(byID)), stored: make(map[string]bool, len(byID))}
+	for id := range byID {
+		x.stored[id] = true
+		if !lib.Has(id) {
+			x.ids = append(x.ids, id)
+		}
+	}
+	slices.Sort(x.ids)
+	for _, id := range x.ids {
+		locs := lib.ModuleLocales(id)
+		// Map order varies: a locale saved twice in different spellings
+		// (a draft and a published row) is spelled as the earlier key
+		// sorts, the same on every compose.
+		rows := byID[id]
+		slices.SortFunc(rows, func(a, b store.Override) int { return strings.Compare(a.Locale, b.Locale) })
+		for _, r := range rows {
+			if !slices.ContainsFunc(locs, func(l string) bool { return library.LocaleKey(l) == library.LocaleKey(r.Locale) }) {
+				locs = append(locs, r.Locale)
+			}
+		}
+		slices.SortFunc(locs, func(a, b string) int { return strings.Compare(library.LocaleKey(a), library.LocaleKey(b)) })
+		x.locales[id] = locs
+	}
+	return x
 }
 
 // Status is what serves a module, in one locale or summed over its
@@ -54,34 +102,14 @@ const (
 var Statuses = []Status{StatusBuiltin, StatusOverridden, StatusDraft, StatusDrifted, StatusUser}
 
 // IDs returns every builtin module id and every user-module id (overrides
-// without a builtin, published or draft, parsed or not), sorted.
-func (v *View) IDs() []string {
-	ids := slices.Clone(v.Library.IDs())
-	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
-		for key := range rows {
-			if !v.Library.Has(key.ID) && !slices.Contains(ids, key.ID) {
-				ids = append(ids, key.ID)
-			}
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
+// without a builtin, published or draft, parsed or not), sorted. The
+// slice is the View's: do not modify it.
+func (v *View) IDs() []string { return v.idx.ids }
 
 // Exists reports whether id is a builtin module or a user module, a user
 // module with only a draft included.
 func (v *View) Exists(id string) bool {
-	if v.Library.Has(id) {
-		return true
-	}
-	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
-		for key := range rows {
-			if key.ID == id {
-				return true
-			}
-		}
-	}
-	return false
+	return v.Library.Has(id) || v.idx.stored[id]
 }
 
 // Head returns the newest state of the override of id in locale: its
@@ -102,22 +130,9 @@ func (v *View) HasDraft(id, locale string) bool {
 }
 
 // Locales lists the locales id exists in, builtin, override or draft,
-// sorted; override locales are spelled as first saved.
-func (v *View) Locales(id string) []string {
-	locs := v.Library.ModuleLocales(id)
-	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
-		for key, r := range rows {
-			if key.ID != id {
-				continue
-			}
-			if !slices.ContainsFunc(locs, func(l string) bool { return library.LocaleKey(l) == key.Locale }) {
-				locs = append(locs, r.Locale)
-			}
-		}
-	}
-	slices.SortFunc(locs, func(a, b string) int { return strings.Compare(library.LocaleKey(a), library.LocaleKey(b)) })
-	return locs
-}
+// sorted; override locales are spelled as first saved. The slice is the
+// View's: do not modify it.
+func (v *View) Locales(id string) []string { return v.idx.locales[id] }
 
 // Drift is the drift of the published override of id in locale
 // (assembler.DriftOf against v's library); not drifted when there is
@@ -233,21 +248,13 @@ func (v *View) BuiltinBase(fallback, id, locale string) (*library.Module, bool) 
 
 // storedID reports whether id has a stored override, published or draft,
 // in any locale: an id a draft may include besides the library's.
-func (v *View) storedID(id string) bool {
-	for _, rows := range []map[assembler.OverrideKey]store.Override{v.Rows, v.Drafts} {
-		for key := range rows {
-			if key.ID == id {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (v *View) storedID(id string) bool { return v.idx.stored[id] }
 
 // Published is v without its drafts: what the runtime API sees, so that
 // an unpublished user module or locale does not exist for it.
 func (v *View) Published() *View {
 	p := *v
 	p.Drafts, p.DraftBroken, p.WithDrafts = nil, nil, v.State
+	p.idx = v.published
 	return &p
 }
