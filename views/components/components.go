@@ -66,6 +66,15 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 	return lines, general
 }
 
+// Count is n followed by the noun for it, one or many: "1 module",
+// "3 modules", "0 modules".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // CSRFField is the name of the hidden form field carrying the CSRF token;
 // htmx requests send it as the CSRFHeader header instead (static/app.js
 // reads it from the layout's csrf-token meta tag).

@@ -359,15 +359,15 @@ func List(m Model) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var18 string
-		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(m.Total)
+		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(m.Total, "module", "modules"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 63, Col: 76}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 63, Col: 115}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, " modules</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -395,20 +395,20 @@ func List(m Model) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, ".</p><p><a href=\"/\" data-testid=\"clear-filter\">Clear the filter</a> to see all ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, ".</p><p><a href=\"/\" data-testid=\"clear-filter\">Clear the filter</a> to see ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var20 string
-				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(m.Total)
+				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(allModules(m.Total))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 70, Col: 87}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 70, Col: 95}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, " modules.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, ".</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -709,6 +709,14 @@ func List(m Model) templ.Component {
 		}
 		return nil
 	})
+}
+
+// allModules is "all 35 modules", or "the one module".
+func allModules(n int) string {
+	if n == 1 {
+		return "the one module"
+	}
+	return "all " + components.Count(n, "module", "modules")
 }
 
 var _ = templruntime.GeneratedTemplate
