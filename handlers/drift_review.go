@@ -102,7 +102,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 			Detail: fmt.Sprintf("What serves now, by %s.", shown.Author),
 			Text:   shown.Text,
 		},
-		Pending: pendingDraft(row),
+		Pending:   pendingDraft(row),
 		Merged:    mergeLines(merged.Text),
 		Conflicts: len(merged.Conflicts),
 	}
