@@ -103,8 +103,9 @@ type APIOverridePublished struct {
 
 // APIOverrideSaved is the answer of PUT /api/v1/overrides/{id}: a saved
 // text is a draft (Status draft) until published. Stored is false when
-// the text equals the builtin text: nothing was stored, and Revision and
-// Status are those of the override's head, if any. Text is the module text as stored (line endings normalised);
+// the text equals the builtin text, or the head's text on an older
+// If-Match: nothing was stored, and Revision and Status are those of the
+// override's head, if any. Text is the module text as stored (line endings normalised);
 // Message says what happened.
 type APIOverrideSaved struct {
 	Stored   bool   `json:"stored"`
@@ -311,8 +312,9 @@ func (h *APIOverrides) Get(c echo.Context) error {
 // and uses known placeholders without include cycles; an unknown id makes
 // a user module; an edit keeps the builtin version its override is based
 // on, so a drift stays listed until reviewed. A text equal to the builtin
-// stores nothing: 200 with stored false. Otherwise 200 with the new
-// revision, also as the ETag. Errors: 409 conflict when the override has
+// stores nothing: 200 with stored false; so does a text equal to the
+// head's, whatever If-Match says (a request sent again), with the head's
+// revision. Otherwise 200 with the new revision, also as the ETag. Errors: 409 conflict when the override has
 // moved past If-Match (or exists when creating); 428
 // precondition_required without If-Match when the override exists; 422
 // invalid_request for a text that fails the checks (field text, the
@@ -371,6 +373,12 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		}
 		setETag(c, res.Revision)
 		return WriteJSON(c, http.StatusOK, res)
+	case state.OutcomeUnchanged:
+		// A stale If-Match with the head's exact text: sent again, no conflict.
+		h := out.Head
+		setETag(c, h.Revision)
+		return WriteJSON(c, http.StatusOK, APIOverrideSaved{Text: h.Text, Revision: h.Revision, Status: headStatus(*h), Warnings: out.Warnings, Notices: out.Notices,
+			Message: fmt.Sprintf("the text is revision %d already: nothing was stored", h.Revision)})
 	}
 	saved := out.Saved
 	setETag(c, saved.Revision)

@@ -102,9 +102,13 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 			Detail: fmt.Sprintf("What serves now, by %s.", shown.Author),
 			Text:   shown.Text,
 		},
-		Pending:   pendingDraft(row),
-		Merged:    mergeLines(merged.Text),
-		Conflicts: len(merged.Conflicts),
+		Pending:        pendingDraft(row),
+		PendingRebase:  row.Draft && row.BaseHash == store.TextHash(b.Text) && row.BasedOnVersion == b.Version,
+		PublishURL:     overrideURL(id, row.Locale) + "/publish",
+		DiscardURL:     overrideURL(id, row.Locale) + "/discard",
+		TakeBuiltinURL: takeBuiltinURL(id, row.Locale),
+		Merged:         mergeLines(merged.Text),
+		Conflicts:      len(merged.Conflicts),
 	}
 	m.Upstream.Lines, m.Upstream.Plus, m.Upstream.Minus = diffLines(row.BaseSnapshot, b.Text)
 	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(shown.BaseSnapshot, shown.Text)
@@ -198,12 +202,13 @@ func (h *DriftReview) Show(c echo.Context) error {
 //     unchanged;
 //   - take-builtin removes the override: the builtin serves;
 //   - rebase without text answers the merged text in an editor, conflicts
-//     marked, and saves nothing; rebase with text saves it (action rebase,
-//     based on the builtin now) once it holds no conflict marker and
-//     passes the editor's checks, else 422 with the text kept.
+//     marked, and saves nothing; rebase with text saves it as a draft
+//     (action rebase, based on the builtin now) once it holds no conflict
+//     marker and passes the editor's checks, else 422 with the text kept.
 //
 // A base or builtin that moved on answers 409 with the review as it is
-// now. Success redirects to the drift list with a flash.
+// now. Keep mine and take builtin redirect to the drift list with a
+// flash; a rebase to the publish confirmation of its draft.
 func (h *DriftReview) Act(c echo.Context) error {
 	id, locale, _, err := routeTarget(c, reviewURL)
 	if err != nil {
@@ -269,7 +274,10 @@ func (h *DriftReview) Act(c echo.Context) error {
 		if err != nil || !done {
 			return err
 		}
-		flash = fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: revision %d is published and serves now.", id, saved.Locale, b.Version, saved.Revision)
+		// Like every edit, the rebase is a draft: on to its publish
+		// confirmation, which shows what it changes.
+		setFlash(c, fmt.Sprintf("Rebased the override of %s (%s) onto builtin v%d: saved as draft revision %d, not served yet. Publish it below to serve it and end the drift.", id, saved.Locale, b.Version, saved.Revision))
+		return seeOther(c, overrideURL(id, saved.Locale)+"/publish")
 	}
 	setFlash(c, flash)
 	return seeOther(c, "/drift")

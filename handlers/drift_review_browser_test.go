@@ -18,8 +18,9 @@ import (
 
 // TestBrowserDriftReviewAndHistory drives the drift review and the
 // history in headless Chromium: review a drifted override with a
-// conflict, rebase it (refused while markers remain), then restore its
-// first revision from the history. Screenshots go to
+// conflict, rebase it (refused while markers remain), publish the rebased
+// draft through its confirmation, then restore its first revision from
+// the history. Screenshots go to
 // $PROMPTDESK_SCREENSHOTS, else to a temp folder named in the log.
 func TestBrowserDriftReviewAndHistory(t *testing.T) {
 	browser := browsertest.New(t)
@@ -111,16 +112,24 @@ func TestBrowserDriftReviewAndHistory(t *testing.T) {
 	}
 	shot("drift-rebase-refused")
 
-	// Resolved, it saves and the drift list is empty.
+	// Resolved, it saves as a draft and leads to the publish
+	// confirmation, which shows what changes; published, the drift list
+	// is empty.
 	resolved := resolve(merged, "- Do not invent a product name, a company, a version or a release date; say \"this workspace's assistant\".")
 	step("resolve", chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-text"), resolved)))
-	click(`[data-testid="save-rebase"]`, `[data-testid="no-drift"]`)
-	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "Rebased") {
+	click(`[data-testid="save-rebase"]`, `[data-testid="confirm-publish"]`)
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "Rebased") || !strings.Contains(got, "draft revision 2") {
 		t.Errorf("flash %q", got)
 	}
-	if o := d.head(t); o.Revision != 2 || o.Text != resolved {
-		t.Errorf("after the rebase: revision %d, text resolved %v", o.Revision, o.Text == resolved)
+	if o := d.head(t); o.Revision != 2 || o.Text != resolved || !o.Draft {
+		t.Errorf("after the rebase: revision %d, draft %v, text resolved %v", o.Revision, o.Draft, o.Text == resolved)
 	}
+	if got := text(`[data-testid="confirm-diff"]`); !strings.Contains(got, "a version or a release date; say") {
+		t.Errorf("the publish confirmation does not show the resolved line:\n%s", got)
+	}
+	shot("drift-rebase-confirm-publish")
+	click(`[data-testid="confirm-publish"]`, `[data-testid="flash"]`)
+	step("open the drift list", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="no-drift"]`))))
 
 	// The history shows both revisions; restore the first.
 	step("open the module", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/modules/base.identity")))

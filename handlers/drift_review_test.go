@@ -272,18 +272,41 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 		t.Fatalf("asking to rebase saved revision %d", o.Revision)
 	}
 
-	// The operator submits it, as a browser does: CRLF line ends.
-	d.act(t, "rebase", "text", strings.ReplaceAll(merged, "\n", "\r\n")).wantRedirect(t, "/drift")
+	// The operator submits it, as a browser does: CRLF line ends. Like
+	// every edit, it is a draft, and the browser goes on to its publish
+	// confirmation.
+	confirm := d.after.follow(d.act(t, "rebase", "text", strings.ReplaceAll(merged, "\n", "\r\n")).
+		wantRedirect(t, "/modules/base.identity/override/en-US/publish")).want(t, http.StatusOK)
 	o := d.head(t)
 	if o.Revision != 2 || o.Text != merged || o.BasedOnVersion != d.builtin.Version || o.BaseSnapshot != d.builtin.Text ||
 		o.BaseHash != store.TextHash(d.builtin.Text) {
 		t.Errorf("rebased: revision %d, based on v%d, text is the merge %v", o.Revision, o.BasedOnVersion, o.Text == merged)
 	}
-	if o.Draft || o.PublishedRevision != 2 {
-		t.Errorf("the rebase is not served at once: draft %v, published revision %d", o.Draft, o.PublishedRevision)
+	if !o.Draft || o.PublishedRevision != 1 {
+		t.Errorf("the rebase is not a draft: draft %v, published revision %d", o.Draft, o.PublishedRevision)
 	}
+	if f := confirm.find("flash").Text(); !strings.Contains(f, "saved as draft revision 2") {
+		t.Errorf("flash %q", f)
+	}
+	// Until published, it is still drifted, and the review points to the
+	// rebased draft.
+	if d.after.get("/drift").want(t, http.StatusOK).find("drift-row").Length() != 1 {
+		t.Error("the drift is gone before the rebase is published")
+	}
+	if p := d.after.get(reviewPath).want(t, http.StatusOK).find("pending-draft"); !strings.Contains(p.Text(), "A rebase onto builtin v2 is saved as draft revision 2") {
+		t.Errorf("review of a pending rebase: %q", p.Text())
+	}
+	if got := confirm.find("confirm-publish").Length(); got != 1 {
+		t.Fatalf("%d publish buttons on the confirmation", got)
+	}
+	// The confirmation shows the served text now → the merge: the
+	// upstream change comes in with the rebase.
+	if ins := confirm.find("confirm-diff").Find(`[data-kind="insert"]`).Text(); !strings.Contains(ins, "When a question about yourself") {
+		t.Errorf("the publish confirmation inserts %q", ins)
+	}
+	d.after.post("/modules/base.identity/override/en-US/publish", url.Values{"revision": {"2"}}).want(t, http.StatusSeeOther)
 	if d.after.get("/drift").want(t, http.StatusOK).find("no-drift").Length() != 1 {
-		t.Error("still drifted after the rebase")
+		t.Error("still drifted after the rebase is published")
 	}
 	if audit := d.after.auditOf(t, store.ActionRebase); len(audit) != 1 || audit[0].Actor != testUser || audit[0].After != merged {
 		t.Errorf("rebase audit entries: %+v", audit)
@@ -358,7 +381,7 @@ func TestDriftRebaseWithConflict(t *testing.T) {
 		t.Errorf("a changed id is not flagged under its line")
 	}
 
-	d.act(t, "rebase", "text", resolved).wantRedirect(t, "/drift")
+	d.act(t, "rebase", "text", resolved).wantRedirect(t, "/modules/base.identity/override/en-US/publish")
 	if o := d.head(t); o.Revision != 2 || o.Text != resolved || o.BasedOnVersion != d.builtin.Version {
 		t.Errorf("resolved rebase: revision %d, based on v%d:\n%s", o.Revision, o.BasedOnVersion, o.Text)
 	}

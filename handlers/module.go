@@ -13,10 +13,12 @@ import (
 	"github.com/promptdesk/promptdesk/views/modulepage"
 )
 
-// Module serves the module detail page. It reads only the served state.
+// Module serves the module detail page. It reads the served state, and
+// the saved scenarios for where the module is used (Service.WhereUsed).
 type Module struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler
+	Service   *state.Overrides
 }
 
 // timeLayout is how the console shows stored times.
@@ -32,6 +34,11 @@ func (h *Module) Show(c echo.Context) error {
 	}
 	m := moduleModel(h.Assembler, v, id)
 	m.Flash = flashFor(c)
+	uses, err := h.Service.WhereUsed(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	m.Uses = usesModel(uses)
 	return Render(c, http.StatusOK, modulepage.Page(m))
 }
 

@@ -109,7 +109,7 @@ func (h *Overrides) Edit(c echo.Context) error {
 
 // editor returns the editor model of id in locale without text.
 func (h *Overrides) editor(v *state.View, id, locale string) overridepage.Editor {
-	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id}
+	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id, ImpactURL: impactURL(id, locale)}
 	if b, ok := v.BuiltinBase(h.Assembler.FallbackLocale(), id, locale); ok {
 		e.Builtin = b.Text
 		e.BuiltinSource = fmt.Sprintf("Builtin text (%s, version %d)", b.Locale, b.Version)
@@ -150,7 +150,7 @@ func (h *Overrides) Save(c echo.Context) error {
 		return err
 	}
 	e := h.editor(v, id, locale)
-	e.Text = c.FormValue("text")
+	e.Text, e.Merged = c.FormValue("text"), c.FormValue("merged") != ""
 	e.Revision, err = formInt(c, "revision")
 	if err != nil || e.Revision < 0 {
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
@@ -175,7 +175,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		}
 		return Render(c, http.StatusOK, overridepage.EditorPage(e))
 	}
-	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision})
+	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision, Merged: e.Merged})
 	if err != nil {
 		return err
 	}
@@ -187,6 +187,18 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", out.Builtin.Locale, out.Builtin.Version)
 		if out.Head != nil {
 			e.Notice += " The existing override is unchanged; delete it to return to the builtin."
+		}
+		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+	case state.OutcomeUnchanged:
+		// Sent again (the back button after a save): nothing to store,
+		// and the editor is now based on the head.
+		head := out.Head
+		e.Revision, e.Merged = head.Revision, false
+		e.Notice = fmt.Sprintf("Nothing to save: your text is revision %d already (by %s, %s)", head.Revision, head.Author, head.UpdatedAt.UTC().Format(timeLayout))
+		if head.Draft {
+			e.Notice += ", a draft not published yet."
+		} else {
+			e.Notice += ", published."
 		}
 		return Render(c, http.StatusOK, overridepage.EditorPage(e))
 	case state.OutcomeConflict:
@@ -298,32 +310,31 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	return seeOther(c, "/modules/"+id)
 }
 
-// conflict renders the 409 page of a stale save: the user's text stays in
-// the editor, now based on the current revision (head; nil when the
-// override is gone), beside the current text.
+// conflict renders the 409 page of a stale save: the revision the edit
+// started from, the user's text and the head (nil when the override is
+// gone), the diffs of both edits from the first, and the editor holding
+// the merge of both, based on the head. A gone override keeps the user's
+// text in the editor, to create it again.
 func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.Override) error {
 	if head == nil {
-		e.Conflict = &overridepage.Conflict{Deleted: true}
-		e.Revision = 0
-	} else {
-		e.Conflict = &overridepage.Conflict{Revision: head.Revision, Author: head.Author, Updated: head.UpdatedAt.UTC().Format(timeLayout), Text: head.Text}
-		e.Revision = head.Revision
+		e.Conflict = &overridepage.Conflict{Deleted: true, Yours: e.Text}
+		e.Revision, e.Merged = 0, false
+		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
 	}
-	return Render(c, http.StatusConflict, overridepage.EditorPage(e))
-}
-
-// ConfirmDelete renders GET /modules/:id/override/:locale/delete, the
-// confirmation step. Errors: ErrNotFound when there is no override.
-func (h *Overrides) ConfirmDelete(c echo.Context) error {
-	_, id, locale, redirected, err := h.target(c)
-	if err != nil || redirected {
-		return err
-	}
-	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	t, err := h.Service.ThreeWay(consoleContext(c), e.ID, e.Locale, e.Revision, e.Text, *head)
 	if err != nil {
 		return err
 	}
-	return Render(c, http.StatusOK, overridepage.DeletePage(deleteModel(row)))
+	k := &overridepage.Conflict{Revision: head.Revision, Author: head.Author, Updated: head.UpdatedAt.UTC().Format(timeLayout),
+		Text: head.Text, Yours: e.Text, Common: t.Common, CommonFrom: t.CommonFrom}
+	k.YourDiff.Lines, k.YourDiff.Plus, k.YourDiff.Minus = diffLines(t.Common, e.Text)
+	k.TheirDiff.Lines, k.TheirDiff.Plus, k.TheirDiff.Minus = diffLines(t.Common, head.Text)
+	for i, m := range t.Merged.Conflicts {
+		k.Conflicts = append(k.Conflicts, overridepage.MergeConflict{N: i + 1, Line: m.Line, Yours: m.Override, Theirs: m.Builtin})
+	}
+	e.Conflict, e.Text, e.Revision, e.Merged = k, t.Merged.Text, head.Revision, true
+	e.Lines, e.Errors, e.Warnings, e.Checklist = nil, nil, 0, nil
+	return Render(c, http.StatusConflict, overridepage.EditorPage(e))
 }
 
 // Delete handles POST /modules/:id/override/:locale/delete with the
@@ -346,9 +357,12 @@ func (h *Overrides) Delete(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		d := deleteModel(row)
-		d.Changed = true
-		return Render(c, http.StatusConflict, overridepage.DeletePage(d))
+		m, err := h.deleteModel(c, id, locale, row)
+		if err != nil {
+			return err
+		}
+		m.Alert = "The override changed since you asked to delete it; nothing was deleted. Review what deleting does now and confirm again."
+		return Render(c, http.StatusConflict, overridepage.ConfirmPage(m))
 	}
 	if err != nil {
 		return err
@@ -359,19 +373,6 @@ func (h *Overrides) Delete(c echo.Context) error {
 	}
 	setFlash(c, fmt.Sprintf("Override of %s (%s) deleted: the builtin serves again.", id, locale))
 	return seeOther(c, "/modules/"+id)
-}
-
-func deleteModel(row store.Override) overridepage.Delete {
-	return overridepage.Delete{
-		ID:       row.ModuleID,
-		Locale:   row.Locale,
-		Action:   overrideURL(row.ModuleID, row.Locale) + "/delete",
-		Revision: row.Revision,
-		Author:   row.Author,
-		Updated:  row.UpdatedAt.UTC().Format(timeLayout),
-		Text:     row.Text,
-		BackURL:  "/modules/" + row.ModuleID,
-	}
 }
 
 // userModuleTemplate prefills the new user-module form.

@@ -198,33 +198,100 @@ func TestOverrideSaveServesEverywhere(t *testing.T) {
 	}
 }
 
+// A stale save shows the three texts (where the edit started, yours,
+// theirs) and puts the merge of both edits in the editor, based on the
+// head; nothing is stored until the merge is saved, and conflict markers
+// left in it are refused.
 func TestOverrideStaleRevisionIsAConflict(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
+	builtin := builtinText(t, a.lib, "base.identity", "en-US")
 	theirs := identityText(t, a, "You are the assistant as colleague A wrote it.")
 	mine := identityText(t, a, "You are the assistant as I wrote it.")
 	a.saveOverride("base.identity", "en-US", theirs, 0)
 
-	for _, rev := range []string{"0", "7"} {
-		r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {mine}, "revision": {rev}}).want(t, http.StatusConflict)
+	for _, c := range []struct{ rev, common string }{{"0", builtin.Text}, {"7", ""}} {
+		r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {mine}, "revision": {c.rev}}).want(t, http.StatusConflict)
 		if r.find("conflict").Length() != 1 {
-			t.Fatalf("revision %s: no conflict message", rev)
+			t.Fatalf("revision %s: no conflict message", c.rev)
 		}
-		if got := r.find("conflict-yours").Text(); got != mine {
-			t.Errorf("revision %s: 'yours' shows\n%s", rev, got)
+		for id, want := range map[string]string{"conflict-common": c.common, "conflict-yours": mine, "conflict-current": theirs} {
+			if got := r.find(id).Text(); got != want {
+				t.Errorf("revision %s: %s shows\n%s\nwant\n%s", c.rev, id, got, want)
+			}
 		}
-		if got := r.find("conflict-current").Text(); got != theirs {
-			t.Errorf("revision %s: 'current' shows\n%s", rev, got)
+		// From the builtin, both changed the first line: one conflict on
+		// it. Revision 7 never existed: with nothing in common, the whole
+		// texts conflict.
+		merged := r.textarea("text")
+		ok := strings.Contains(merged, "<<<<<<< yours\nYou are the assistant as I wrote it.\n=======\nYou are the assistant as colleague A wrote it.\n>>>>>>> theirs\n")
+		if c.rev == "7" {
+			ok = merged == "<<<<<<< yours\n"+mine+"=======\n"+theirs+">>>>>>> theirs\n"
 		}
-		if got := r.textarea("text"); got != mine {
-			t.Errorf("revision %s: the textarea lost the typed text", rev)
+		if r.find("merge-conflict").Length() != 1 || !ok {
+			t.Errorf("revision %s: merge in the editor:\n%s", c.rev, merged)
 		}
 		if got := r.find("revision").AttrOr("value", ""); got != "1" {
-			t.Errorf("revision %s: the form is now based on %q, want 1", rev, got)
+			t.Errorf("revision %s: the form is now based on %q, want 1", c.rev, got)
+		}
+		if got := r.find("save-mine-form").Find(`input[name="text"]`).AttrOr("value", ""); got != mine {
+			t.Errorf("revision %s: save mine carries %q", c.rev, got)
 		}
 	}
 	if rows := a.overrides(); len(rows) != 1 || rows[0].Text != theirs || rows[0].Revision != 1 {
 		t.Errorf("a stale save changed the stored override: %+v", rows)
+	}
+
+	// Saving the merge with its markers is refused under their lines.
+	r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {mine}, "revision": {"0"}}).want(t, http.StatusConflict)
+	merged := r.textarea("text")
+	refused := a.post("/modules/base.identity/override/en-US", url.Values{"text": {merged}, "revision": {"1"}, "merged": {"1"}}).want(t, http.StatusUnprocessableEntity)
+	if n := refused.find("line-error").Length(); n != 3 {
+		t.Errorf("%d marker lines flagged, want 3", n)
+	}
+	if refused.doc.Find(`input[name="merged"]`).Length() != 1 || refused.textarea("text") != merged {
+		t.Error("the refused merge lost its text or its merged field")
+	}
+
+	// Edits of different lines merge cleanly; the merge saves on the head.
+	second := strings.Replace(theirs, "\n---\n", "\n---\nA line colleague A added.\n", 1)
+	a.saveDraft("base.identity", "en-US", second, 1)
+	mineToo := strings.TrimRight(theirs, "\n") + "\n\nA line I added at the end.\n"
+	r = a.post("/modules/base.identity/override/en-US", url.Values{"text": {mineToo}, "revision": {"1"}}).want(t, http.StatusConflict)
+	if r.find("merge-clean").Length() != 1 || !strings.Contains(r.find("conflict-common").Text(), "You are the assistant as colleague A wrote it.") {
+		t.Fatalf("clean merge: %d, common %q", r.find("merge-clean").Length(), r.find("conflict-common").Text())
+	}
+	if ins := r.find("diff-yours").Find(`[data-kind="insert"]`).Text(); !strings.Contains(ins, "A line I added at the end.") {
+		t.Errorf("your diff inserts %q", ins)
+	}
+	if ins := r.find("diff-theirs").Find(`[data-kind="insert"]`).Text(); !strings.Contains(ins, "A line colleague A added.") {
+		t.Errorf("their diff inserts %q", ins)
+	}
+	clean := r.textarea("text")
+	a.post("/modules/base.identity/override/en-US", url.Values{"text": {clean}, "revision": {r.find("revision").AttrOr("value", "")}, "merged": {"1"}}).want(t, http.StatusSeeOther)
+	head := a.overrides()[0]
+	if head.Revision != 3 || !strings.Contains(head.Text, "A line colleague A added.") || !strings.Contains(head.Text, "A line I added at the end.") {
+		t.Errorf("after saving the merge: revision %d:\n%s", head.Revision, head.Text)
+	}
+}
+
+// The back button after a save: the same text sent again on the old
+// revision is no conflict; nothing is stored and the editor is based on
+// the head.
+func TestOverrideSaveSentAgainIsUnchanged(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	text := identityText(t, a, "You are the assistant saved once.")
+	a.saveDraft("base.identity", "en-US", text, 0)
+	r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {text}, "revision": {"0"}}).want(t, http.StatusOK)
+	if n := r.find("notice").Text(); !strings.Contains(n, "Nothing to save: your text is revision 1 already") || !strings.Contains(n, "a draft not published yet") {
+		t.Errorf("notice %q", n)
+	}
+	if r.find("conflict").Length() != 0 || r.find("revision").AttrOr("value", "") != "1" {
+		t.Errorf("conflict %d, form based on %q; want no conflict, revision 1", r.find("conflict").Length(), r.find("revision").AttrOr("value", ""))
+	}
+	if rows := a.overrides(); len(rows) != 1 || rows[0].Revision != 1 {
+		t.Errorf("sent again, it stored: %+v", rows)
 	}
 }
 

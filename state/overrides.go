@@ -28,6 +28,9 @@ type OverrideStore interface {
 	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (store.Override, error)
 	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (store.Override, error)
 	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
+	// ListScenarios lists the saved scenarios that Effect and WhereUsed
+	// assemble.
+	ListScenarios(ctx context.Context) ([]store.Scenario, error)
 }
 
 // Overrides is the one write path of overrides: console, API, drift
@@ -56,6 +59,9 @@ type Edit struct {
 	// SkipUnchanged stores nothing when Text is the head's text already
 	// (OutcomeUnchanged), so that importing a folder twice adds nothing.
 	SkipUnchanged bool
+	// Merged says Text is the operator's edit of a merge (the conflict
+	// page): a conflict marker line left in it is an error.
+	Merged bool
 }
 
 // OutcomeKind says what a save did.
@@ -69,7 +75,10 @@ const (
 	// nothing was stored; Builtin is that text, Head the override left as
 	// it was, if any.
 	OutcomeEqualsBuiltin OutcomeKind = "equals-builtin"
-	// OutcomeUnchanged: Edit.SkipUnchanged and the text is Head's already.
+	// OutcomeUnchanged: the text is Head's already and nothing was
+	// stored: with Edit.SkipUnchanged, or when the edit is based on an
+	// older revision (a save sent again, say after the browser's back
+	// button), which is then no conflict.
 	OutcomeUnchanged OutcomeKind = "unchanged"
 	// OutcomeConflict: the override is not at the revision the text was
 	// based on; Head is the override now (nil when there is none) and
@@ -116,10 +125,17 @@ func (s *Overrides) BuiltinBase(v *View, id, locale string) (*library.Module, bo
 // Save checks e.Text and saves it as a draft revision of the override.
 // The base rule: a new override is based on the builtin it is copied from
 // (BuiltinBase); an edit keeps the base of the revision it edits, drifted
-// or not, because only the drift review moves a base. The error is for
-// the store failing; every refusal is an Outcome.
+// or not, because only the drift review moves a base. A text equal to
+// the head's, based on an older revision, is no conflict: nothing is
+// stored (OutcomeUnchanged). The error is for the store failing; every
+// refusal is an Outcome.
 func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	v := s.Served.Current()
+	if e.Merged {
+		if out, marked := markers(e.Text); marked {
+			return out, nil
+		}
+	}
 	out := s.Check(e.ID, e.Locale, e.Text)
 	if out.Kind == OutcomeInvalid {
 		return out, nil
@@ -128,6 +144,13 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	head, exists, err := s.head(ctx, e.ID, e.Locale)
 	if err != nil {
 		return Outcome{}, err
+	}
+	if exists && head.Revision != e.Revision && EqualsBuiltin(m.Text, head.Text) {
+		// Sent again after it was saved, or someone saved the same text:
+		// there is nothing to merge (trailing whitespace aside, as for the
+		// builtin).
+		out.Kind, out.Head = OutcomeUnchanged, &head
+		return out, nil
 	}
 	if e.Revision > 0 && exists && head.Revision != e.Revision {
 		// The base depends on the revision edited: refuse before saving.
@@ -392,10 +415,11 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 const ConflictMarker = "conflict marker: resolve the conflict and remove this line"
 
 // Rebase is the drift review's rebase: text, the operator's merge of the
-// builtin's changes into the override at revision, is saved based on the
-// builtin now and published at once, since it resolves a drift of what
-// serves. Conflict markers left in the text (linediff) are invalid, like
-// any failed check; a text equal to the builtin stores nothing.
+// builtin's changes into the override at revision, is saved as a draft
+// based on the builtin now; like every edit it serves once published
+// (which resolves the drift). Conflict markers left in the text
+// (linediff) are invalid, like any failed check; a text equal to the
+// builtin stores nothing.
 func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revision int) (Outcome, error) {
 	head, exists, err := s.head(ctx, id, locale)
 	if err != nil {
@@ -409,15 +433,7 @@ func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revisio
 	if !ok {
 		return Outcome{}, fmt.Errorf("%s has no builtin to rebase onto: keep it as a user module or delete it: %w", id, library.ErrInvalid)
 	}
-	lines := linediff.MarkerLines(text)
-	if len(lines) == 0 {
-		lines = linediff.StraySeparators(text, base.Text, head.Text)
-	}
-	if len(lines) > 0 {
-		out := Outcome{Kind: OutcomeInvalid}
-		for _, n := range lines {
-			out.Errors = append(out.Errors, LineError{Line: n, Msg: ConflictMarker})
-		}
+	if out, marked := markers(text, base.Text, head.Text); marked {
 		return out, nil
 	}
 	out := s.Check(id, locale, text)
@@ -429,7 +445,25 @@ func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revisio
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, base
 		return out, nil
 	}
-	o := store.Override{ModuleID: id, Locale: head.Locale, Action: store.ActionRebase, Publish: true,
+	o := store.Override{ModuleID: id, Locale: head.Locale, Action: store.ActionRebase,
 		BasedOnVersion: base.Version, BaseSnapshot: base.Text, BaseHash: store.TextHash(base.Text)}
 	return s.store(ctx, out, o, out.Module, revision, text)
+}
+
+// markers is the invalid outcome of a merged text that still has conflict
+// marker lines, or a "=======" line none of sources has; marked is false
+// when it has none.
+func markers(text string, sources ...string) (out Outcome, marked bool) {
+	lines := linediff.MarkerLines(text)
+	if len(lines) == 0 && len(sources) > 0 {
+		lines = linediff.StraySeparators(text, sources...)
+	}
+	if len(lines) == 0 {
+		return Outcome{}, false
+	}
+	out.Kind = OutcomeInvalid
+	for _, n := range lines {
+		out.Errors = append(out.Errors, LineError{Line: n, Msg: ConflictMarker})
+	}
+	return out, true
 }

@@ -43,9 +43,8 @@ type Override struct {
 	// no live override, else ActionSave. Always "" when read.
 	Action string
 	// Publish is an input of SaveOverride: publish the saved revision in
-	// the same transaction (save-and-publish, used by the drift review's
-	// rebase and by tests). Without it a save is a draft. Always false
-	// when read.
+	// the same transaction (save-and-publish, used by tests and seeds).
+	// Without it a save is a draft. Always false when read.
 	Publish   bool
 	CreatedAt time.Time // of this life of the override: a save after a delete resets it
 	UpdatedAt time.Time

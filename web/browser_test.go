@@ -143,7 +143,10 @@ func TestBrowserOverrideFlow(t *testing.T) {
 		t.Errorf("with only a draft, en-US is served by %q", s)
 	}
 	shot("module-draft")
+	// Publish leads to its confirmation, which shows what changes.
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="locale"][data-locale="en-US"] [data-testid="publish-draft"]`)))
+	step("open the publish confirmation", err)
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-publish"]`)))
 	step("publish the draft", err)
 	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "published: revision 1 is served") {
 		t.Errorf("flash %q", got)

@@ -35,7 +35,7 @@ func (s *Server) newEcho() *echo.Echo {
 
 	health := &handlers.Health{DB: s.cfg.Store, Served: s.served}
 	lib := &handlers.Library{Served: s.served, Assembler: s.cfg.Assembler}
-	mod := &handlers.Module{Served: s.served, Assembler: s.cfg.Assembler}
+	mod := &handlers.Module{Served: s.served, Assembler: s.cfg.Assembler, Service: s.overrides}
 	ovr := &handlers.Overrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	drift := &handlers.Drift{Served: s.served}
 	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
@@ -83,6 +83,11 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/drift", drift.List, viewer)
 	e.GET("/drift/:id/:locale", review.Show, viewer)
 	e.POST("/drift/:id/:locale", review.Act, editor)
+	// Impact and confirmation: see what an edit changes before it counts.
+	e.POST("/modules/:id/override/:locale/impact", ovr.Impact, editor)
+	e.GET("/modules/:id/override/:locale/publish", ovr.ConfirmPublish, editor)
+	e.GET("/modules/:id/override/:locale/discard", ovr.ConfirmDiscard, editor)
+	e.GET("/drift/:id/:locale/take-builtin", review.ConfirmTakeBuiltin, editor)
 
 	e.GET("/profiles", prof.List, viewer)
 	e.POST("/profiles", prof.Create, editor)

@@ -39,6 +39,13 @@ type Model struct {
 	// served override (0: none). The review acts on what is served, so it
 	// offers no action until the draft is published or discarded.
 	Pending int
+	// PendingRebase is set when that draft is a rebase onto the builtin
+	// now: publishing it ends the drift. PublishURL and DiscardURL are
+	// the draft's confirmation pages.
+	PendingRebase          bool
+	PublishURL, DiscardURL string
+	// TakeBuiltinURL is the confirmation page of take builtin.
+	TakeBuiltinURL string
 	// BuiltinRemoved is true when the library no longer has the builtin:
 	// keep mine then makes the override a user module, and there is
 	// nothing to rebase onto.

@@ -18,6 +18,8 @@ type Model struct {
 	Flash    string
 	// Alert explains a refused publish or discard (409).
 	Alert string
+	// Uses is where the module is used; nil when not computed.
+	Uses *Uses
 }
 
 // Fields are a module's frontmatter fields.
@@ -67,7 +69,7 @@ type Locale struct {
 }
 
 // Draft is the unpublished head of one locale's override, with the
-// forms that publish or discard it (POST with revision as the base).
+// confirmation pages that publish or discard it.
 type Draft struct {
 	Revision   int
 	Author     string

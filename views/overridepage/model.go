@@ -1,10 +1,14 @@
 // Package overridepage is the override editor: a full-file editor with
 // errors and module checklist warnings (docs/lint.md) shown under the
-// offending line, the stale-revision conflict view, the delete confirmation
-// and the user-module form.
+// offending line, the impact of the text on the saved scenarios, the
+// three-way view of a stale save, the confirmation of publish, discard,
+// delete and take builtin, and the user-module form.
 package overridepage
 
-import "github.com/promptdesk/promptdesk/views/components"
+import (
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/diffview"
+)
 
 // Editor is the override editor page.
 type Editor struct {
@@ -40,9 +44,19 @@ type Editor struct {
 	BuiltinSource string
 	Conflict      *Conflict
 	BackURL       string
+	// ImpactURL is where Show impact posts the text ("" on the
+	// user-module form); Impact is the panel when the page shows it.
+	ImpactURL string
+	Impact    *Impact
+	// Merged is set while Text is a merge of a stale save (the conflict
+	// view): the save refuses conflict markers left in it.
+	Merged bool
 }
 
-// Conflict is the stored override that a stale save or delete ran into.
+// Conflict is the stored override that a stale save ran into (theirs:
+// Revision, Author, Updated, Text), the refused text (Yours) and the text
+// both started from (Common), with the diffs of both edits from it; the
+// editor then holds the merge of both.
 type Conflict struct {
 	// Deleted is true when the override no longer exists.
 	Deleted  bool
@@ -50,17 +64,27 @@ type Conflict struct {
 	Author   string
 	Updated  string
 	Text     string
+	Yours    string
+	// Common is the text of the revision the refused edit started from;
+	// CommonFrom says which.
+	Common     string
+	CommonFrom string
+	// YourDiff is Common → Yours, TheirDiff Common → Text.
+	YourDiff, TheirDiff Diff
+	// Conflicts are the regions both edits changed differently, marked
+	// in the merge.
+	Conflicts []MergeConflict
 }
 
-// Delete is the delete confirmation page.
-type Delete struct {
-	ID, Locale string
-	Action     string
-	Revision   int
-	Author     string
-	Updated    string
-	Text       string
-	// Changed is set when a delete hit a newer revision than confirmed.
-	Changed bool
-	BackURL string
+// Diff is a line diff with its counts.
+type Diff struct {
+	Lines       []diffview.Line
+	Plus, Minus int
+}
+
+// MergeConflict is one conflict of the merge: the line of its opening
+// marker and both sides.
+type MergeConflict struct {
+	N, Line       int
+	Yours, Theirs string
 }
