@@ -84,6 +84,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/drift/:id/:locale", review.Show, viewer)
 	e.POST("/drift/:id/:locale", review.Act, editor)
 
+	// Override editor: the live check of the text as it is typed.
+	e.POST("/modules/:id/override/:locale/check", ovr.LiveCheck, editor)
+
 	e.GET("/profiles", prof.List, viewer)
 	e.POST("/profiles", prof.Create, editor)
 	e.GET("/profiles/new", prof.New, editor)
