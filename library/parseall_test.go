@@ -92,3 +92,69 @@ func TestParseAllSkipsRulesOfBrokenFields(t *testing.T) {
 		t.Errorf("a good text: %v", errs)
 	}
 }
+
+// The keys and kinds the editor completes are the ones the parser takes:
+// a module using every one parses, and a key outside them does not.
+func TestFieldDocsMatchTheParser(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\n")
+	values := map[string]string{"id": "task.a", "layer": "task", "version": "1", "title": "T", "description": "D", "priority": "1",
+		"requiresAttachments": "true", "outputContract": "O", "variables": "", "triggers": ""}
+	for _, f := range Fields {
+		v, ok := values[f.Name]
+		if !ok {
+			t.Fatalf("no test value for field %s", f.Name)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", f.Name, v)
+		if f.Name == "variables" {
+			b.WriteString("- ")
+			for i, vf := range VariableFields {
+				val := map[string]string{"name": "x", "escape": "xml", "description": "d"}[vf.Name]
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				fmt.Fprintf(&b, "%s: %s\n", vf.Name, val)
+			}
+		}
+		if f.Name == "triggers" {
+			for _, k := range TriggerKinds {
+				fmt.Fprintf(&b, "- kind: %s\n", k.Name)
+				switch TriggerKind(k.Name) {
+				case TriggerIntent, TriggerAttachment:
+					b.WriteString("  keywords: a, b\n")
+				case TriggerCommand:
+					b.WriteString("  command: /a\n")
+				}
+			}
+		}
+	}
+	b.WriteString("---\nUse {{x}}.\n")
+	m, errs := ParseAll("task-a.md", []byte(b.String()))
+	if len(errs) > 0 {
+		t.Fatalf("%v\n%s", errs, b.String())
+	}
+	if len(m.Triggers) != len(TriggerKinds) || len(m.Variables) != 1 || m.Variables[0].Escape != "xml" {
+		t.Errorf("triggers %v, variables %v", m.Triggers, m.Variables)
+	}
+	var keys, fields, kinds []string
+	for _, f := range Fields {
+		keys = append(keys, f.Name)
+	}
+	for _, f := range TriggerFields {
+		fields = append(fields, f.Name)
+	}
+	for _, f := range TriggerKinds {
+		kinds = append(kinds, f.Name)
+	}
+	// The parser's messages list the allowed names; the docs name the same.
+	if _, errs := ParseAll("x.md", []byte(head+"colour: red\n---\nB\n")); len(errs) != 1 || !strings.Contains(errs[0].Msg, "allowed: "+strings.Join(keys, ", ")) {
+		t.Errorf("unknown field: %v, want allowed: %v", errs, keys)
+	}
+	task := strings.Replace(head, "base", "task", 2)
+	if _, errs := ParseAll("x.md", []byte(task+"triggers:\n- kind: regex\n  colour: red\n---\nB\n")); len(errs) != 1 || !strings.Contains(errs[0].Msg, "allowed: "+strings.Join(fields, ", ")) {
+		t.Errorf("unknown trigger field: %v, want allowed: %v", errs, fields)
+	}
+	if _, errs := ParseAll("x.md", []byte(task+"triggers:\n- kind: regex\n---\nB\n")); len(errs) != 1 || !strings.Contains(errs[0].Msg, "allowed: "+strings.Join(kinds, ", ")) {
+		t.Errorf("unknown trigger kind: %v, want allowed: %v", errs, kinds)
+	}
+}
