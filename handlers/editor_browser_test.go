@@ -108,6 +108,13 @@ func TestE2EEditorOverride(t *testing.T) {
 		step("write "+p, os.WriteFile(p, png, 0o644))
 		t.Logf("screenshot: %s", p)
 	}
+	// accept takes the selected completion with Enter; the editor ignores
+	// Enter for its interaction delay (75 ms) after the list opens.
+	accept := func() {
+		t.Helper()
+		time.Sleep(150 * time.Millisecond)
+		step("accept the completion", chromedp.Do(ctx, pressEnter()))
+	}
 	textarea := func() string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#f-text")))
@@ -178,19 +185,43 @@ func TestE2EEditorOverride(t *testing.T) {
 	typeKeys("aux.tit")
 	waitFor("the aux.title-gen completion", `(document.querySelector('.cm-tooltip-autocomplete li[aria-selected] .cm-completionLabel') || {}).textContent === "aux.title-gen"`)
 	shot("editor-completion")
-	step("accept", chromedp.Do(ctx, pressEnter()))
+	accept()
 	if !strings.HasSuffix(textarea(), "\nAlso {{aux.title-gen}}") {
 		t.Fatalf("after the completion the text ends %q", textarea()[len(textarea())-40:])
 	}
 	waitFor("a clean check", `document.querySelector('[data-testid="problems-status"]').textContent.startsWith("No errors") && document.querySelector('.cm-lintRange-error') === null`)
 	waitFor("the diff of the new line", `[...document.querySelectorAll('.cm-changedLine')].map(l => l.textContent).join("|") === "Also {{aux.title-gen}}"`)
 
+	// A variable declared in the frontmatter (its key completed) is
+	// offered once the live check has read it.
+	step("line 2", chromedp.Do(ctx, chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.KeyEvent(kb.End), pressEnter()))
+	typeKeys("va")
+	waitFor("the variables key", `(document.querySelector('.cm-tooltip-autocomplete li[aria-selected] .cm-completionLabel') || {}).textContent === "variables"`)
+	accept()
+	checks := evaluate[string](t, ctx, `document.querySelector('[data-testid="problems"]').dataset.checks`)
+	typeKeys("[topic]")
+	if !strings.HasPrefix(textarea(), "---\nvariables: [topic]\nid: task.doc-minutes\n") {
+		t.Fatalf("the frontmatter starts %q", textarea()[:60])
+	}
+	waitFor("the check of the declaration", fmt.Sprintf(`document.querySelector('[data-testid="problems"]').dataset.checks !== %q && document.querySelector('[data-testid="problems-status"]').textContent.startsWith("No errors")`, checks))
+	step("the end", chromedp.Do(ctx, chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl))))
+	typeKeys(" on {{to")
+	waitFor("the declared variable", `(document.querySelector('.cm-tooltip-autocomplete li[aria-selected] .cm-completionLabel') || {}).textContent === "topic"`)
+	if sec := evaluate[string](t, ctx, `document.querySelector('.cm-tooltip-autocomplete completion-section').textContent`); sec != "Declared variables" {
+		t.Errorf("the first section is %q", sec)
+	}
+	accept()
+	if !strings.HasSuffix(textarea(), "\nAlso {{aux.title-gen}} on {{topic}}") {
+		t.Fatalf("after the completion the text ends %q", textarea()[len(textarea())-40:])
+	}
+	waitFor("a clean check", `document.querySelector('[data-testid="problems-status"]').textContent.startsWith("No errors") && document.querySelector('.cm-lintRange-error') === null`)
+
 	// The switch turns the diff off and back on against the builtin.
 	step("no diff", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="diff-off"]`))))
 	waitFor("no diff", `document.querySelector('.cm-changedLine') === null`)
 	step("diff against the builtin", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="diff-builtin"]`))))
 	waitFor("the diff again", `document.querySelector('.cm-changedLine') !== null`)
-	if got := text(`[data-testid="diff-summary"]`); !strings.HasPrefix(got, "+1 −1 lines against the builtin text") {
+	if got := text(`[data-testid="diff-summary"]`); !strings.HasPrefix(got, "+2 −1 lines against the builtin text") {
 		t.Errorf("diff summary %q", got)
 	}
 	shot("editor-diff")
@@ -205,7 +236,7 @@ func TestE2EEditorOverride(t *testing.T) {
 	}
 	o, err := a.store.GetOverride(context.Background(), "task.doc-minutes", "en-US")
 	step("read the override", err)
-	if want := builtin + "Also {{aux.title-gen}}"; strings.ReplaceAll(o.Text, "\r\n", "\n") != want || !o.Draft {
+	if want := strings.Replace(builtin, "---\n", "---\nvariables: [topic]\n", 1) + "Also {{aux.title-gen}} on {{topic}}"; strings.ReplaceAll(o.Text, "\r\n", "\n") != want || !o.Draft {
 		t.Errorf("stored draft %v, text ends %q", o.Draft, o.Text[max(0, len(o.Text)-60):])
 	}
 }

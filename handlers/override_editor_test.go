@@ -142,7 +142,7 @@ func TestLiveCheckRefusals(t *testing.T) {
 // editorConfig reads the script editor's data from an editor page.
 func editorConfig(t *testing.T, r response) overridepage.Assist {
 	t.Helper()
-	raw := r.doc.Find(`script#editor-config[type="application/json"]`).Text()
+	raw := r.doc.Find(`#editor-config[hidden]`).AttrOr("data-config", "")
 	var cfg overridepage.Assist
 	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
 		t.Fatalf("editor config %q: %v", raw, err)

@@ -27,7 +27,7 @@ const nameChars = /^[a-z0-9_.-]*$/;
 
 function readConfig() {
   const el = document.getElementById("editor-config");
-  return el ? JSON.parse(el.textContent) : null;
+  return el ? JSON.parse(el.dataset.config) : null;
 }
 
 // frontmatterEnd is the line number of the closing fence, Infinity when
@@ -169,6 +169,7 @@ function plural(n, one, many) {
 class Problems {
   constructor(panel) {
     this.view = null; // set once the editor exists
+    this.panel = panel;
     this.status = panel.querySelector('[data-testid="problems-status"]');
     this.list = panel.querySelector('[data-testid="problem-list"]');
   }
@@ -178,6 +179,8 @@ class Problems {
   }
 
   show(res) {
+    // How many checks the panel has shown, for whoever waits for one.
+    this.panel.dataset.checks = String(Number(this.panel.dataset.checks || 0) + 1);
     const items = [];
     for (const e of res.errors) items.push({ ...e, severity: "error" });
     for (const w of res.warnings) items.push({ ...w, severity: "warning" });

@@ -5,6 +5,8 @@
 package overridepage
 
 import (
+	"encoding/json"
+
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/diffview"
 )
@@ -74,6 +76,16 @@ type Assist struct {
 	Layers         []string     `json:"layers"`
 	Against        []DiffText   `json:"against"`
 	DefaultAgainst string       `json:"defaultAgainst"`
+}
+
+// JSON is a encoded for the page (the data-config attribute of
+// #editor-config, which static/editor.min.js reads).
+func (a *Assist) JSON() string {
+	b, err := json.Marshal(a)
+	if err != nil {
+		panic(err) // strings, bools and slices of them always encode
+	}
+	return string(b)
 }
 
 // Completion is one name completion offers: Detail is a short kind or
