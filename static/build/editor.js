@@ -230,8 +230,11 @@ function liveCheck(cfg, setVars, problems) {
         headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": token() },
         body: JSON.stringify({ text: doc.toString() }),
       });
-      res = await r.json();
-      if (!r.ok) throw new Error((res.error && res.error.message) || r.status + " " + r.statusText);
+      // A login page instead of JSON: the session ended (a redirect) or
+      // the page's security token expired (403).
+      res = (r.headers.get("Content-Type") || "").startsWith("application/json") ? await r.json() : null;
+      if (r.redirected || r.status === 403) throw new Error("your session or this page's security token has expired; reload the page");
+      if (!r.ok || !res) throw new Error((res && res.error && res.error.message) || "the server answered " + r.status + " " + r.statusText);
     } catch (err) {
       problems.say("The text could not be checked: " + err.message + ". Check without saving still works.");
       return [];
