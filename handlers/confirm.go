@@ -56,7 +56,7 @@ func (h *Overrides) Impact(c echo.Context) error {
 	if textErr != nil {
 		e.Lines, e.Errors = components.NumberLines(e.Text, editorErrors(textErr.Errors))
 	}
-	return Render(c, status, overridepage.EditorPage(e))
+	return h.editorPage(c, status, e)
 }
 
 // impact is the impact panel of text as the override of id in locale;

@@ -104,7 +104,7 @@ func (h *Overrides) Edit(c echo.Context) error {
 	if out := h.Service.Check(id, locale, e.Text); out.Kind != state.OutcomeInvalid {
 		checklist(&e, out.Module)
 	}
-	return Render(c, http.StatusOK, overridepage.EditorPage(e))
+	return h.editorPage(c, http.StatusOK, e)
 }
 
 // editor returns the editor model of id in locale without text.
@@ -154,7 +154,7 @@ func (h *Overrides) Save(c echo.Context) error {
 	e.Revision, err = formInt(c, "revision")
 	if err != nil || e.Revision < 0 {
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
-		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusUnprocessableEntity, e)
 	}
 	return h.save(c, v, e)
 }
@@ -165,15 +165,15 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 	if c.FormValue("check") != "" {
 		out := h.Service.Check(e.ID, e.Locale, e.Text)
 		if out.Kind == state.OutcomeInvalid {
-			e.Lines, e.Errors = components.NumberLines(e.Text, editorErrors(out.Errors))
-			return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+			e.Lines, e.Errors = components.NumberLines(e.Text, checkLines(out))
+			return h.editorPage(c, http.StatusUnprocessableEntity, e)
 		}
 		checklist(&e, out.Module)
 		e.Notice = "Checked, nothing was saved: no errors, and the text follows the module checklist."
 		if e.Warnings > 0 {
 			e.Notice = fmt.Sprintf("Checked, nothing was saved: no errors; the module checklist has %d warning(s), shown under their lines.", e.Warnings)
 		}
-		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusOK, e)
 	}
 	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision, Merged: e.Merged})
 	if err != nil {
@@ -181,14 +181,14 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 	}
 	switch out.Kind {
 	case state.OutcomeInvalid:
-		e.Lines, e.Errors = components.NumberLines(e.Text, editorErrors(out.Errors))
-		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+		e.Lines, e.Errors = components.NumberLines(e.Text, checkLines(out))
+		return h.editorPage(c, http.StatusUnprocessableEntity, e)
 	case state.OutcomeEqualsBuiltin:
 		e.Notice = fmt.Sprintf("Your text equals the builtin %s text (version %d): nothing was stored.", out.Builtin.Locale, out.Builtin.Version)
 		if out.Head != nil {
 			e.Notice += " The existing override is unchanged; delete it to return to the builtin."
 		}
-		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusOK, e)
 	case state.OutcomeUnchanged:
 		// Sent again (the back button after a save): nothing to store,
 		// and the editor is now based on the head.
@@ -200,7 +200,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		} else {
 			e.Notice += ", published."
 		}
-		return Render(c, http.StatusOK, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusOK, e)
 	case state.OutcomeConflict:
 		return h.conflict(c, e, out.Head)
 	}
@@ -319,7 +319,7 @@ func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.
 	if head == nil {
 		e.Conflict = &overridepage.Conflict{Deleted: true, Yours: e.Text}
 		e.Revision, e.Merged = 0, false
-		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusConflict, e)
 	}
 	t, err := h.Service.ThreeWay(consoleContext(c), e.ID, e.Locale, e.Revision, e.Text, *head)
 	if err != nil {
@@ -334,7 +334,7 @@ func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.
 	}
 	e.Conflict, e.Text, e.Revision, e.Merged = k, t.Merged.Text, head.Revision, true
 	e.Lines, e.Errors, e.Warnings, e.Checklist = nil, nil, 0, nil
-	return Render(c, http.StatusConflict, overridepage.EditorPage(e))
+	return h.editorPage(c, http.StatusConflict, e)
 }
 
 // Delete handles POST /modules/:id/override/:locale/delete with the
@@ -402,7 +402,7 @@ func (h *Overrides) New(c echo.Context) error {
 		Prefill: "The id in the text must equal the module id above; its layer is the part before the first dot.",
 		BackURL: "/",
 	}
-	return Render(c, http.StatusOK, overridepage.EditorPage(e))
+	return h.editorPage(c, http.StatusOK, e)
 }
 
 // Create handles POST /overrides/new: a user module id must be well formed
@@ -432,11 +432,11 @@ func (h *Overrides) Create(c echo.Context) error {
 		e.Locale = loc
 	}
 	if len(e.FieldErrors) > 0 {
-		return Render(c, http.StatusUnprocessableEntity, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusUnprocessableEntity, e)
 	}
 	if _, exists := v.Head(e.ID, e.Locale); exists {
 		e.FieldErrors["id"] = fmt.Sprintf("a user module %s (%s) exists already: edit it from its page", e.ID, e.Locale)
-		return Render(c, http.StatusConflict, overridepage.EditorPage(e))
+		return h.editorPage(c, http.StatusConflict, e)
 	}
 	return h.save(c, v, e)
 }

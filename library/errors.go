@@ -56,3 +56,14 @@ func (es FileErrors) Error() string {
 
 // Is makes FileErrors match ErrInvalid.
 func (es FileErrors) Is(target error) bool { return target == ErrInvalid }
+
+// Has reports whether one of es concerns field: the field itself or a part
+// of it ("variables" has "variables[1].name").
+func (es FileErrors) Has(field string) bool {
+	for _, e := range es {
+		if e.Field == field || strings.HasPrefix(e.Field, field+"[") || strings.HasPrefix(e.Field, field+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package library
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -34,48 +35,81 @@ var duplicateKey = regexp.MustCompile(`mapping key "([^"]+)" already defined`)
 
 // Parse reads one module file (docs/module-format.md). file names the
 // source in errors; it is not checked against the id here (the loader does
-// that). The error is a *FileError naming file, line and field.
+// that). The error is a *FileError naming file, line and field: the
+// first of ParseAll's errors.
 func Parse(file string, data []byte) (*Module, error) {
+	m, errs := ParseAll(file, data)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return m, nil
+}
+
+// ParseAll reads one module file like Parse but does not stop at the
+// first error: it goes on over every frontmatter field, list item and
+// body placeholder, so an editor can show all of a text's errors at once,
+// in the order Parse would meet them (errs[0] is Parse's error). The
+// module is nil, with one error, when the text cannot be read as a module
+// at all (too large, not UTF-8, empty, a control character, no closed
+// frontmatter, YAML that does not parse or is not one mapping); otherwise
+// it holds every field that parsed, and a field that did not is left
+// zero, with its error in errs (FileError.Field names it).
+func ParseAll(file string, data []byte) (*Module, FileErrors) {
+	fatal := func(e *FileError) (*Module, FileErrors) { return nil, FileErrors{e} }
 	if len(data) > MaxModuleBytes {
-		return nil, &FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)}
+		return fatal(&FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)})
 	}
 	if !utf8.Valid(data) {
-		return nil, &FileError{File: file, Line: invalidUTF8Line(data), Msg: "the text is not valid UTF-8"}
+		return fatal(&FileError{File: file, Line: invalidUTF8Line(data), Msg: "the text is not valid UTF-8"})
 	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte(bom)))) == 0 {
-		return nil, &FileError{File: file, Line: 1, Msg: "the file is empty: a module starts with a frontmatter block between --- lines"}
+		return fatal(&FileError{File: file, Line: 1, Msg: "the file is empty: a module starts with a frontmatter block between --- lines"})
 	}
 	if line, c, ok := controlChar(data); ok {
-		return nil, &FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)}
+		return fatal(&FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)})
 	}
 	text := Normalize(data)
 	front, body, bodyLine, err := splitFrontmatter(file, text)
 	if err != nil {
-		return nil, err
+		return nil, fileErrors(file, err)
 	}
 	if err := checkFrontmatterShape(file, front); err != nil {
-		return nil, err
+		return nil, fileErrors(file, err)
 	}
 	m := &Module{File: file, Text: text, Body: body, BodyLine: bodyLine, fieldLines: map[string]int{}}
-	if err := decodeFrontmatter(file, front, m); err != nil {
-		return nil, err
+	errs, err := decodeFrontmatter(file, front, m)
+	if err != nil {
+		return nil, fileErrors(file, err)
 	}
-	if err := checkModule(file, m); err != nil {
-		return nil, err
-	}
+	errs = append(errs, checkModule(file, m, errs)...)
 	// After the frontmatter: its errors are the ones to fix first, and an
 	// empty body must not hide them.
 	if strings.TrimSpace(body) == "" {
-		return nil, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"}
+		errs = append(errs, &FileError{File: file, Line: bodyLine, Field: "body", Msg: "the body is empty: write the instruction text after the closing ---"})
 	}
 	m.Placeholders = Placeholders(body)
 	m.Pieces = Scan(strings.TrimSpace(body))
-	for _, p := range m.Placeholders {
-		if e, ok := LookupEnv(p.Name); ok && e.EnvOnly && m.Layer != LayerEnv {
-			return nil, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules", p.Name)}
+	if !errs.Has("layer") {
+		for _, p := range m.Placeholders {
+			if e, ok := LookupEnv(p.Name); ok && e.EnvOnly && m.Layer != LayerEnv {
+				errs = append(errs, &FileError{File: file, Line: bodyLine + p.Line - 1, Msg: fmt.Sprintf("placeholder {{%s}} may be used only in env modules", p.Name)})
+			}
 		}
 	}
-	return m, nil
+	return m, errs
+}
+
+// fileErrors is err as FileErrors: a *FileError as it is, anything else
+// as a FileError of file without a line.
+func fileErrors(file string, err error) FileErrors {
+	if err == nil {
+		return nil
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return FileErrors{fe}
+	}
+	return FileErrors{{File: file, Msg: err.Error()}}
 }
 
 // isFence reports whether line is exactly "---", trailing blanks allowed:
@@ -121,7 +155,10 @@ func frontLine(n ast.Node) int {
 	return n.GetToken().Position.Line + 1
 }
 
-func decodeFrontmatter(file, front string, m *Module) error {
+// decodeFrontmatter reads the fields of front into m. errs are the
+// fields' errors, every one; fatal is an error that leaves no fields to
+// read (YAML that does not parse or is not one mapping).
+func decodeFrontmatter(file, front string, m *Module) (errs FileErrors, fatal error) {
 	seen := map[string]bool{}
 	if strings.TrimSpace(front) != "" {
 		f, err := parser.ParseBytes([]byte(front), 0)
@@ -130,10 +167,10 @@ func decodeFrontmatter(file, front string, m *Module) error {
 			if m := duplicateKey.FindStringSubmatch(fe.Msg); m != nil {
 				fe.Field, fe.Msg = m[1], "field given twice"
 			}
-			return fe
+			return nil, fe
 		}
 		if len(f.Docs) != 1 {
-			return &FileError{File: file, Line: 2, Msg: "frontmatter must be one YAML mapping"}
+			return nil, &FileError{File: file, Line: 2, Msg: "frontmatter must be one YAML mapping"}
 		}
 		body := f.Docs[0].Body
 		if _, onlyComments := body.(*ast.CommentNode); onlyComments {
@@ -142,27 +179,26 @@ func decodeFrontmatter(file, front string, m *Module) error {
 		if body != nil {
 			mapping, err := asMapping(file, "", body)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			for _, kv := range mapping {
 				key := kv.Key.String()
 				if seen[key] {
-					return &FileError{File: file, Line: frontLine(kv.Key), Field: key, Msg: "field given twice"}
+					errs = append(errs, &FileError{File: file, Line: frontLine(kv.Key), Field: key, Msg: "field given twice"})
+					continue
 				}
 				seen[key] = true
 				m.fieldLines[key] = frontLine(kv.Key)
-				if err := decodeField(file, key, kv.Value, m); err != nil {
-					return err
-				}
+				errs = append(errs, decodeField(file, key, kv.Value, m)...)
 			}
 		}
 	}
 	for _, req := range []string{"id", "layer", "version", "title", "description"} {
 		if !seen[req] {
-			return &FileError{File: file, Line: 1, Field: req, Msg: "missing required field " + req}
+			errs = append(errs, &FileError{File: file, Line: 1, Field: req, Msg: "missing required field " + req})
 		}
 	}
-	return nil
+	return errs, nil
 }
 
 // asMapping returns the key/value pairs of a YAML mapping node.
@@ -190,7 +226,9 @@ func unwrap(n ast.Node) ast.Node {
 	}
 }
 
-func decodeField(file, key string, n ast.Node, m *Module) error {
+// decodeField reads the field key into m; its errors are every problem of
+// the value (one for a scalar, one per bad item of a list).
+func decodeField(file, key string, n ast.Node, m *Module) FileErrors {
 	var err error
 	switch key {
 	case "id":
@@ -212,13 +250,17 @@ func decodeField(file, key string, n ast.Node, m *Module) error {
 	case "outputContract":
 		m.OutputContract, err = stringField(file, key, n)
 	case "variables":
-		m.Variables, err = variablesField(file, n)
+		var errs FileErrors
+		m.Variables, errs = variablesField(file, n)
+		return errs
 	case "triggers":
-		m.Triggers, err = triggersField(file, n)
+		var errs FileErrors
+		m.Triggers, errs = triggersField(file, n)
+		return errs
 	default:
 		err = &FileError{File: file, Line: frontLine(n), Field: key, Msg: "unknown field (allowed: id, layer, version, title, description, priority, requiresAttachments, variables, outputContract, triggers)"}
 	}
-	return err
+	return fileErrors(file, err)
 }
 
 // stringField reads a text value (title, description, outputContract,
@@ -386,61 +428,82 @@ func listItems(file, field string, n ast.Node) ([]ast.Node, error) {
 	return nil, &FileError{File: file, Line: frontLine(n), Field: field, Msg: "must be a list"}
 }
 
-func variablesField(file string, n ast.Node) ([]Variable, error) {
+// variablesField reads the variables list; errs has each bad item's
+// problems, and a bad item is left out of the list.
+func variablesField(file string, n ast.Node) (vars []Variable, errs FileErrors) {
 	items, err := listItems(file, "variables", n)
 	if err != nil {
-		return nil, err
+		return nil, fileErrors(file, err)
 	}
-	vars := make([]Variable, 0, len(items))
+	vars = make([]Variable, 0, len(items))
 	for i, item := range items {
-		field := fmt.Sprintf("variables[%d]", i)
-		var v Variable
-		if _, isMap := unwrap(item).(*ast.MappingNode); isMap || isMappingValue(item) {
-			kvs, err := asMapping(file, field, item)
-			if err != nil {
-				return nil, err
-			}
-			for _, kv := range kvs {
-				k := kv.Key.String()
-				read := stringField
-				if k == "name" || k == "escape" {
-					read = nameField
-				}
-				var s string
-				if s, err = read(file, field+"."+k, kv.Value); err != nil {
-					return nil, err
-				}
-				switch k {
-				case "name":
-					v.Name = s
-				case "escape":
-					v.Escape = s
-				case "description":
-					v.Description = s
-				default:
-					return nil, &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: name, escape, description)"}
-				}
-			}
-		} else if v.Name, err = nameField(file, field, item); err != nil {
-			return nil, err
-		}
-		switch {
-		case !ValidPlaceholderName(v.Name):
-			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is not a placeholder name [a-z_][a-z0-9_.-]*", v.Name)}
-		case v.Escape != "" && v.Escape != EscapeXML:
-			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".escape", Msg: fmt.Sprintf("unknown escape %q (allowed: xml)", v.Escape)}
-		}
-		if _, known := LookupEnv(v.Name); known {
-			return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("%q is an environment value and cannot be a variable", v.Name)}
-		}
-		for _, prev := range vars {
-			if prev.Name == v.Name {
-				return nil, &FileError{File: file, Line: frontLine(item), Field: field + ".name", Msg: fmt.Sprintf("variable %q declared twice", v.Name)}
-			}
+		v, bad := variableItem(file, fmt.Sprintf("variables[%d]", i), item, vars)
+		if len(bad) > 0 {
+			errs = append(errs, bad...)
+			continue
 		}
 		vars = append(vars, v)
 	}
-	return vars, nil
+	return vars, errs
+}
+
+// variableItem reads one item of the variables list, field its name in
+// errors, given the variables declared before it.
+func variableItem(file, field string, item ast.Node, before []Variable) (v Variable, errs FileErrors) {
+	if _, isMap := unwrap(item).(*ast.MappingNode); isMap || isMappingValue(item) {
+		kvs, err := asMapping(file, field, item)
+		if err != nil {
+			return v, fileErrors(file, err)
+		}
+		for _, kv := range kvs {
+			k := kv.Key.String()
+			read := stringField
+			if k == "name" || k == "escape" {
+				read = nameField
+			}
+			s, err := read(file, field+"."+k, kv.Value)
+			if err != nil {
+				errs = append(errs, fileErrors(file, err)...)
+				continue
+			}
+			switch k {
+			case "name":
+				v.Name = s
+			case "escape":
+				v.Escape = s
+			case "description":
+				v.Description = s
+			default:
+				errs = append(errs, &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: name, escape, description)"})
+			}
+		}
+		if len(errs) > 0 {
+			return v, errs
+		}
+	} else {
+		var err error
+		if v.Name, err = nameField(file, field, item); err != nil {
+			return v, fileErrors(file, err)
+		}
+	}
+	bad := func(f, msg string) FileErrors {
+		return FileErrors{{File: file, Line: frontLine(item), Field: field + f, Msg: msg}}
+	}
+	switch {
+	case !ValidPlaceholderName(v.Name):
+		return v, bad(".name", fmt.Sprintf("%q is not a placeholder name [a-z_][a-z0-9_.-]*", v.Name))
+	case v.Escape != "" && v.Escape != EscapeXML:
+		return v, bad(".escape", fmt.Sprintf("unknown escape %q (allowed: xml)", v.Escape))
+	}
+	if _, known := LookupEnv(v.Name); known {
+		return v, bad(".name", fmt.Sprintf("%q is an environment value and cannot be a variable", v.Name))
+	}
+	for _, prev := range before {
+		if prev.Name == v.Name {
+			return v, bad(".name", fmt.Sprintf("variable %q declared twice", v.Name))
+		}
+	}
+	return v, nil
 }
 
 func isMappingValue(n ast.Node) bool {
@@ -448,19 +511,23 @@ func isMappingValue(n ast.Node) bool {
 	return ok
 }
 
-func triggersField(file string, n ast.Node) ([]Trigger, error) {
+// triggersField reads the triggers list; errs has each bad item's
+// problems, and a bad item is left out of the list.
+func triggersField(file string, n ast.Node) (out []Trigger, errs FileErrors) {
 	items, err := listItems(file, "triggers", n)
 	if err != nil {
-		return nil, err
+		return nil, fileErrors(file, err)
 	}
-	out := make([]Trigger, 0, len(items))
+	out = make([]Trigger, 0, len(items))
 	for i, item := range items {
 		field := fmt.Sprintf("triggers[%d]", i)
 		kvs, err := asMapping(file, field, item)
 		if err != nil {
-			return nil, err
+			errs = append(errs, fileErrors(file, err)...)
+			continue
 		}
 		var t Trigger
+		var bad FileErrors
 		for _, kv := range kvs {
 			k := kv.Key.String()
 			switch k {
@@ -468,108 +535,133 @@ func triggersField(file string, n ast.Node) ([]Trigger, error) {
 				var s string
 				s, err = nameField(file, field+".kind", kv.Value)
 				t.Kind = TriggerKind(s)
+				bad = append(bad, fileErrors(file, err)...)
 			case "command":
 				t.Command, err = stringField(file, field+".command", kv.Value)
+				bad = append(bad, fileErrors(file, err)...)
 			case "keywords":
-				t.Keywords, err = keywordsField(file, field+".keywords", kv.Value)
+				var kerrs FileErrors
+				t.Keywords, kerrs = keywordsField(file, field+".keywords", kv.Value)
+				bad = append(bad, kerrs...)
 			default:
-				err = &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: kind, keywords, command)"}
-			}
-			if err != nil {
-				return nil, err
+				bad = append(bad, &FileError{File: file, Line: frontLine(kv.Key), Field: field + "." + k, Msg: "unknown field (allowed: kind, keywords, command)"})
 			}
 		}
-		if err := checkTrigger(file, field, frontLine(item), t); err != nil {
-			return nil, err
+		if len(bad) == 0 {
+			bad = checkTrigger(file, field, frontLine(item), t)
+		}
+		if len(bad) > 0 {
+			errs = append(errs, bad...)
+			continue
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return out, errs
 }
 
-func checkTrigger(file, field string, line int, t Trigger) error {
-	bad := func(f, msg string) error { return &FileError{File: file, Line: line, Field: field + f, Msg: msg} }
+// checkTrigger applies the rules of a trigger's kind to t: every rule it
+// breaks, in a fixed order (the kind's own need first).
+func checkTrigger(file, field string, line int, t Trigger) FileErrors {
+	var errs FileErrors
+	bad := func(f, msg string) {
+		errs = append(errs, &FileError{File: file, Line: line, Field: field + f, Msg: msg})
+	}
 	switch t.Kind {
 	case TriggerIntent:
 		if len(t.Keywords) == 0 {
-			return bad(".keywords", "an intent trigger needs at least one keyword")
+			bad(".keywords", "an intent trigger needs at least one keyword")
 		}
 	case TriggerCommand:
 		if !strings.HasPrefix(t.Command, "/") || len(t.Command) < 2 || strings.ContainsAny(t.Command, " \t\n") {
-			return bad(".command", fmt.Sprintf("a command trigger needs a command like /minutes, got %q", t.Command))
+			bad(".command", fmt.Sprintf("a command trigger needs a command like /minutes, got %q", t.Command))
 		}
 	case TriggerAttachment:
 	case TriggerManual:
 		if len(t.Keywords) > 0 {
-			return bad(".keywords", "a manual trigger takes no keywords")
+			bad(".keywords", "a manual trigger takes no keywords")
 		}
 	case "":
-		return bad(".kind", "missing required field kind")
+		bad(".kind", "missing required field kind")
+		return errs
 	default:
-		return bad(".kind", fmt.Sprintf("unknown trigger kind %q (allowed: intent, command, attachment, manual)", t.Kind))
+		bad(".kind", fmt.Sprintf("unknown trigger kind %q (allowed: intent, command, attachment, manual)", t.Kind))
+		return errs
 	}
 	if t.Kind != TriggerCommand && t.Command != "" {
-		return bad(".command", "only command triggers take a command")
+		bad(".command", "only command triggers take a command")
 	}
 	if t.Kind == TriggerCommand && len(t.Keywords) > 0 {
-		return bad(".keywords", "a command trigger takes no keywords")
+		bad(".keywords", "a command trigger takes no keywords")
 	}
-	return nil
+	return errs
 }
 
 // keywordsField accepts a comma list ("minutes, notes"; full-width commas
-// and 、 too) or a YAML list of strings.
-func keywordsField(file, field string, n ast.Node) ([]string, error) {
+// and 、 too) or a YAML list of strings; errs has each bad item's problem.
+func keywordsField(file, field string, n ast.Node) (out []string, errs FileErrors) {
 	var raw []string
 	if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
 		for i, item := range seq.Values {
 			s, err := stringField(file, fmt.Sprintf("%s[%d]", field, i), item)
 			if err != nil {
-				return nil, err
+				errs = append(errs, fileErrors(file, err)...)
+				continue
 			}
 			raw = append(raw, s)
 		}
 	} else {
 		s, err := stringField(file, field, n)
 		if err != nil {
-			return nil, err
+			return nil, fileErrors(file, err)
 		}
 		raw = strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '，' || r == '、' })
 	}
-	out := make([]string, 0, len(raw))
+	out = make([]string, 0, len(raw))
 	for _, k := range raw {
 		if k = strings.TrimSpace(k); k != "" {
 			out = append(out, k)
 		}
 	}
-	return out, nil
+	return out, errs
 }
 
-// checkModule applies the rules that join several fields.
-func checkModule(file string, m *Module) error {
-	bad := func(field, msg string) error {
-		return &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg}
+// checkModule applies the rules that join several fields, to the fields
+// that parsed: prior are the errors so far, and a rule about a field
+// among them (or missing) is not applied.
+func checkModule(file string, m *Module, prior FileErrors) FileErrors {
+	var errs FileErrors
+	bad := func(field, msg string) {
+		errs = append(errs, &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg})
 	}
-	layer, name, ok := strings.Cut(m.ID, ".")
-	switch {
-	case !ok || !ValidName(name) || !ValidName(layer):
-		return bad("id", fmt.Sprintf("id %q must be <layer>.<name> with lowercase [a-z0-9._-]", m.ID))
-	case !ValidLayer(m.Layer):
-		return bad("layer", fmt.Sprintf("unknown layer %q (allowed: base, env, task, agent, tool, aux, style)", m.Layer))
-	case Layer(layer) != m.Layer:
-		return bad("layer", fmt.Sprintf("id %q is not in layer %q", m.ID, m.Layer))
-	case m.Version < 1:
-		return bad("version", "version must be 1 or more")
-	case strings.TrimSpace(m.Title) == "":
-		return bad("title", "title must not be empty")
-	case strings.ContainsAny(m.Description, "\n"):
-		return bad("description", "description is one line")
-	case m.Layer != LayerTask && len(m.Triggers) > 0:
-		return bad("triggers", "only task modules have triggers")
-	case m.Layer != LayerTask && m.Priority != 0:
-		return bad("priority", "only task modules have a priority")
+	ok := func(field string) bool { return !prior.Has(field) }
+	layer, name, cut := strings.Cut(m.ID, ".")
+	idOK := ok("id") && cut && ValidName(name) && ValidName(layer)
+	layerOK := ok("layer") && ValidLayer(m.Layer)
+	if ok("id") && !idOK {
+		bad("id", fmt.Sprintf("id %q must be <layer>.<name> with lowercase [a-z0-9._-]", m.ID))
 	}
-	return nil
+	if ok("layer") && !layerOK {
+		bad("layer", fmt.Sprintf("unknown layer %q (allowed: base, env, task, agent, tool, aux, style)", m.Layer))
+	}
+	if idOK && layerOK && Layer(layer) != m.Layer {
+		bad("layer", fmt.Sprintf("id %q is not in layer %q", m.ID, m.Layer))
+	}
+	if ok("version") && m.Version < 1 {
+		bad("version", "version must be 1 or more")
+	}
+	if ok("title") && strings.TrimSpace(m.Title) == "" {
+		bad("title", "title must not be empty")
+	}
+	if ok("description") && strings.ContainsAny(m.Description, "\n") {
+		bad("description", "description is one line")
+	}
+	if layerOK && m.Layer != LayerTask && len(m.Triggers) > 0 {
+		bad("triggers", "only task modules have triggers")
+	}
+	if layerOK && m.Layer != LayerTask && m.Priority != 0 {
+		bad("priority", "only task modules have a priority")
+	}
+	return errs
 }
 
 // invalidUTF8Line is the 1-based line of the first byte that is not UTF-8.

@@ -405,6 +405,17 @@ func (s *Snapshot) CheckPlaceholders(m *Module) error { return s.CheckPlaceholde
 // ids for which stored reports true: user modules, which live outside the
 // library. stored may be nil.
 func (s *Snapshot) CheckPlaceholdersWith(m *Module, stored func(id string) bool) error {
+	if errs := s.PlaceholderErrors(m, stored); len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// PlaceholderErrors is CheckPlaceholdersWith's check returning every
+// unknown placeholder of m, in body order, each a *FileError naming its
+// line; nil when there is none.
+func (s *Snapshot) PlaceholderErrors(m *Module, stored func(id string) bool) FileErrors {
+	var errs FileErrors
 	for _, p := range m.Placeholders {
 		if _, ok := m.Variable(p.Name); ok {
 			continue
@@ -415,9 +426,9 @@ func (s *Snapshot) CheckPlaceholdersWith(m *Module, stored func(id string) bool)
 		if s.Has(p.Name) || stored != nil && stored(p.Name) {
 			continue
 		}
-		return &FileError{File: m.File, Line: m.BodyLine + p.Line - 1, Field: "body", Msg: fmt.Sprintf("unknown placeholder {{%s}}: not a declared variable, an environment value or a module id", p.Name)}
+		errs = append(errs, &FileError{File: m.File, Line: m.BodyLine + p.Line - 1, Field: "body", Msg: fmt.Sprintf("unknown placeholder {{%s}}: not a declared variable, an environment value or a module id", p.Name)})
 	}
-	return nil
+	return errs
 }
 
 // checkIncludeCycles reports include cycles among the library's modules,

@@ -23,29 +23,41 @@ type LineError struct {
 // check parses an override text of id in locale against v and applies the
 // rules every write follows: it parses, keeps id and the builtin's layer,
 // every placeholder is known (a stored override's id counts as a module
-// id) and its includes make no cycle with what v's State serves. The
-// module returned has Locale set; errors name the lines they concern.
+// id) and its includes make no cycle with what v's State serves. errs are
+// every error found at once (library.ParseAll), in the order the checks
+// meet them, each naming its line. The module, with Locale set, is nil
+// when a field or the text's structure did not parse; it is returned
+// along with errors the later checks found, so that the checklist can
+// still run on it.
 func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library.Module, []LineError) {
-	m, err := library.Parse(OverrideFile(id, locale), []byte(text))
-	if err != nil {
-		return nil, lineErrors(err)
+	m, perrs := library.ParseAll(OverrideFile(id, locale), []byte(text))
+	errs := lineErrors(perrs)
+	if m == nil {
+		return nil, errs
 	}
-	if m.ID != id {
-		return nil, []LineError{{Line: m.FieldLine("id"), Field: "id",
-			Msg: fmt.Sprintf("id: the text says %q, but this is the override of %q; an override may not change the id", m.ID, id)}}
+	idOK := !perrs.Has("id") && m.ID == id
+	if !perrs.Has("id") && m.ID != id {
+		errs = append(errs, LineError{Line: m.FieldLine("id"), Field: "id",
+			Msg: fmt.Sprintf("id: the text says %q, but this is the override of %q; an override may not change the id", m.ID, id)})
 	}
-	if b, ok := v.Library.Any(id); ok && m.Layer != b.Layer {
-		return nil, []LineError{{Line: m.FieldLine("layer"), Field: "layer",
-			Msg: fmt.Sprintf("layer: an override may not change the layer; it must stay %q", b.Layer)}}
+	if b, ok := v.Library.Any(id); ok && !perrs.Has("layer") && m.Layer != b.Layer {
+		errs = append(errs, LineError{Line: m.FieldLine("layer"), Field: "layer",
+			Msg: fmt.Sprintf("layer: an override may not change the layer; it must stay %q", b.Layer)})
 	}
-	if err := v.Library.CheckPlaceholdersWith(m, v.storedID); err != nil {
-		return nil, lineErrors(err)
+	// Without its declared variables every use of one would look unknown.
+	if !perrs.Has("variables") {
+		errs = append(errs, lineErrors(v.Library.PlaceholderErrors(m, v.storedID))...)
 	}
-	if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
-		return nil, []LineError{{Line: includeLine(m, err), Field: "body", Msg: "body: " + err.Error()}}
+	if idOK {
+		if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
+			errs = append(errs, LineError{Line: includeLine(m, err), Field: "body", Msg: "body: " + err.Error()})
+		}
+	}
+	if len(perrs) > 0 {
+		return nil, errs
 	}
 	m.Locale = locale
-	return m, nil
+	return m, errs
 }
 
 // includeLine is the line of the placeholder that starts an include
@@ -62,17 +74,18 @@ func includeLine(m *library.Module, err error) int {
 	return m.BodyLine
 }
 
-// lineErrors turns a parse or placeholder error into LineErrors.
-func lineErrors(err error) []LineError {
-	var fe *library.FileError
-	if errors.As(err, &fe) {
+// lineErrors turns parse or placeholder errors into LineErrors, the
+// message starting with the field.
+func lineErrors(errs library.FileErrors) []LineError {
+	out := make([]LineError, 0, len(errs))
+	for _, fe := range errs {
 		msg := fe.Msg
 		if fe.Field != "" && !strings.HasPrefix(msg, fe.Field+" ") {
 			msg = fe.Field + ": " + msg
 		}
-		return []LineError{{Line: fe.Line, Field: fe.Field, Msg: msg}}
+		out = append(out, LineError{Line: fe.Line, Field: fe.Field, Msg: msg})
 	}
-	return []LineError{{Msg: err.Error()}}
+	return out
 }
 
 // Findings splits the module checklist's findings of m into warnings and

@@ -90,7 +90,8 @@ const (
 
 // Outcome is what a save did, for an adapter to turn into a page, JSON or
 // a report line. Module, Warnings and Notices describe the text whenever
-// it parsed and passed the checks (every kind but invalid).
+// it parsed and passed the checks (every kind but invalid); an invalid
+// text whose fields all parsed has Warnings and Notices too (Check).
 type Outcome struct {
 	Kind     OutcomeKind
 	Module   *library.Module
@@ -104,12 +105,19 @@ type Outcome struct {
 }
 
 // Check applies the checks of a save to text without storing anything:
-// Outcome invalid with its errors, or stored-to-be with the parsed module
-// and its checklist findings (Kind is "").
+// Outcome invalid with every error of the text at once, or stored-to-be
+// with the parsed module and its checklist findings (Kind is ""). An
+// invalid text whose every field parsed (its errors are placeholders, the
+// id, the layer or includes) carries its checklist findings too, though
+// no Module.
 func (s *Overrides) Check(id, locale, text string) Outcome {
 	m, errs := check(s.Assembler, s.Served.Current(), id, locale, text)
 	if len(errs) > 0 {
-		return Outcome{Kind: OutcomeInvalid, Errors: errs}
+		out := Outcome{Kind: OutcomeInvalid, Errors: errs}
+		if m != nil {
+			out.Warnings, out.Notices = Findings(m)
+		}
+		return out
 	}
 	out := Outcome{Module: m}
 	out.Warnings, out.Notices = Findings(m)

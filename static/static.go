@@ -1,7 +1,9 @@
-// Package static holds the console's embedded assets: the stylesheet and
-// the vendored htmx (refreshed by vendor.sh; the build needs no Node). They
-// are served under content-hashed URLs with long cache headers, so a new
-// binary never serves a stale cached file.
+// Package static holds the console's embedded assets: the stylesheet,
+// app.js, and the front-end bundles built from npm packages by
+// build/build.sh and committed (htmx.min.js, and editor.min.js, the
+// override editor), so the Go build needs no Node. They are served under
+// content-hashed URLs with long cache headers, so a new binary never
+// serves a stale cached file.
 package static
 
 import (
@@ -19,7 +21,7 @@ import (
 // Prefix is the URL path the assets are served under.
 const Prefix = "/static/"
 
-//go:embed app.css app.js htmx.min.js
+//go:embed app.css app.js htmx.min.js editor.min.js
 var files embed.FS
 
 type asset struct {

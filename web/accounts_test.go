@@ -48,6 +48,7 @@ var consoleRoles = map[string]string{
 	"POST /modules/:id/override/:locale/delete":  store.RoleEditor,
 	"POST /modules/:id/override/:locale/publish": store.RoleEditor,
 	"POST /modules/:id/override/:locale/discard": store.RoleEditor,
+	"POST /modules/:id/override/:locale/check":   store.RoleEditor,
 	"GET /overrides/new":                         store.RoleEditor,
 	"POST /overrides/new":                        store.RoleEditor,
 	"GET /modules/:id/override/:locale/history":  store.RoleViewer,

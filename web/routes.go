@@ -89,6 +89,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/modules/:id/override/:locale/discard", ovr.ConfirmDiscard, editor)
 	e.GET("/drift/:id/:locale/take-builtin", review.ConfirmTakeBuiltin, editor)
 
+	// Override editor: the live check of the text as it is typed.
+	e.POST("/modules/:id/override/:locale/check", ovr.LiveCheck, editor)
+
 	e.GET("/profiles", prof.List, viewer)
 	e.POST("/profiles", prof.Create, editor)
 	e.GET("/profiles/new", prof.New, editor)

@@ -380,7 +380,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	))
 	check("library search", evilTitle)
 	open("/modules/base.identity", `[data-testid="module-id"]`, evilTitle)
-	open("/modules/base.identity/override/en-US", "#f-text", evilScript, evilImg, evilLink)
+	open("/modules/base.identity/override/en-US", `form[data-editor="ready"]`, evilScript, evilImg, evilLink)
 	open("/modules/base.identity/override/en-US/history", `[data-testid="revision"]`, evilScript, evilImg, evilLink, evilActor)
 	open("/drift", `[data-testid="drift-row"]`, evilActor)
 	var review int

@@ -6,6 +6,8 @@
 package overridepage
 
 import (
+	"encoding/json"
+
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/diffview"
 )
@@ -51,6 +53,66 @@ type Editor struct {
 	// Merged is set while Text is a merge of a stale save (the conflict
 	// view): the save refuses conflict markers left in it.
 	Merged bool
+	// Assist is what the script editor (static/editor.min.js) reads from
+	// the page; nil leaves the plain textarea.
+	Assist *Assist
+	// Diff is Text against Builtin, for the page without script; nil
+	// when there is no builtin. DiffAdded and DiffRemoved count its lines.
+	Diff                   []diffview.Line
+	DiffAdded, DiffRemoved int
+}
+
+// Assist is the script editor's data, embedded in the page as JSON: the
+// live check's URL ("" for none), what completion offers, and the texts
+// the live diff compares against.
+type Assist struct {
+	// Check is the URL the text is posted to as it changes.
+	Check string `json:"check"`
+	// ID and Layer are the module's; ID is "" on the user-module form.
+	ID    string `json:"id"`
+	Layer string `json:"layer"`
+	// Variables are the text's declared variables as the page loads; the
+	// live check sends them anew.
+	Variables []Completion `json:"variables"`
+	Env       []Completion `json:"env"`
+	// Modules are the ids a placeholder may include, with their titles.
+	Modules        []Completion `json:"modules"`
+	Keys           []Completion `json:"keys"`
+	VariableKeys   []Completion `json:"variableKeys"`
+	TriggerKeys    []Completion `json:"triggerKeys"`
+	TriggerKinds   []Completion `json:"triggerKinds"`
+	Layers         []string     `json:"layers"`
+	Against        []DiffText   `json:"against"`
+	DefaultAgainst string       `json:"defaultAgainst"`
+}
+
+// JSON is a encoded for the page (the data-config attribute of
+// #editor-config, which static/editor.min.js reads).
+func (a *Assist) JSON() string {
+	b, err := json.Marshal(a)
+	if err != nil {
+		panic(err) // strings, bools and slices of them always encode
+	}
+	return string(b)
+}
+
+// Completion is one name completion offers: Detail is a short kind or
+// title, Info a longer description; EnvOnly and TaskOnly restrict it to
+// env or task modules.
+type Completion struct {
+	Name     string `json:"name"`
+	Detail   string `json:"detail,omitempty"`
+	Info     string `json:"info,omitempty"`
+	EnvOnly  bool   `json:"envOnly,omitempty"`
+	TaskOnly bool   `json:"taskOnly,omitempty"`
+}
+
+// DiffText is a text the live diff can compare the editor's text with:
+// Key "builtin" or "served", a Label saying which text it is.
+type DiffText struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	Text  string `json:"text"`
 }
 
 // Conflict is the stored override that a stale save ran into (theirs:
