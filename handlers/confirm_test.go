@@ -62,7 +62,7 @@ func TestImpactOfAnUnsavedEdit(t *testing.T) {
 	if got := strings.Join(panel.scenarioIDs("impact-scenario"), ","); got != "command-minutes-zh,minutes-zh" {
 		t.Errorf("changed scenarios %q, want the two minutes scenarios", got)
 	}
-	if got := panel.find("impact-count").Text(); got != "2 of 4 change" {
+	if got := panel.find("impact-count").Text(); got != "2 of 5 change" {
 		t.Errorf("count %q", got)
 	}
 	panel.find("impact-scenario").Each(func(_ int, s *goquery.Selection) {
@@ -129,7 +129,7 @@ func TestConfirmPublishAndDiscard(t *testing.T) {
 	if got := strings.Join(c.scenarioIDs("impact-scenario"), ","); got != "command-minutes-zh,minutes-zh" {
 		t.Errorf("impact lists %q", got)
 	}
-	if got := c.find("confirm-counts").Text(); got != "The served text changes: +2 −0 lines; 2 of the 4 saved scenarios change their output." {
+	if got := c.find("confirm-counts").Text(); got != "The served text changes: +2 −0 lines; 2 of the 5 saved scenarios change their output." {
 		t.Errorf("counts %q", got)
 	}
 	if head, _ := a.store.GetOverride(context.Background(), "task.doc-minutes", "zh-CN"); !head.Draft {
@@ -176,7 +176,7 @@ func TestConfirmDelete(t *testing.T) {
 	}
 	// base.identity enters every scenario; only the en-US ones (ja-JP
 	// falls back to en-US) serve this override.
-	if got := strings.Join(c.scenarioIDs("impact-scenario"), ","); got != "fallback-ja,translate-en" {
+	if got := strings.Join(c.scenarioIDs("impact-scenario"), ","); got != "fallback-ja,support-faq-en,translate-en" {
 		t.Errorf("impact lists %q", got)
 	}
 	if c.find("confirm-delete").AttrOr("class", "") != "btn-danger" {
@@ -253,7 +253,7 @@ func TestModuleWhereUsed(t *testing.T) {
 		e := s.Find(`[data-testid="used-reason"]`)
 		got = append(got, s.AttrOr("data-id", "")+" "+e.AttrOr("data-kind", "")+" "+e.AttrOr("data-reason", ""))
 	})
-	if strings.Join(got, ", ") != "fallback-ja include by:base.identity, translate-en include by:base.identity" {
+	if strings.Join(got, ", ") != "fallback-ja include by:base.identity, support-faq-en include by:base.identity, translate-en include by:base.identity" {
 		t.Errorf("aux.signature is used in %q", got)
 	}
 }

@@ -16,13 +16,13 @@ import (
 	"github.com/promptdesk/promptdesk/library/linediff"
 )
 
-// TestBrowserDriftReviewAndHistory drives the drift review and the
+// TestE2EDriftReviewRebaseAndHistory drives the drift review and the
 // history in headless Chromium: review a drifted override with a
 // conflict, rebase it (refused while markers remain), publish the rebased
 // draft through its confirmation, then restore its first revision from
 // the history. Screenshots go to
 // $PROMPTDESK_SCREENSHOTS, else to a temp folder named in the log.
-func TestBrowserDriftReviewAndHistory(t *testing.T) {
+func TestE2EDriftReviewRebaseAndHistory(t *testing.T) {
 	browser := browsertest.New(t)
 	t.Parallel()
 	mine := func(s string) string {

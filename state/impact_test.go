@@ -70,8 +70,8 @@ func TestImpactOfAnUnsavedEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(scs) != 5 {
-		t.Fatalf("%d scenarios assembled, want the 4 examples and the broken one", len(scs))
+	if len(scs) != 6 {
+		t.Fatalf("%d scenarios assembled, want the 5 examples and the broken one", len(scs))
 	}
 	got := byID(scs)
 	for _, id := range []string{"minutes-zh", "command-minutes-zh"} {
@@ -239,7 +239,7 @@ func TestWhereUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Total != 4 || len(u.Scenarios) != 2 {
+	if u.Total != 5 || len(u.Scenarios) != 2 {
 		t.Fatalf("task.doc-minutes enters %d of %d scenarios: %+v", len(u.Scenarios), u.Total, u.Scenarios)
 	}
 	reasons := map[string]string{}

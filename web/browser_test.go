@@ -15,11 +15,11 @@ import (
 	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
-// TestBrowserOverrideFlow drives the real server in headless Chromium: it
+// TestE2EOverrideFlow drives the real server in headless Chromium: it
 // overrides base.identity through the editor (hitting a line error first),
 // sees the library mark it overridden, finds the new text in a preview of
 // an example scenario in en-US, and saves screenshots of every page.
-func TestBrowserOverrideFlow(t *testing.T) {
+func TestE2EOverrideFlow(t *testing.T) {
 	browser := browsertest.New(t)
 	t.Parallel()
 	srv, _ := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {

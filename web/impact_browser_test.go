@@ -99,7 +99,7 @@ func TestE2EImpactOfAnEditThenPublish(t *testing.T) {
 	if got := ids(`[data-testid="impact-scenario"]`); got != "command-minutes-zh,minutes-zh" {
 		t.Errorf("the impact lists %q, want the two minutes scenarios", got)
 	}
-	if got := text(`[data-testid="impact-count"]`); got != "2 of 4 change" {
+	if got := text(`[data-testid="impact-count"]`); got != "2 of 5 change" {
 		t.Errorf("impact count %q", got)
 	}
 	if got := text(`[data-testid="impact-scenario"][data-id="minutes-zh"] [data-testid="impact-diff"]`); !strings.Contains(got, line) {

@@ -1,0 +1,64 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/promptdesk/promptdesk/web/browsertest"
+)
+
+// TestE2EDriftReviewKeepMine logs in to a console whose library moved
+// base.identity on after it was overridden, opens the drift from the
+// list, reads why, keeps the override and sees the drift list empty and
+// the override based on the new builtin version, text unchanged.
+func TestE2EDriftReviewKeepMine(t *testing.T) {
+	browser := browsertest.New(t)
+	t.Parallel()
+	d := newDrifted(t, mineOpening, upstreamClosing)
+	srv := httptest.NewServer(d.after.h)
+	t.Cleanup(srv.Close)
+	// The first action starts the browser and must not carry a timeout.
+	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/login")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
+	defer cancel()
+	if err := browsertest.Login(ctx, srv.URL, testUser, testPassword); err != nil {
+		t.Fatalf("log in: %v", err)
+	}
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		step("read "+sel, err)
+		return s
+	}
+	step("open the drift list", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="drift-row"]`))))
+	if got := text(`[data-testid="drift-row"]`); !strings.Contains(got, "builtin version raised") {
+		t.Errorf("drift row %q does not say why", got)
+	}
+	_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="review-link"]`)))
+	step("open the review", err)
+	if got := text(`[data-testid="review-reason"]`); !strings.Contains(got, "v1 to v2") {
+		t.Errorf("review reason %q", got)
+	}
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="keep-mine"]`)))
+	step("keep mine", err)
+	step("wait for the empty list", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="no-drift"]`))))
+	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "Kept the override") {
+		t.Errorf("flash %q", got)
+	}
+	if o := d.head(t); o.BasedOnVersion != d.builtin.Version || o.Text != d.override || o.Draft {
+		t.Errorf("kept override: based on v%d, draft %v, text kept %v; want v%d, published, unchanged", o.BasedOnVersion, o.Draft, o.Text == d.override, d.builtin.Version)
+	}
+}
