@@ -17,7 +17,7 @@ import (
 	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
-// TestBrowserLibraryFilterAndThemes drives the library page in headless
+// TestE2ELibraryFilterAndThemes drives the library page in headless
 // Chromium: typing a search and choosing a layer update the list in
 // place (no page load) and put the filter in the address bar; a search
 // without a match shows one empty state whose link clears the filter.
@@ -25,7 +25,7 @@ import (
 // system set to light and to dark: the page background follows, and text
 // keeps its contrast. Screenshots go to $PROMPTDESK_SCREENSHOTS, else to
 // a temp folder named in the log.
-func TestBrowserLibraryFilterAndThemes(t *testing.T) {
+func TestE2ELibraryFilterAndThemes(t *testing.T) {
 	browser := browsertest.New(t)
 	t.Parallel()
 	dbURL := storetest.NewDatabase(t)
