@@ -233,7 +233,7 @@ func (h *Scenarios) Accept(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	setFlash(c, fmt.Sprintf("Accepted the output of %s (%d tokens): it is unchanged from now on until what is served changes it.", run.Scenario.Name, run.Output.Tokens))
+	setFlash(c, fmt.Sprintf("Accepted the output of %s (%d tokens): its runs are compared with it from now on.", run.Scenario.Name, run.Output.Tokens))
 	if c.FormValue("back") == "list" {
 		return seeOther(c, "/scenarios")
 	}
