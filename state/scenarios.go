@@ -429,13 +429,22 @@ func (s *Scenarios) RunOn(v *View, sc store.Scenario) ScenarioRun {
 }
 
 // OutputOf is what is compared and accepted of an assembly: its full
-// text, its report lines but the library's, and its token count.
+// text, its report lines and its token count. Where the library was
+// loaded from is left out: the library line (its source and reload
+// generation), and the difference between library text from the
+// embedded library and from a folder (source file reads as builtin), so
+// that a folder holding the same modules as the binary changes nothing.
 func OutputOf(res *assembler.Result) store.ScenarioOutput {
 	out := store.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
 	for _, e := range res.Report {
-		if e.Kind != assembler.KindLibrary {
-			out.Report = append(out.Report, e.Line)
+		switch {
+		case e.Kind == assembler.KindLibrary:
+			continue
+		case e.Source == assembler.SourceFile:
+			e.Source = assembler.SourceBuiltin
+			e.Line = e.TextForm()
 		}
+		out.Report = append(out.Report, e.Line)
 	}
 	return out
 }

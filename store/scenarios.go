@@ -30,9 +30,8 @@ type Scenario struct {
 
 // ScenarioOutput is what a scenario's run produced, as it is compared
 // and accepted: the assembled full text, the composition report's text
-// lines (without the library line, which names where the library was
-// loaded from and its reload generation rather than anything the model
-// reads) and the total token count.
+// lines (where the library was loaded from left out: see
+// state.OutputOf) and the total token count.
 type ScenarioOutput struct {
 	Text   string
 	Report []string

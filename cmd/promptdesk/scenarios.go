@@ -111,16 +111,18 @@ func printRun(w io.Writer, r state.ScenarioRun) {
 // lines" for a fold.
 func printDiff(w io.Writer, d []linediff.Line) {
 	for _, l := range linediff.Fold(d, checkDiffContext) {
+		var line string
 		switch l.Op {
 		case linediff.Insert:
-			fmt.Fprintf(w, "    + %s\n", l.Text)
+			line = "    + " + l.Text
 		case linediff.Delete:
-			fmt.Fprintf(w, "    - %s\n", l.Text)
+			line = "    - " + l.Text
 		case linediff.Folded:
-			fmt.Fprintf(w, "    … %d unchanged lines\n", l.Count)
+			line = fmt.Sprintf("    … %d unchanged lines", l.Count)
 		default:
-			fmt.Fprintf(w, "      %s\n", l.Text)
+			line = "      " + l.Text
 		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }
 
