@@ -85,7 +85,7 @@ func runModel(r state.ScenarioRun) scenariopage.Run {
 		ID: sc.ID, Name: sc.Name, Description: sc.Description, Example: sc.Builtin,
 		Status: string(r.Status), Tokens: r.Output.Tokens, Fingerprint: r.Fingerprint,
 		URL: scenarioURL(sc.ID), PreviewURL: "/preview?scenario=" + url.QueryEscape(sc.ID),
-		AcceptURL: scenarioURL(sc.ID) + "/accept", EditURL: scenarioURL(sc.ID) + "#edit",
+		AcceptURL: scenarioURL(sc.ID) + "/accept",
 	}
 	if m.Name == "" {
 		m.Name = sc.ID

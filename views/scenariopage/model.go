@@ -50,10 +50,10 @@ type Run struct {
 	Error string
 	// TextDiff and ReportDiff turn the accepted output into the new one
 	// (changed only), with their counts of inserted and deleted lines.
-	TextDiff, ReportDiff                []diffview.Line
-	TextPlus, TextMinus                 int
-	ReportPlus, ReportMinus             int
-	URL, PreviewURL, AcceptURL, EditURL string
+	TextDiff, ReportDiff       []diffview.Line
+	TextPlus, TextMinus        int
+	ReportPlus, ReportMinus    int
+	URL, PreviewURL, AcceptURL string
 }
 
 // Detail is one scenario's page.
