@@ -44,7 +44,7 @@ var (
 // filter (the filter takes any); only admins are offered the latter.
 var (
 	contentActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-		store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard}
+		store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionAccept}
 	securityActions = []string{store.ActionRevoke, store.ActionUse,
 		store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
 )
@@ -151,6 +151,8 @@ func auditRow(e store.AuditEntry) auditpage.Row {
 		r.SubjectURL = "/modules/" + url.PathEscape(e.SubjectID)
 	case store.SubjectProfile:
 		r.SubjectURL = "/profiles/" + url.PathEscape(e.SubjectID)
+	case store.SubjectScenario:
+		r.SubjectURL = "/scenarios/" + url.PathEscape(e.SubjectID)
 	}
 	return r
 }

@@ -131,21 +131,7 @@ func removal(r store.Revision) bool {
 // diffLines is the folded line diff old → new for diffview, with the
 // number of inserted and deleted lines.
 func diffLines(old, new string) (lines []diffview.Line, plus, minus int) {
-	d := linediff.Diff(old, new)
-	plus, minus = linediff.Count(d)
-	for _, l := range linediff.Fold(d, diffContext) {
-		kind := diffview.KindEqual
-		switch l.Op {
-		case linediff.Insert:
-			kind = diffview.KindInsert
-		case linediff.Delete:
-			kind = diffview.KindDelete
-		case linediff.Folded:
-			kind = diffview.KindFolded
-		}
-		lines = append(lines, diffview.Line{Kind: kind, Old: l.Old, New: l.New, Text: l.Text, Count: l.Count})
-	}
-	return lines, plus, minus
+	return foldedDiff(linediff.Diff(old, new))
 }
 
 // Restore handles POST /modules/:id/override/:locale/restore with the

@@ -31,6 +31,8 @@ type Preview struct {
 	Store     ScenarioStore
 	Served    *state.Served
 	Assembler *assembler.Assembler
+	// Scenarios saves a preview as a scenario (SaveScenario).
+	Scenarios *state.Scenarios
 	// Now is the clock of assemblies whose request sets no "now".
 	Now func() time.Time
 }
@@ -67,6 +69,11 @@ func (h *Preview) Run(c echo.Context) error {
 
 // run loads the scenario if one is selected, then decodes and assembles.
 func (h *Preview) run(c echo.Context, m previewpage.Model) error {
+	return h.runWith(c, m, http.StatusOK)
+}
+
+// runWith is run answering okStatus when the request assembles.
+func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) error {
 	ctx := c.Request().Context()
 	source := "pasted request"
 	if m.Scenario != "" {
@@ -126,8 +133,14 @@ func (h *Preview) run(c echo.Context, m previewpage.Model) error {
 	m.Result.BuiltinOnly = m.BuiltinOnly
 	if drafts {
 		m.Result.DraftsIncluded, m.Result.Drafts = true, served
+		if m.Result.Served, err = h.againstServed(v, req, res); err != nil {
+			return err
+		}
 	}
-	return h.render(c, http.StatusOK, m)
+	if err := resultExtras(v, res, m.Result); err != nil {
+		return err
+	}
+	return h.render(c, okStatus, m)
 }
 
 // DraftSuffix ends the reason of a composition report entry whose text
@@ -182,6 +195,10 @@ func (h *Preview) render(c echo.Context, status int, m previewpage.Model) error 
 	}
 	for _, sc := range scs {
 		m.Scenarios = append(m.Scenarios, previewpage.Scenario{ID: sc.ID, Name: sc.Name, Description: sc.Description, Builtin: sc.Builtin})
+	}
+	m.CanSave = canEdit(c)
+	if m.Save == nil {
+		m.Save = &previewpage.SaveForm{Accept: true}
 	}
 	c.Response().Header().Add("Vary", "HX-Request")
 	if isPartial(c) {

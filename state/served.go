@@ -6,7 +6,9 @@
 // refresh is not exported, and outside this package only notifications
 // from other processes (Changed) and the periodic safety net (Run) ask
 // for one. Console, API, drift review and import are thin adapters over
-// the same write path.
+// the same write path. Scenarios runs saved scenarios against the View and
+// keeps their accepted outputs (they are not served, so it refreshes
+// nothing).
 package state
 
 import (

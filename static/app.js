@@ -7,3 +7,107 @@ document.addEventListener("htmx:configRequest", function (evt) {
     evt.detail.headers["X-CSRF-Token"] = meta.content;
   }
 });
+
+// Preview and scenarios. Choosing a saved scenario loads its request JSON
+// into the textarea at once (without script the select still works: the
+// server loads it on Assemble); the select then goes back to "Pasted JSON
+// below", so that what runs is the text shown, edits included. The copy
+// buttons put the full text, or the chat-messages JSON, on the clipboard;
+// they stay hidden without script.
+(function () {
+  function showCopyButtons(root) {
+    root.querySelectorAll("button[data-copy][hidden]").forEach(function (b) {
+      b.hidden = false;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    showCopyButtons(document);
+  });
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    showCopyButtons(evt.target);
+  });
+
+  document.addEventListener("change", function (evt) {
+    var select = evt.target;
+    if (!select.matches || !select.matches("select[data-scenario-select]") || !select.value) {
+      return;
+    }
+    var form = select.form;
+    var textarea = form && form.querySelector('textarea[name="request"]');
+    var note = form && form.querySelector("[data-scenario-loaded]");
+    if (!textarea) {
+      return;
+    }
+    var id = select.value;
+    var name = select.options[select.selectedIndex].text.trim();
+    fetch("/scenarios/" + encodeURIComponent(id) + "/request", {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("HTTP " + resp.status);
+        }
+        return resp.text();
+      })
+      .then(function (json) {
+        textarea.value = json;
+        select.value = "";
+        if (note) {
+          note.textContent = "Loaded " + name + " (" + id + ") below: edit it or press Assemble.";
+        }
+      })
+      .catch(function (err) {
+        if (note) {
+          note.textContent = "Could not load the scenario (" + err.message + "); Assemble runs it all the same.";
+        }
+      });
+  });
+
+  function copied(button, ok) {
+    var status = button.parentNode.querySelector("[data-copy-status]");
+    if (status) {
+      status.textContent = ok ? "Copied " + button.textContent.replace(/^Copy /, "") + "." : "Copying failed: select the text and copy it by hand.";
+    }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest && evt.target.closest("button[data-copy]");
+    if (!button) {
+      return;
+    }
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source) {
+      return;
+    }
+    var text = source.tagName === "TEXTAREA" ? source.value : source.textContent;
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(
+        function () { copied(button, true); },
+        function () { copied(button, fallbackCopy(text)); }
+      );
+    } else {
+      copied(button, fallbackCopy(text));
+    }
+  });
+
+  // fallbackCopy copies through a temporary textarea where the
+  // clipboard API is missing (a console reached over plain HTTP).
+  function fallbackCopy(text) {
+    var ta = document.createElement("textarea");
+    ta.value = text;
+    ta.setAttribute("readonly", "");
+    ta.style.position = "fixed";
+    ta.style.opacity = "0";
+    document.body.appendChild(ta);
+    ta.select();
+    var ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch (e) {
+      ok = false;
+    }
+    document.body.removeChild(ta);
+    return ok;
+  }
+})();

@@ -78,6 +78,14 @@ var consoleRoles = map[string]string{
 	"GET /tokens":                                store.RoleAdmin,
 	"POST /tokens":                               store.RoleAdmin,
 	"POST /tokens/revoke":                        store.RoleAdmin,
+	"GET /scenarios":                             store.RoleViewer,
+	"POST /scenarios":                            store.RoleEditor,
+	"GET /scenarios/:id":                         store.RoleViewer,
+	"POST /scenarios/:id":                        store.RoleEditor,
+	"GET /scenarios/:id/request":                 store.RoleViewer,
+	"POST /scenarios/:id/accept":                 store.RoleEditor,
+	"GET /scenarios/:id/delete":                  store.RoleEditor,
+	"POST /scenarios/:id/delete":                 store.RoleEditor,
 }
 
 // routeTarget fills a route's parameters.

@@ -200,6 +200,11 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"401", "403", "422"}},
 		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"401", "403", "422", "500"}},
 		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"401", "403"}},
+		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"401", "403"}},
+		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"401", "403", "404"}},
+		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422"}},
+		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"401", "403", "404"}},
+		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -297,6 +302,14 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"Trigger":          {reflect.TypeFor[library.Trigger](), false},
 		"APICommand":       {reflect.TypeFor[handlers.APICommand](), false},
 		"APITool":          {reflect.TypeFor[handlers.APITool](), false},
+		"APIScenario":      {reflect.TypeFor[handlers.APIScenario](), false},
+		"APIAccepted":      {reflect.TypeFor[handlers.APIAccepted](), false},
+		"APIOutput":        {reflect.TypeFor[handlers.APIOutput](), false},
+		"APIScenarioRun":   {reflect.TypeFor[handlers.APIScenarioRun](), false},
+		"APIRunError":      {reflect.TypeFor[handlers.APIRunError](), false},
+		"APIDiffLine":      {reflect.TypeFor[handlers.APIDiffLine](), false},
+		"APIScenarioBody":  {reflect.TypeFor[handlers.APIScenarioBody](), true},
+		"APIAcceptBody":    {reflect.TypeFor[handlers.APIAcceptBody](), true},
 		"ErrorBody":        {reflect.TypeFor[apiErrorBody](), false},
 		"Error":            {reflect.TypeFor[apiError](), false},
 	}
@@ -397,6 +410,13 @@ func checkPropType(t *testing.T, doc jsonObject, names map[reflect.Type]string, 
 	if typ == reflect.TypeFor[time.Time]() {
 		if p["type"] != "string" || p["format"] != "date-time" {
 			t.Errorf("%s: %v, want a date-time string", where, p)
+		}
+		return
+	}
+	if typ == reflect.TypeFor[json.RawMessage]() {
+		// The API's raw JSON fields hold an assemble request as saved.
+		if p["$ref"] != "#/components/schemas/Request" {
+			t.Errorf("%s: %v, want $ref #/components/schemas/Request (json.RawMessage)", where, p)
 		}
 		return
 	}

@@ -41,7 +41,7 @@ func (s *Server) newEcho() *echo.Echo {
 	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	review := &handlers.DriftReview{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	prof := &handlers.Profiles{Store: s.cfg.Store, Service: s.profiles, Served: s.served}
-	prev := &handlers.Preview{Store: s.cfg.Store, Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	prev := &handlers.Preview{Store: s.cfg.Store, Served: s.served, Assembler: s.cfg.Assembler, Scenarios: s.scenarios, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
 	// Accounts: pages need a session whose user has the role
@@ -154,6 +154,29 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)
 	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW(write)...)
+
+	// Scenarios: saved previews run against what is served and compared
+	// with their accepted outputs (docs/scenarios.md). Console: viewers
+	// see the runs, editors save (from the preview), edit, accept and
+	// delete. API scopes: read to list and get, write to change and
+	// accept, assemble to run.
+	scen := &handlers.Scenarios{Service: s.scenarios, Now: s.cfg.Now}
+	e.GET("/scenarios", scen.List, viewer)
+	e.POST("/scenarios", prev.SaveScenario, editor)
+	e.GET("/scenarios/:id", scen.Show, viewer)
+	e.POST("/scenarios/:id", scen.Update, editor)
+	e.GET("/scenarios/:id/request", scen.Request, viewer)
+	e.POST("/scenarios/:id/accept", scen.Accept, editor)
+	e.GET("/scenarios/:id/delete", scen.ConfirmDelete, editor)
+	e.POST("/scenarios/:id/delete", scen.Delete, editor)
+	apiScen := &handlers.APIScenarios{Service: s.scenarios}
+	v1.GET("/scenarios", apiScen.List, apiMW(read)...)
+	v1.POST("/scenarios", apiScen.Create, apiMW(write)...)
+	v1.GET("/scenarios/:id", apiScen.Get, apiMW(read)...)
+	v1.PUT("/scenarios/:id", apiScen.Put, apiMW(write)...)
+	v1.DELETE("/scenarios/:id", apiScen.Delete, apiMW(write)...)
+	v1.POST("/scenarios/:id/run", apiScen.Run, apiMW(assemble)...)
+	v1.POST("/scenarios/:id/accept", apiScen.Accept, apiMW(write)...)
 	return e
 }
 

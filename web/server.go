@@ -63,6 +63,7 @@ type Server struct {
 	served    *state.Served
 	overrides *state.Overrides
 	profiles  *state.Profiles
+	scenarios *state.Scenarios
 	http      *http.Server
 
 	sessionManager *scs.SessionManager
@@ -75,8 +76,8 @@ type Server struct {
 }
 
 // New builds the server: it loads the operator state into the in-memory
-// overlay and seeds the example scenarios (assembler.Examples) as builtin
-// scenarios when the scenarios table is empty. Errors: a missing Config
+// overlay and seeds the example scenarios (assembler.Examples) when the
+// scenarios table is empty (state.Scenarios.Seed). Errors: a missing Config
 // field, or the store's.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	switch {
@@ -104,7 +105,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.served = served
 	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
-	if err := seedScenarios(store.WithActor(ctx, "system"), cfg.Store); err != nil {
+	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
+	if err := s.scenarios.Seed(store.WithActor(ctx, "system")); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	// No cleanup goroutine of pgxstore's own: its start races with
@@ -113,25 +115,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	return s, nil
-}
-
-// seedScenarios stores the app's example scenarios on first start.
-func seedScenarios(ctx context.Context, st *store.Store) error {
-	n, err := st.CountScenarios(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	examples, err := assembler.Examples()
-	if err != nil {
-		return fmt.Errorf("example scenarios: %w", err)
-	}
-	for _, ex := range examples {
-		sc := store.Scenario{ID: ex.ID, Name: ex.Name, Description: ex.Description, Request: ex.Request, Builtin: true}
-		if _, err := st.SaveScenario(ctx, sc); err != nil {
-			return fmt.Errorf("seed scenario %s: %w", ex.ID, err)
-		}
-	}
-	return nil
 }
 
 // Handler returns the server's http.Handler, for httptest.

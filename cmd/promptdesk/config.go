@@ -64,6 +64,12 @@ type CLI struct {
 			Name string `arg:"" name:"name" help:"Name of the token to revoke."`
 		} `cmd:"" help:"Revoke an API token: the API refuses it from then on."`
 	} `cmd:"" help:"Manage the API tokens of /api/v1 (Authorization: Bearer)."`
+	Scenarios struct {
+		Check  struct{} `cmd:"" help:"Run every saved scenario against what is served (the library, or --library, with the published overrides and profiles from the database) and print how each output differs from the one accepted. Exit status: 0 all unchanged, 1 an output changed or a scenario does not assemble (or the check could not run), 2 nothing changed but some scenarios have no accepted output yet (or none is saved)."`
+		Accept struct {
+			IDs []string `arg:"" optional:"" name:"id" help:"Scenarios whose output to accept; all when none is named."`
+		} `cmd:"" help:"Accept the output of the named scenarios (all when none is named) as served now; unchanged ones are left as they are. Exit status 1 when one does not assemble or does not exist."`
+	} `cmd:"" help:"Check saved scenarios against what is served, for a CI pipeline guarding a library change, and accept their new outputs (docs/scenarios.md)."`
 }
 
 // errHelp means help was printed and there is nothing to run.
@@ -71,7 +77,8 @@ var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
 // command name ("serve", "migrate", "assemble", "export", "import",
-// "lint", "token add", "token list", "token revoke").
+// "lint", "token add", "token list", "token revoke", "scenarios check",
+// "scenarios accept").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 	var cli CLI

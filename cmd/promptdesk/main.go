@@ -4,7 +4,8 @@
 // import), converts other systems' prompt files into modules (import
 // --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
-// revoke) and users (user add). See README.md.
+// revoke) and users (user add), and checks saved scenarios against what
+// is served (scenarios check, accept). See README.md.
 package main
 
 import (
@@ -80,6 +81,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.tokenList(ctx)
 	case "token revoke":
 		return a.tokenRevoke(ctx)
+	case "scenarios check":
+		return a.scenariosCheck(ctx)
+	case "scenarios accept":
+		return a.scenariosAccept(ctx)
 	}
 	return fmt.Errorf("unknown command %q", command)
 }

@@ -14,13 +14,14 @@ type Nav string
 
 // The top-navigation entries.
 const (
-	NavLibrary  Nav = "library"
-	NavDrift    Nav = "drift"
-	NavProfiles Nav = "profiles"
-	NavPreview  Nav = "preview"
-	NavAudit    Nav = "audit"
-	NavUsers    Nav = "users"
-	NavTokens   Nav = "tokens"
+	NavLibrary   Nav = "library"
+	NavDrift     Nav = "drift"
+	NavProfiles  Nav = "profiles"
+	NavPreview   Nav = "preview"
+	NavScenarios Nav = "scenarios"
+	NavAudit     Nav = "audit"
+	NavUsers     Nav = "users"
+	NavTokens    Nav = "tokens"
 )
 
 // Meta is what the frame needs from a page: its title and section.
@@ -48,6 +49,7 @@ var navItems = []navItem{
 	{NavDrift, "Drift", "/drift"},
 	{NavProfiles, "Profiles", "/profiles"},
 	{NavPreview, "Preview", "/preview"},
+	{NavScenarios, "Scenarios", "/scenarios"},
 	{NavAudit, "Audit", "/audit"},
 }
 

@@ -3,6 +3,8 @@
 // composition panel, segments and tables.
 package previewpage
 
+import "github.com/promptdesk/promptdesk/views/diffview"
+
 // Model is the preview page.
 type Model struct {
 	Scenarios []Scenario
@@ -19,6 +21,19 @@ type Model struct {
 	// Errors are shown above the form (bad JSON, assembly errors).
 	Errors []string
 	Result *Result
+	// CanSave shows the "Save as scenario" form (editors); Save is that
+	// form as typed, with its errors.
+	CanSave bool
+	Save    *SaveForm
+}
+
+// SaveForm is the "Save as scenario" form: name, description, whether to
+// accept the output as served now, and errors by field (name,
+// description, request).
+type SaveForm struct {
+	Name, Description string
+	Accept            bool
+	Errors            map[string]string
 }
 
 // Scenario is one saved scenario in the select.
@@ -42,6 +57,26 @@ type Result struct {
 	// how many of them served in this assembly.
 	DraftsIncluded bool
 	Drafts         int
+	// Served compares the assembly as served with this one, when drafts
+	// are included.
+	Served *ServedDiff
+	// Budget is the profile's token budget (0: none) and Over how many
+	// tokens the text exceeds it by (0: within it, or not counted).
+	Budget, Over int
+	// ChatMessages is the full text as chat messages JSON, one system
+	// message: [{"role":"system","content":…}].
+	ChatMessages string
+}
+
+// ServedDiff is the assembly as served (published overrides only)
+// against the one with drafts: its tokens and the line diff of the full
+// texts, or the error of the served assembly.
+type ServedDiff struct {
+	Tokens      int
+	Same        bool
+	Diff        []diffview.Line
+	Plus, Minus int
+	Error       string
 }
 
 // Entry is one row of the composition panel: one decision of the report.
