@@ -93,7 +93,7 @@ func TestScenarioSaveFromPreview(t *testing.T) {
 		t.Error("a viewer's preview offers the save form")
 	}
 	list := v.get("/scenarios").want(t, http.StatusOK)
-	if list.find("scenario-run").Length() != 6 || list.find("accept-form").Length() != 0 {
+	if list.find("scenario-run").Length() != 7 || list.find("accept-form").Length() != 0 {
 		t.Errorf("viewer's list: %d runs, %d accept forms", list.find("scenario-run").Length(), list.find("accept-form").Length())
 	}
 	if d := v.get("/scenarios/translate-zh").want(t, http.StatusOK); d.find("scenario-form").Length() != 0 || d.find("scenario-request").Length() != 1 {
