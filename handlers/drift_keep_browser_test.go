@@ -1,11 +1,9 @@
 package handlers_test
 
 import (
-	"context"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -17,32 +15,13 @@ import (
 // list, reads why, keeps the override and sees the drift list empty and
 // the override based on the new builtin version, text unchanged.
 func TestE2EDriftReviewKeepMine(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	d := newDrifted(t, mineOpening, upstreamClosing)
 	srv := httptest.NewServer(d.after.h)
 	t.Cleanup(srv.Close)
-	// The first action starts the browser and must not carry a timeout.
-	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/login")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, srv.URL, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
+	p := browsertest.Open(t, srv.URL, testUser, testPassword)
+	ctx := p.Ctx
+	step, text := p.Step, p.Text
 	step("open the drift list", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="drift-row"]`))))
 	if got := text(`[data-testid="drift-row"]`); !strings.Contains(got, "builtin version raised") {
 		t.Errorf("drift row %q does not say why", got)

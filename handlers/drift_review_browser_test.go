@@ -1,13 +1,9 @@
 package handlers_test
 
 import (
-	"context"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -23,7 +19,6 @@ import (
 // the history. Screenshots go to
 // $PROMPTDESK_SCREENSHOTS, else to a temp folder named in the log.
 func TestE2EDriftReviewRebaseAndHistory(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	mine := func(s string) string {
 		s = mineOpening(s)
@@ -37,51 +32,10 @@ func TestE2EDriftReviewRebaseAndHistory(t *testing.T) {
 	srv := httptest.NewServer(d.after.h)
 	t.Cleanup(srv.Close)
 
-	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The first action starts the browser and must not carry a timeout.
-	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/drift")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, srv.URL, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift")); err != nil {
-		t.Fatal(err)
-	}
-
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
-	value := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		step("screenshot "+name, err)
-		p := filepath.Join(shots, name+".png")
-		step("write "+p, os.WriteFile(p, png, 0o644))
-		t.Logf("screenshot: %s", p)
-	}
+	p := browsertest.Open(t, srv.URL, testUser, testPassword)
+	ctx := p.Ctx
+	step, text, value, shot := p.Step, p.Text, p.Value, p.Shot
+	step("open the drift list", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/drift")))
 	// click follows a link or submits a form, then waits for waitFor.
 	click := func(sel, waitFor string) {
 		t.Helper()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,28 +27,15 @@ import (
 // Screenshots go to $PROMPTDESK_SCREENSHOTS, else to a temp folder named
 // in the log.
 func TestE2EEditorOverride(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	a := setup(t)
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
 	builtin := builtinText(t, a.lib, "task.doc-minutes", "en-US").Text
 
-	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The first action starts the browser and must not carry a timeout.
-	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/login")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, srv.URL, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
+	p := browsertest.Open(t, srv.URL, testUser, testPassword)
+	ctx := p.Ctx
+	step, text, shot := p.Step, p.Text, p.ShotViewport
 	// Script errors and what the Content-Security-Policy refuses (an
 	// inline style, say) must not happen: the editor would half work.
 	var mu sync.Mutex
@@ -76,18 +61,6 @@ func TestE2EEditorOverride(t *testing.T) {
 			t.Errorf("page error: %s", e)
 		}
 	})
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
 	// waitFor polls the page until js is true.
 	waitFor := func(what, js string) {
 		t.Helper()
@@ -99,14 +72,6 @@ func TestE2EEditorOverride(t *testing.T) {
 	typeKeys := func(keys string) {
 		t.Helper()
 		step("type "+keys, chromedp.Do(ctx, chromedp.KeyEvent(keys)))
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		step("screenshot "+name, err)
-		p := filepath.Join(shots, name+".png")
-		step("write "+p, os.WriteFile(p, png, 0o644))
-		t.Logf("screenshot: %s", p)
 	}
 	// accept takes the selected completion with Enter; the editor ignores
 	// Enter for its interaction delay (75 ms) after the list opens.

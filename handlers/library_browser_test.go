@@ -3,8 +3,6 @@ package handlers_test
 import (
 	"context"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +24,6 @@ import (
 // keeps its contrast. Screenshots go to $PROMPTDESK_SCREENSHOTS, else to
 // a temp folder named in the log.
 func TestE2ELibraryFilterAndThemes(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	dbURL := storetest.NewDatabase(t)
 	before := setupOn(t, dbURL)
@@ -36,24 +33,9 @@ func TestE2ELibraryFilterAndThemes(t *testing.T) {
 	srv := httptest.NewServer(after.h)
 	t.Cleanup(srv.Close)
 
-	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The first action starts the browser and must not carry a timeout.
-	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/login")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	p := browsertest.Open(t, srv.URL, testUser, testPassword)
+	ctx := p.Ctx
+	step := p.Step
 	eval := func(expr string) any {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
@@ -70,7 +52,6 @@ func TestE2ELibraryFilterAndThemes(t *testing.T) {
 		}
 	}
 	rows := `document.querySelectorAll('[data-testid="module-row"]').length`
-	step("log in", browsertest.Login(ctx, srv.URL, testUser, testPassword))
 	step("open the library", chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="module-row"]`))))
 	all := eval(rows).(float64)
 
@@ -131,11 +112,7 @@ func TestE2ELibraryFilterAndThemes(t *testing.T) {
 			if ratio < 7 {
 				t.Errorf("%s in %s: body text contrast %.1f:1, want at least 7:1", page.name, scheme, ratio)
 			}
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			step("screenshot", err)
-			p := filepath.Join(shots, page.name+"-"+scheme+".png")
-			step("write "+p, os.WriteFile(p, png, 0o644))
-			t.Logf("screenshot: %s", p)
+			p.Shot(page.name + "-" + scheme)
 		}
 	}
 }

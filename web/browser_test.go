@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +18,6 @@ import (
 // sees the library mark it overridden, finds the new text in a preview of
 // an example scenario in en-US, and saves screenshots of every page.
 func TestE2EOverrideFlow(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	srv, _ := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		// A drifted override (the builtin text changed at the same
@@ -47,50 +44,9 @@ func TestE2EOverrideFlow(t *testing.T) {
 	})
 	base := srv.URL()
 
-	shots, err := os.MkdirTemp("", "promptdesk-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The first action starts the browser and must not carry a timeout.
-	if err := chromedp.Do(browser, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, base, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
-
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
-	attr := func(sel, name string) string {
-		t.Helper()
-		a, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
-		step("read "+sel+"@"+name, err)
-		return a.Value
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		step("screenshot "+name, err)
-		p := filepath.Join(shots, name+".png")
-		step("write "+p, os.WriteFile(p, png, 0o644))
-		t.Logf("screenshot: %s", p)
-	}
-	navigate := func(path, waitFor string) {
-		t.Helper()
-		step("open "+path, chromedp.Do(ctx, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS(waitFor))))
-	}
+	p := browsertest.Open(t, base, testUser, testPassword)
+	ctx := p.Ctx
+	step, text, attr, shot, navigate := p.Step, p.Text, p.Attr, p.Shot, p.Navigate
 	identityRow := `[data-testid="module-row"][data-id="base.identity"]`
 
 	// The library lists base.identity as builtin.
@@ -101,7 +57,7 @@ func TestE2EOverrideFlow(t *testing.T) {
 	shot("library")
 
 	// Open the module, then its en-US override editor.
-	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(identityRow+` a[data-testid="module-link"]`)))
+	_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(identityRow+` a[data-testid="module-link"]`)))
 	step("open base.identity", err)
 	if got := text(`[data-testid="module-id"]`); got != "base.identity" {
 		t.Fatalf("module page shows %q", got)

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +18,6 @@ import (
 // publishes it through the confirmation page, which shows the served
 // text's diff and the same impact, and finds it served.
 func TestE2EImpactOfAnEditThenPublish(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	if err := srv.Start(); err != nil {
@@ -32,43 +29,14 @@ func TestE2EImpactOfAnEditThenPublish(t *testing.T) {
 		srv.Close(ctx)
 	})
 	base := srv.URL()
-	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := chromedp.Do(browser, chromedp.Navigate(base+"/login")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, base, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
+	p := browsertest.Open(t, base, testUser, testPassword)
+	ctx := p.Ctx
+	step, text, shot := p.Step, p.Text, p.Shot
 	ids := func(sel string) string {
 		t.Helper()
 		out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('`+sel+`')).map(e => e.dataset.id)`))
 		step("read "+sel, err)
 		return strings.Join(out, ",")
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		step("screenshot "+name, err)
-		p := filepath.Join(shots, name+".png")
-		step("write "+p, os.WriteFile(p, png, 0o644))
-		t.Logf("screenshot: %s", p)
 	}
 
 	// Open the zh-CN editor of task.doc-minutes from its module page.

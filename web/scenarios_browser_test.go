@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +22,6 @@ import (
 // override changes it (marked changed on /scenarios, with the diff), and
 // accepting it there makes it unchanged.
 func TestE2EScenarioSaveChangeAccept(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	if err := srv.Start(); err != nil {
@@ -36,44 +33,9 @@ func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 		srv.Close(ctx)
 	})
 	base := srv.URL()
-	shots, err := os.MkdirTemp("", "promptdesk-scenarios-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(browser, chromedp.Navigate(base+"/login")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
-	defer cancel()
-	if err := browsertest.Login(ctx, base, testUser, testPassword); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		step("read "+sel, err)
-		return s
-	}
-	attr := func(sel, name string) string {
-		t.Helper()
-		a, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
-		step("read "+sel+"@"+name, err)
-		return a.Value
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		step("screenshot "+name, err)
-		p := filepath.Join(shots, name+".png")
-		step("write "+p, os.WriteFile(p, png, 0o644))
-		t.Logf("screenshot: %s", p)
-	}
+	p := browsertest.Open(t, base, testUser, testPassword)
+	ctx := p.Ctx
+	step, text, attr, shot := p.Step, p.Text, p.Attr, p.Shot
 
 	// Choosing a scenario loads its JSON into the textarea at once, and
 	// the select goes back to the pasted JSON that now holds it.

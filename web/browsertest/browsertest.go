@@ -7,7 +7,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -69,4 +71,102 @@ func Login(ctx context.Context, base, name, password string) error {
 		return err
 	}
 	return chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="account"]`)))
+}
+
+// Page is one browser tab of a test, logged in to the console at Base.
+// Its helpers fail the test on the first error, so a test reads as the
+// steps a user takes.
+type Page struct {
+	// Ctx carries the tab and the test's time limit.
+	Ctx context.Context
+	// Base is the console's URL without a trailing slash.
+	Base  string
+	t     *testing.T
+	shots string
+}
+
+// Open starts a fresh Chromium for t (see New), logs in to the console
+// at base as name, and returns the tab with a 90 s limit on what follows.
+// Screenshots go to $PROMPTDESK_SCREENSHOTS (docs/screenshots.sh sets it),
+// else to a temporary folder.
+func Open(t *testing.T, base, name, password string) *Page {
+	t.Helper()
+	browser := New(t)
+	// The first action starts the browser and must not carry a timeout.
+	if err := chromedp.Do(browser, chromedp.Navigate(base+"/login")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
+	t.Cleanup(cancel)
+	if err := Login(ctx, base, name, password); err != nil {
+		t.Fatalf("log in as %s: %v", name, err)
+	}
+	shots := os.Getenv("PROMPTDESK_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &Page{Ctx: ctx, Base: base, t: t, shots: shots}
+}
+
+// Step fails the test with what when err is not nil.
+func (p *Page) Step(what string, err error) {
+	p.t.Helper()
+	if err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// Text returns the visible text of the first element matching the CSS
+// selector sel.
+func (p *Page) Text(sel string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.Ctx, chromedp.Text(chromedp.CSS(sel)))
+	p.Step("read "+sel, err)
+	return s
+}
+
+// Value returns the value of the first form field matching sel.
+func (p *Page) Value(sel string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.Ctx, chromedp.Value(chromedp.CSS(sel)))
+	p.Step("read "+sel, err)
+	return s
+}
+
+// Attr returns attribute name of the first element matching sel.
+func (p *Page) Attr(sel, name string) string {
+	p.t.Helper()
+	a, err := chromedp.Run(p.Ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
+	p.Step("read "+sel+"@"+name, err)
+	return a.Value
+}
+
+// Navigate opens path (below Base) and waits until an element matching
+// waitFor is visible.
+func (p *Page) Navigate(path, waitFor string) {
+	p.t.Helper()
+	p.Step("open "+path, chromedp.Do(p.Ctx, chromedp.Navigate(p.Base+path), chromedp.WaitVisible(chromedp.CSS(waitFor))))
+}
+
+// Shot saves the whole page as name.png in the screenshot folder.
+func (p *Page) Shot(name string) {
+	p.t.Helper()
+	p.save(name, chromedp.FullScreenshot(100))
+}
+
+// ShotViewport saves what the window shows as name.png.
+func (p *Page) ShotViewport(name string) {
+	p.t.Helper()
+	p.save(name, chromedp.CaptureScreenshot())
+}
+
+func (p *Page) save(name string, capture chromedp.Action[[]byte]) {
+	p.t.Helper()
+	png, err := chromedp.Run(p.Ctx, capture)
+	p.Step("screenshot "+name, err)
+	path := filepath.Join(p.shots, name+".png")
+	p.Step("write "+path, os.WriteFile(path, png, 0o644))
+	p.t.Logf("screenshot: %s", path)
 }
