@@ -57,6 +57,31 @@ func (es FileErrors) Error() string {
 // Is makes FileErrors match ErrInvalid.
 func (es FileErrors) Is(target error) bool { return target == ErrInvalid }
 
+// Unwrap gives errors.As the single errors, first first.
+func (es FileErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// AsFileErrors returns err as file errors: the FileErrors or *FileError it
+// is, else one FileError naming file with err's message. Nil for nil.
+func AsFileErrors(file string, err error) FileErrors {
+	var es FileErrors
+	var fe *FileError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &es):
+		return es
+	case errors.As(err, &fe):
+		return FileErrors{fe}
+	}
+	return FileErrors{{File: file, Msg: err.Error()}}
+}
+
 // Has reports whether one of es concerns field: the field itself or a part
 // of it ("variables" has "variables[1].name").
 func (es FileErrors) Has(field string) bool {

@@ -118,13 +118,7 @@ func LoadDir(dir string) (*Snapshot, error) {
 func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 	parts := Parts{Generation: 1, Labels: map[string]Labels{}, EmbeddedLabels: true}
 	var errs FileErrors
-	report := func(err error) {
-		if fe, ok := err.(*FileError); ok {
-			errs = append(errs, fe)
-			return
-		}
-		errs = append(errs, &FileError{File: prefix, Msg: err.Error()})
-	}
+	report := func(err error) { errs = append(errs, AsFileErrors(prefix, err)...) }
 	display := func(p string) string { return filepath.ToSlash(filepath.Join(prefix, p)) }
 
 	localeDirs, err := fs.ReadDir(fsys, "modules")
@@ -216,16 +210,17 @@ func CheckLocaleFolder(display, locale string) error {
 
 // ParseModuleFile parses the module file display (a path ending in
 // <layer>-<name>.md, slash- or OS-separated) of the locale folder locale:
-// Parse, then the id must match the file name. Errors are
-// *FileError values.
+// ParseAll, then the id must match the file name. The error is a
+// *FileError, or FileErrors holding every error of a text that does
+// not parse.
 func ParseModuleFile(display, locale string, data []byte) (*Module, error) {
 	name := path.Base(filepath.ToSlash(display))
 	if err := CheckFileName(name); err != nil {
 		return nil, &FileError{File: display, Msg: err.Error()}
 	}
-	m, err := Parse(display, data)
-	if err != nil {
-		return nil, err
+	m, errs := ParseAll(display, data)
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	m.Locale = locale
 	if want, _ := IDFromFileName(name); m.ID != want {

@@ -79,11 +79,15 @@ func TestLintExitStatus(t *testing.T) {
 		"en-US/base-broken.md": "---\nid: base.broken\n---\nno fields\n",
 	})
 	out, code, err := lintCLI(t, broken)
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "2 format errors, 2 checklist warnings") {
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "5 format errors, 2 checklist warnings") {
 		t.Errorf("format errors: exit %d, %v", code, err)
 	}
 	for _, want := range []string{
+		// Every error of a file at once, not the first only.
 		"modules/en-US/base-broken.md:1: error [format] layer: missing required field layer",
+		"modules/en-US/base-broken.md:1: error [format] version: missing required field version",
+		"modules/en-US/base-broken.md:1: error [format] title: missing required field title",
+		"modules/en-US/base-broken.md:1: error [format] description: missing required field description",
 		`modules/en-US/task-other.md:2: error [format] id: id "task.wrong" does not match the file name task-other.md`,
 		// One broken file hides nothing: both task files get their warning.
 		"modules/en-US/task-notes.md:8: warning [rule 5]",

@@ -390,7 +390,7 @@ func (b *builder) check() library.FileErrors {
 	for _, p := range paths {
 		m, err := library.ParseModuleFile(p, b.mods[p].Locale, []byte(b.mods[p].Text))
 		if err != nil {
-			errs = append(errs, asFileError(p, err))
+			errs = append(errs, library.AsFileErrors(p, err)...)
 			continue
 		}
 		parts.Modules = append(parts.Modules, m)
@@ -398,22 +398,8 @@ func (b *builder) check() library.FileErrors {
 	if len(errs) > 0 {
 		return errs
 	}
-	if _, err := library.Build(parts); err != nil {
-		var fes library.FileErrors
-		if errors.As(err, &fes) {
-			return fes
-		}
-		return library.FileErrors{asFileError("", err)}
-	}
-	return nil
-}
-
-// asFileError is err as a *library.FileError of file.
-func asFileError(file string, err error) *library.FileError {
-	if fe, ok := err.(*library.FileError); ok {
-		return fe
-	}
-	return &library.FileError{File: file, Msg: err.Error()}
+	_, err := library.Build(parts)
+	return library.AsFileErrors("", err)
 }
 
 // existing lists the module files of r that exist in dir already.

@@ -232,3 +232,23 @@ func TestLintFrontmatterValueRules(t *testing.T) {
 		t.Errorf("findings %v, %d modules checked; want %v and none checked", r.Findings, r.Modules, want)
 	}
 }
+
+// A file with several format errors gets one finding for each, so a
+// fixer sees them all in one run.
+func TestLintReportsEveryErrorOfAFile(t *testing.T) {
+	fsys := fstest.MapFS{
+		"modules/en-US/task-three.md": {Data: []byte("---\nid: task.three\nlayer: task\nversion: 1.5\ntitle: T\ndescription: D\npriority: 017\ntriggers:\n  - kind: sometimes\n---\nYou are T.\n")},
+	}
+	r, err := LintFS(fsys, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%d %s %s", f.Line, f.Field, f.Rule))
+	}
+	want := []string{"4 version " + RuleFormat, "7 priority " + RuleFormat, "9 triggers[0].kind " + RuleFormat}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q\n%v", got, want, r.Findings)
+	}
+}

@@ -503,7 +503,7 @@ func (l *Library) readFile(f *file, info fs.FileInfo) {
 		v.module, err = library.ParseModuleFile(display, f.locale, data)
 	}
 	if err != nil {
-		f.cur, f.err = nil, asFileError(display, err)
+		f.cur, f.err = nil, library.AsFileErrors(display, err)[0]
 		return
 	}
 	// A new content is applied even when it equals the served one: a
@@ -730,13 +730,4 @@ func namedIn(errs library.FileErrors, file string) *library.FileError {
 		}
 	}
 	return nil
-}
-
-// asFileError turns a parse error into a *FileError naming file.
-func asFileError(file string, err error) *library.FileError {
-	var fe *library.FileError
-	if errors.As(err, &fe) {
-		return fe
-	}
-	return &library.FileError{File: file, Msg: err.Error()}
 }
