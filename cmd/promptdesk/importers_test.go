@@ -142,7 +142,7 @@ func TestImportMaiBotIntoDBKeepsIncludesOfUserModules(t *testing.T) {
 	t.Setenv("DATABASE_URL", dbURL)
 	src := fixture(t, "maibot")
 	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--into", "db")
-	if err == nil || err.Error() != "import: 3 of 12 source items not imported" {
+	if err == nil || err.Error() != "import: 3 of 14 source items not imported" {
 		t.Fatalf("err %v\n%s", err, stdout)
 	}
 	line := "imported     " + filepath.Join(src, "prompts/en-US/greet.prompt") + " → modules/en-US/aux-greet.md"
@@ -150,13 +150,13 @@ func TestImportMaiBotIntoDBKeepsIncludesOfUserModules(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", line, stdout)
 	}
 	drafts := draftTexts(t, st)
-	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US", "aux.greet en-US", "aux.greet zh-CN"} {
+	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US", "aux.greet en-US", "aux.greet zh-CN", "aux.note_line en-US", "aux.wrapper en-US"} {
 		if drafts[key] == "" {
 			t.Errorf("no draft %s; have %d drafts", key, len(drafts))
 		}
 	}
-	if len(drafts) != 6 {
-		t.Errorf("%d drafts, want 6", len(drafts))
+	if len(drafts) != 8 {
+		t.Errorf("%d drafts, want 8", len(drafts))
 	}
 	if !strings.Contains(drafts["aux.greet en-US"], "{{aux.signature}}") {
 		t.Errorf("the greet draft lost its include:\n%s", drafts["aux.greet en-US"])

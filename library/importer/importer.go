@@ -513,4 +513,5 @@ func (r *Result) Report(w io.Writer, root string) {
 	n := r.Counts()
 	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted\n",
 		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules))
+	fmt.Fprintln(w, "Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.")
 }
