@@ -11,7 +11,7 @@ import (
 
 func TestSkillsFixture(t *testing.T) {
 	res := run(t, FormatSkills, "testdata/skills", Options{})
-	wantCounts(t, res, 2, 3, 0, 1)
+	wantCounts(t, res, 3, 3, 0, 1)
 
 	notes := outcome(t, res, "meeting-notes/SKILL.md", "")
 	if notes.Status != StatusImported || len(notes.Modules) != 1 || notes.Modules[0] != "modules/en-US/task-meeting-notes.md" {
@@ -38,7 +38,32 @@ func TestSkillsFixture(t *testing.T) {
 		t.Errorf("release-writer modules %v", writer.Modules)
 	}
 	wantNote(t, writer, 2, `name "Release_Writer" renamed "release_writer"`)
-	wantNote(t, writer, 2, `differs from the folder name "release-writer"`)
+	wantFindings(t, writer,
+		`line 2: name "Release_Writer" has 'R', '_', 'W': the Agent Skills specification allows only lowercase letters, digits and hyphens`,
+		`line 2: name "Release_Writer" differs from its folder's name "release-writer": the Agent Skills specification requires them to match (the name is used)`)
+
+	// Each rule of the specification a skill breaks is its own finding;
+	// the skill is imported all the same.
+	const long = "Weekly-status-report-for-the-leadership-team-with-risks--and-decision-"
+	weekly := outcome(t, res, "weekly-status/SKILL.md", "")
+	if weekly.Status != StatusImported || len(weekly.Modules) != 1 || weekly.Modules[0] != "modules/en-US/task-weekly-status-report-for-the-leadership-team-with-risks-and-decision.md" {
+		t.Errorf("weekly-status: %s %v", weekly.Status, weekly.Modules)
+	}
+	wantFindings(t, weekly,
+		"line 2: name is 70 characters: the Agent Skills specification allows at most 64",
+		`line 2: name "`+long+`" has 'W': the Agent Skills specification allows only lowercase letters, digits and hyphens`,
+		`line 2: name "`+long+`" starts or ends with a hyphen: the Agent Skills specification does not allow that`,
+		`line 2: name "`+long+`" has two hyphens in a row: the Agent Skills specification allows single hyphens only`,
+		`line 2: name "`+long+`" differs from its folder's name "weekly-status": the Agent Skills specification requires them to match (the name is used)`,
+		"line 3: description is 1038 characters: the Agent Skills specification allows at most 1,024")
+	if got := parsed(t, res, weekly.Modules[0]).Description; len([]rune(got)) != 1038 {
+		t.Errorf("the long description is not kept whole: %d characters", len([]rune(got)))
+	}
+	wantFindings(t, outcome(t, res, "meeting-notes/SKILL.md", ""))
+	wantFindings(t, outcome(t, res, "broken/SKILL.md", ""), "line 2: no description: the Agent Skills specification requires one")
+	if res.Findings() != 9 {
+		t.Errorf("%d findings, want 9", res.Findings())
+	}
 	if got := moduleText(t, res, "modules/en-US/task-release_writer.md"); !strings.Contains(got, "title: \"Release_Writer\"\n") {
 		t.Errorf("the title keeps the skill's name as written:\n%s", got)
 	}
@@ -360,7 +385,7 @@ func TestReport(t *testing.T) {
 		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
 		"used         SRC/index.json\n",
 		"skipped      SRC/LICENSE: not a template declared in index.json\n",
-		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted\n",
+		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted; 0 findings\n",
 		"Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.\n",
 	} {
 		if !strings.Contains(b.String(), line) {
