@@ -40,7 +40,7 @@ type CLI struct {
 		Layer       string `name:"layer" help:"Layer of the converted modules; default task for skills, agent for agent prompts, else aux."`
 		Locale      string `name:"locale" help:"Locale of sources that name none (skills, jinja-index, WeKnora content); default: detected from the text's script."`
 		Src         string `arg:"" name:"src" type:"existingdir" help:"Folder to read."`
-	} `cmd:"" help:"Import prompt files (promptdesk module files or another system's) and report what became of each source file."`
+	} `cmd:"" help:"Import prompt files (promptdesk module files or another system's) and report what became of each source file. Exit status: 0 all came in, 1 something was not imported (or the import could not run), 2 all came in but the source breaks rules of its own format (findings)."`
 	Lint struct {
 		Dir     string `arg:"" optional:"" name:"dir" help:"Library folder to lint: DIR/modules/<locale>/*.md and DIR/labels/<locale>.yaml."`
 		Builtin bool   `name:"builtin" help:"Lint the library embedded in the binary instead of DIR."`

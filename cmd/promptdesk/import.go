@@ -42,9 +42,11 @@ type moduleFile struct {
 // by library/importer and go either to module files (--out DIR) or through
 // the same checks into the database (--into db); the report lists every
 // source file or entry as imported, not imported (with the reason and
-// line), used (a manifest) or skipped (not part of the format). The error,
-// and so exit status 1, says that something did not come in: a file
-// failed, or a source item was not imported.
+// line), used (a manifest) or skipped (not part of the format), with the
+// findings: rules of the source's own format that an item breaks. The
+// error, and so exit status 1, says that something did not come in: a
+// file failed, or a source item was not imported; exit status 2 says that
+// everything came in but there are findings.
 //
 // Imports into the database arrive as drafts: an imported text is a new
 // revision (action import) that is not served until an operator publishes
@@ -93,8 +95,15 @@ func (a *app) importModules(ctx context.Context) error {
 	if n := res.Counts()[importer.StatusNotImported]; n > 0 {
 		return fmt.Errorf("import: %d of %d source items not imported", n, len(res.Outcomes))
 	}
+	if n := res.Findings(); n > 0 {
+		return &exitError{importExitFindings, fmt.Errorf("import: everything came in, but the source breaks %d rule(s) of its own format (the finding: lines)", n)}
+	}
 	return nil
 }
+
+// importExitFindings is the exit status of an import whose items all
+// came in but whose source breaks rules of its own format (findings).
+const importExitFindings = 2
 
 // intoDB is the --into value that saves modules as drafts in Postgres.
 const intoDB = "db"

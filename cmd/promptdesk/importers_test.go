@@ -45,8 +45,8 @@ func TestImportSkillsToFolder(t *testing.T) {
 	out := t.TempDir()
 	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", out)
 	// Three source items did not come in: the exit status says so.
-	if err == nil || err.Error() != "import: 3 of 6 source items not imported" {
-		t.Fatalf("err %v, want 3 of 6 not imported\n%s", err, stdout)
+	if err == nil || err.Error() != "import: 3 of 7 source items not imported" || exitStatus(err) != 1 {
+		t.Fatalf("err %v, want 3 of 7 not imported\n%s", err, stdout)
 	}
 	for _, line := range []string{
 		"imported     " + filepath.Join(src, "meeting-notes/SKILL.md") + " → modules/en-US/task-meeting-notes.md\n",
@@ -54,8 +54,9 @@ func TestImportSkillsToFolder(t *testing.T) {
 		"not imported " + filepath.Join(src, "broken/SKILL.md") + ":",
 		"not imported " + filepath.Join(src, "meeting-notes/templates/agenda.txt") + ": a file of the skill in meeting-notes",
 		"skipped      " + filepath.Join(src, "README.md") + ": not in an Agent Skills folder",
-		"skills: imported 2, not imported 3, used 0, skipped 1 of 6 source items from " + src + "; 2 module files converted\n",
-		"wrote 2 module files to " + filepath.Join(out, "modules") + "\n",
+		"   finding: line 3: description is 1038 characters: the Agent Skills specification allows at most 1,024\n",
+		"skills: imported 3, not imported 3, used 0, skipped 1 of 7 source items from " + src + "; 3 module files converted; 9 findings\n",
+		"wrote 3 module files to " + filepath.Join(out, "modules") + "\n",
 	} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("output lacks %q:\n%s", line, stdout)
@@ -90,6 +91,36 @@ func TestImportSkillsToFolder(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(p); string(data) != want["task.meeting-notes en-US"] {
 		t.Errorf("--force did not overwrite %s", p)
+	}
+}
+
+// A source whose items all come in exits 0, or 2 when it breaks rules of
+// its own format (findings): the modules are written either way.
+func TestImportExitStatusForFindings(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "weekly-status", "SKILL.md"), "---\nname: "+strings.Repeat("status-", 10)+"report\ndescription: Writes the weekly status report.\n---\nWrite the report.\n")
+	out := t.TempDir()
+	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", out)
+	if exitStatus(err) != 2 || err.Error() != "import: everything came in, but the source breaks 2 rule(s) of its own format (the finding: lines)" {
+		t.Fatalf("err %v (exit %d), want exit 2 for 2 findings\n%s", err, exitStatus(err), stdout)
+	}
+	for _, line := range []string{
+		"   finding: line 2: name is 76 characters: the Agent Skills specification allows at most 64\n",
+		"   finding: line 2: name \"status-status-status-status-status-status-status-status-status-status-report\" differs from its folder's name \"weekly-status\"",
+		"skills: imported 1, not imported 0, used 0, skipped 0 of 1 source items from " + src + "; 1 module files converted; 2 findings\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "modules", "en-US", "task-"+strings.Repeat("status-", 10)+"report.md")); err != nil {
+		t.Errorf("the skill was not written: %v", err)
+	}
+
+	clean := t.TempDir()
+	writeFile(t, filepath.Join(clean, "weekly-status", "SKILL.md"), "---\nname: weekly-status\ndescription: Writes the weekly status report.\n---\nWrite the report.\n")
+	if stdout, err := cliRun(t, "import", "--from", "skills", clean, "--out", t.TempDir()); err != nil || !strings.Contains(stdout, "; 0 findings\n") {
+		t.Errorf("a clean source: err %v, want exit 0\n%s", err, stdout)
 	}
 }
 
@@ -142,7 +173,7 @@ func TestImportMaiBotIntoDBKeepsIncludesOfUserModules(t *testing.T) {
 	t.Setenv("DATABASE_URL", dbURL)
 	src := fixture(t, "maibot")
 	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--into", "db")
-	if err == nil || err.Error() != "import: 3 of 12 source items not imported" {
+	if err == nil || err.Error() != "import: 3 of 14 source items not imported" {
 		t.Fatalf("err %v\n%s", err, stdout)
 	}
 	line := "imported     " + filepath.Join(src, "prompts/en-US/greet.prompt") + " → modules/en-US/aux-greet.md"
@@ -150,13 +181,13 @@ func TestImportMaiBotIntoDBKeepsIncludesOfUserModules(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", line, stdout)
 	}
 	drafts := draftTexts(t, st)
-	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US", "aux.greet en-US", "aux.greet zh-CN"} {
+	for _, key := range []string{"aux.signature en-US", "aux.signature zh-CN", "aux.no_meta en-US", "aux.uses_date en-US", "aux.greet en-US", "aux.greet zh-CN", "aux.note_line en-US", "aux.wrapper en-US"} {
 		if drafts[key] == "" {
 			t.Errorf("no draft %s; have %d drafts", key, len(drafts))
 		}
 	}
-	if len(drafts) != 6 {
-		t.Errorf("%d drafts, want 6", len(drafts))
+	if len(drafts) != 8 {
+		t.Errorf("%d drafts, want 8", len(drafts))
 	}
 	if !strings.Contains(drafts["aux.greet en-US"], "{{aux.signature}}") {
 		t.Errorf("the greet draft lost its include:\n%s", drafts["aux.greet en-US"])

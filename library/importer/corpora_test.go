@@ -69,6 +69,11 @@ func TestCorpusAnthropicSkills(t *testing.T) {
 		t.Errorf("task.claude-api description:\n%q\nwant\n%q", got, want)
 	}
 	wantNote(t, outcome(t, res, "claude-api/SKILL.md", ""), 3, "description joined from 3 lines")
+	// The one rule of the Agent Skills specification the corpus breaks.
+	wantFindings(t, outcome(t, res, "claude-api/SKILL.md", ""), "line 3: description is 1068 characters: the Agent Skills specification allows at most 1,024")
+	if res.Findings() != 1 {
+		t.Errorf("%d findings, want the 1 of claude-api", res.Findings())
+	}
 	wantNote(t, outcome(t, res, "mcp-builder/SKILL.md", ""), 4, "field license", "not kept")
 	if o := outcome(t, res, "LICENSE.txt", ""); o.Status != StatusSkipped {
 		t.Errorf("LICENSE.txt: %s", o.Status)

@@ -93,6 +93,19 @@ func wantNote(t *testing.T, o Outcome, line int, parts ...string) {
 	}
 }
 
+// wantFindings checks that o has exactly the findings want ("line N: msg"),
+// in order.
+func wantFindings(t *testing.T, o Outcome, want ...string) {
+	t.Helper()
+	var got []string
+	for _, f := range o.Findings {
+		got = append(got, f.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s %s: findings\n  %s\nwant\n  %s", o.Source, o.Item, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
 // value is the test value of variable name: recognisable in the output.
 func value(name string) string { return "<" + name + "=v>" }
 

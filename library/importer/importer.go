@@ -111,6 +111,11 @@ type Outcome struct {
 	Modules []string
 	// Reasons say why the item was not imported or was skipped.
 	Reasons []Note
+	// Findings are the rules of the source's own format that the item
+	// breaks (an Agent Skill's name over 64 characters, …), one per rule;
+	// what can be imported is imported all the same. Import exits 2 when
+	// there are findings and every item came in.
+	Findings []Note
 	// Notes say what changed on the way in: renames, derived fields,
 	// fields with no place in the module format, dropped comments.
 	Notes []Note
@@ -141,6 +146,15 @@ func (r *Result) Counts() map[Status]int {
 	n := map[Status]int{}
 	for _, o := range r.Outcomes {
 		n[o.Status]++
+	}
+	return n
+}
+
+// Findings counts the findings of all outcomes.
+func (r *Result) Findings() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		n += len(o.Findings)
 	}
 	return n
 }
@@ -225,6 +239,11 @@ func (b *builder) fail(i int, reasons ...Note) {
 // note adds a remark to outcome i.
 func (b *builder) note(i int, line int, format string, args ...any) {
 	b.out(i).Notes = append(b.out(i).Notes, Note{Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// finding records a rule of the source's format that outcome i breaks.
+func (b *builder) finding(i int, line int, format string, args ...any) {
+	b.out(i).Findings = append(b.out(i).Findings, Note{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // layer is the layer of a module whose format default is def.
@@ -506,11 +525,15 @@ func (r *Result) Report(w io.Writer, root string) {
 				fmt.Fprintf(w, "%12s %s\n", "reason:", n)
 			}
 		}
+		for _, n := range o.Findings {
+			fmt.Fprintf(w, "%12s %s\n", "finding:", n)
+		}
 		for _, n := range o.Notes {
 			fmt.Fprintf(w, "%12s %s\n", "note:", n)
 		}
 	}
 	n := r.Counts()
-	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted\n",
-		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules))
+	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted; %d findings\n",
+		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules), r.Findings())
+	fmt.Fprintln(w, "Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.")
 }

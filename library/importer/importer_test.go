@@ -11,7 +11,7 @@ import (
 
 func TestSkillsFixture(t *testing.T) {
 	res := run(t, FormatSkills, "testdata/skills", Options{})
-	wantCounts(t, res, 2, 3, 0, 1)
+	wantCounts(t, res, 3, 3, 0, 1)
 
 	notes := outcome(t, res, "meeting-notes/SKILL.md", "")
 	if notes.Status != StatusImported || len(notes.Modules) != 1 || notes.Modules[0] != "modules/en-US/task-meeting-notes.md" {
@@ -38,7 +38,32 @@ func TestSkillsFixture(t *testing.T) {
 		t.Errorf("release-writer modules %v", writer.Modules)
 	}
 	wantNote(t, writer, 2, `name "Release_Writer" renamed "release_writer"`)
-	wantNote(t, writer, 2, `differs from the folder name "release-writer"`)
+	wantFindings(t, writer,
+		`line 2: name "Release_Writer" has 'R', '_', 'W': the Agent Skills specification allows only lowercase letters, digits and hyphens`,
+		`line 2: name "Release_Writer" differs from its folder's name "release-writer": the Agent Skills specification requires them to match (the name is used)`)
+
+	// Each rule of the specification a skill breaks is its own finding;
+	// the skill is imported all the same.
+	const long = "Weekly-status-report-for-the-leadership-team-with-risks--and-decision-"
+	weekly := outcome(t, res, "weekly-status/SKILL.md", "")
+	if weekly.Status != StatusImported || len(weekly.Modules) != 1 || weekly.Modules[0] != "modules/en-US/task-weekly-status-report-for-the-leadership-team-with-risks-and-decision.md" {
+		t.Errorf("weekly-status: %s %v", weekly.Status, weekly.Modules)
+	}
+	wantFindings(t, weekly,
+		"line 2: name is 70 characters: the Agent Skills specification allows at most 64",
+		`line 2: name "`+long+`" has 'W': the Agent Skills specification allows only lowercase letters, digits and hyphens`,
+		`line 2: name "`+long+`" starts or ends with a hyphen: the Agent Skills specification does not allow that`,
+		`line 2: name "`+long+`" has two hyphens in a row: the Agent Skills specification allows single hyphens only`,
+		`line 2: name "`+long+`" differs from its folder's name "weekly-status": the Agent Skills specification requires them to match (the name is used)`,
+		"line 3: description is 1038 characters: the Agent Skills specification allows at most 1,024")
+	if got := parsed(t, res, weekly.Modules[0]).Description; len([]rune(got)) != 1038 {
+		t.Errorf("the long description is not kept whole: %d characters", len([]rune(got)))
+	}
+	wantFindings(t, outcome(t, res, "meeting-notes/SKILL.md", ""))
+	wantFindings(t, outcome(t, res, "broken/SKILL.md", ""), "line 2: no description: the Agent Skills specification requires one")
+	if res.Findings() != 9 {
+		t.Errorf("%d findings, want 9", res.Findings())
+	}
 	if got := moduleText(t, res, "modules/en-US/task-release_writer.md"); !strings.Contains(got, "title: \"Release_Writer\"\n") {
 		t.Errorf("the title keeps the skill's name as written:\n%s", got)
 	}
@@ -65,7 +90,7 @@ func TestSkillsFixture(t *testing.T) {
 
 func TestMaiBotFixture(t *testing.T) {
 	res := run(t, FormatMaiBot, "testdata/maibot", Options{})
-	wantCounts(t, res, 6, 3, 2, 1)
+	wantCounts(t, res, 8, 3, 2, 1)
 
 	want := "---\nid: aux.greet\nlayer: aux\nversion: 1\ntitle: \"Greeting\"\ndescription: \"Greets a user by name and signs off.\"\n" +
 		"variables: [\"user_name\", \"bot_name\"]\n---\n" +
@@ -91,14 +116,20 @@ func TestMaiBotFixture(t *testing.T) {
 	wantNote(t, outcome(t, res, "prompts/zh-CN/greet.prompt", ""), 0, "variable bot_name is used by another locale of greet but not this one")
 
 	bad := outcome(t, res, "prompts/en-US/bad_format.prompt", "")
-	if bad.Status != StatusNotImported || len(bad.Reasons) != 5 {
-		t.Errorf("bad_format: %s %v, want 5 reasons", bad.Status, bad.Reasons)
+	if bad.Status != StatusNotImported || len(bad.Reasons) != 8 {
+		t.Errorf("bad_format: %s %v, want 8 reasons", bad.Status, bad.Reasons)
 	}
-	wantNote(t, bad, 1, "field {0}: a positional field")
-	wantNote(t, bad, 1, "field {user.name}: attribute or index access")
-	wantNote(t, bad, 2, "field {user_name!r}: a conversion")
-	wantNote(t, bad, 2, "field {when:%Y-%m-%d}: a format spec")
-	wantNote(t, bad, 3, "a single }")
+	// What MaiBot's own engine fails on is refused, not guessed at…
+	const fails = "MaiBot's engine fails on it, so what was meant is not guessed"
+	wantNote(t, bad, 1, "field {0}: a positional field", fails)
+	wantNote(t, bad, 1, "field {user.name}: attribute or index access", fails)
+	wantNote(t, bad, 3, "a single }", "MaiBot's engine fails on it")
+	wantNote(t, bad, 4, `field {{{user_name}}}: MaiBot turns {{ and }} into literal braces before it reads fields, so this field's name, "user_name}", holds a brace`, fails)
+	wantNote(t, bad, 4, `field {bot_name}}}:`, `"bot_name}"`, fails)
+	wantNote(t, bad, 4, "field {}: an unnamed field", "MaiBot's engine fails on it")
+	// …and what it renders but a module cannot hold has no equivalent.
+	wantNote(t, bad, 2, "field {user_name!r}: a conversion", "MaiBot renders it, but the module format has no equivalent")
+	wantNote(t, bad, 2, "field {when:%Y-%m-%d}: a format spec", "MaiBot renders it, but the module format has no equivalent")
 
 	noMeta := outcome(t, res, "prompts/en-US/no_meta.prompt", "")
 	wantNote(t, noMeta, 0, "no [no_meta] table in the en-US .meta.toml")
@@ -124,6 +155,16 @@ func TestMaiBotFixture(t *testing.T) {
 		"End with: \"Kind regards, <bot_name=v>.\""
 	if got := rendered["modules/en-US/aux-greet.md"]; got != wantText {
 		t.Errorf("aux.greet renders\n%q\nwant\n%q", got, wantText)
+	}
+
+	// An included prompt whose text begins and ends with a line break
+	// keeps both where the include sits, as MaiBot inserts the whole text.
+	if got := moduleText(t, res, "modules/en-US/aux-wrapper.md"); !strings.HasSuffix(got, "---\nHead \n{{aux.note_line}}\n mid {{topic}}.\nTail.\n") {
+		t.Errorf("aux.wrapper:\n%s", got)
+	}
+	wantNote(t, outcome(t, res, "prompts/en-US/wrapper.prompt", ""), 1, `{{aux.note_line}} is written between the blank text its prompt's text begins and ends with ("\n" before, "\n" after): MaiBot inserts the whole text`)
+	if got, want := rendered["modules/en-US/aux-wrapper.md"], "Head \nInner <topic=v> and Y {x}\n mid <topic=v>.\nTail."; got != want {
+		t.Errorf("aux.wrapper renders\n%q\nwant (MaiBot's text without its final line break)\n%q", got, want)
 	}
 }
 
@@ -344,7 +385,8 @@ func TestReport(t *testing.T) {
 		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
 		"used         SRC/index.json\n",
 		"skipped      SRC/LICENSE: not a template declared in index.json\n",
-		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted\n",
+		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted; 0 findings\n",
+		"Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.\n",
 	} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("report lacks %q:\n%s", line, b.String())

@@ -120,6 +120,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 			ids[name] = string(b.layer(defaultLayer(name))) + "." + mod
 		}
 	}
+	inc := &maiIncludes{byName: byName, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
 	for _, name := range names {
 		if ids[name] == "" {
 			continue
@@ -128,7 +129,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		sort.Slice(prs, func(i, j int) bool { return prs[i].locale < prs[j].locale })
 		vars := maiVariables(prs, ids)
 		for _, pr := range prs {
-			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], ids, vars)
+			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], inc, vars)
 		}
 	}
 
@@ -260,7 +261,10 @@ func maiVariables(prs []*maiPrompt, ids map[string]string) []string {
 }
 
 // buildMaiModule writes the module of one prompt in one locale.
-func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod string, ids map[string]string, vars []string) {
+// An include is written between the blank text the included prompt's
+// text begins and ends with (maiIncludes), so that the line structure
+// around it is MaiBot's.
+func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod string, inc *maiIncludes, vars []string) {
 	i := pr.outcome
 	var w body
 	used := map[string]bool{}
@@ -270,11 +274,19 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			w.text(pc.lit)
 			continue
 		}
-		var name string
-		if id := ids[pc.field]; id != "" {
+		var name, lead, trail string
+		if id := inc.ids[pc.field]; id != "" {
 			name = id
+			var same bool
+			lead, trail, same = inc.edges(pc.field, pr.locale)
 			if !noted[name] {
 				b.note(i, pc.line, "field {%s} names the prompt %s: included as {{%s}}", pc.field, pc.field, id)
+			}
+			switch {
+			case !same:
+				b.note(i, pc.line, "the prompt %s has no %s text and its other locales begin or end with different blank lines: the line breaks around {{%s}} are not kept", pc.field, pr.locale, id)
+			case lead != "" || trail != "":
+				b.note(i, pc.line, "{{%s}} is written between the blank text its prompt's text begins and ends with (%q before, %q after): MaiBot inserts the whole text", id, lead, trail)
 			}
 		} else {
 			var msg string
@@ -285,10 +297,12 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		}
 		noted[name] = true
 		used[name] = true
+		w.text(lead)
 		if !w.placeholder(name) {
 			b.fail(i, Note{Line: pc.line, Msg: fmt.Sprintf("field {%s} follows a backslash: a module cannot hold a literal backslash right before a placeholder", pc.field)})
 			return
 		}
+		w.text(trail)
 	}
 	for _, v := range vars {
 		if !used[v] {
@@ -329,84 +343,6 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		variables:   vars,
 		body:        out,
 	})
-}
-
-// parsePyFormat splits a Python str.format template into literal text
-// (`{{` and `}}` are the braces `{` and `}`) and fields. A field that is
-// not a bare placeholder name (positional, attribute or index access,
-// conversion, format spec) and an unpaired brace are problems with their
-// lines: str.format would render them in ways a module cannot.
-func parsePyFormat(s string) ([]piece, []Note) {
-	var pieces []piece
-	var problems []Note
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			pieces = append(pieces, piece{lit: lit.String()})
-			lit.Reset()
-		}
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case (c == '{' || c == '}') && i+1 < len(s) && s[i+1] == c:
-			lit.WriteByte(c)
-			i += 2
-		case c == '}':
-			problems = append(problems, Note{Line: lineAt(s, i), Msg: "a single } (str.format needs }} for a literal brace)"})
-			i++
-		case c == '{':
-			depth, j := 1, i+1
-			for ; j < len(s) && depth > 0; j++ {
-				switch s[j] {
-				case '{':
-					depth++
-				case '}':
-					depth--
-				}
-			}
-			if depth > 0 {
-				problems = append(problems, Note{Line: lineAt(s, i), Msg: "a { that is never closed (str.format needs {{ for a literal brace)"})
-				i = len(s)
-				continue
-			}
-			field := s[i+1 : j-1]
-			if why := pyFieldProblem(field); why != "" {
-				problems = append(problems, Note{Line: lineAt(s, i), Msg: fmt.Sprintf("field {%s}: %s; it has no equivalent in the module format", field, why)})
-			} else {
-				flush()
-				pieces = append(pieces, piece{field: field, line: lineAt(s, i)})
-			}
-			i = j
-		default:
-			lit.WriteByte(c)
-			i++
-		}
-	}
-	flush()
-	return pieces, problems
-}
-
-// pyFieldProblem says why a str.format field is not a bare placeholder
-// name, or "" when it is one.
-func pyFieldProblem(field string) string {
-	name := field
-	if k := strings.IndexAny(field, "!:"); k >= 0 {
-		name = field[:k]
-	}
-	switch {
-	case name == "" || strings.Trim(name, "0123456789") == "":
-		return "a positional field (no name)"
-	case strings.ContainsAny(name, ".["):
-		return "attribute or index access"
-	case strings.Contains(field, "!"):
-		return "a conversion (!r, !s, !a)"
-	case strings.Contains(field, ":"):
-		return "a format spec"
-	case !library.ValidPlaceholderName(name):
-		return "not a placeholder name ([a-z_][a-z0-9_.-]*)"
-	}
-	return ""
 }
 
 // defaultLayer is the layer of a prompt named name when --layer is not

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -103,8 +107,8 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		switch f.key {
 		case "name", "description":
 			s, ok := yamlString(f.value)
-			if !ok || strings.TrimSpace(s) == "" {
-				b.fail(i, Note{Line: f.line, Msg: fmt.Sprintf("field %s must be a non-empty string", f.key)})
+			if !ok {
+				b.fail(i, Note{Line: f.line, Msg: fmt.Sprintf("field %s must be a string", f.key)})
 				return
 			}
 			if f.key == "name" {
@@ -117,18 +121,20 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		}
 	}
 	folder := path.Base(path.Dir(p))
+	if path.Dir(p) == "." {
+		folder = ""
+	}
+	skillFindings(b, i, rawName, nameLine, folder, description, descLine, frontLine)
 	if rawName == "" {
-		if path.Dir(p) == "." {
+		if folder == "" {
 			b.fail(i, Note{Line: frontLine, Msg: "no name: the skill's frontmatter must name it"})
 			return
 		}
 		rawName = folder
 		b.note(i, frontLine, "no field name: the folder name %q is used", folder)
-	} else if path.Dir(p) != "." && rawName != folder {
-		b.note(i, nameLine, "name %q differs from the folder name %q; the name is used", rawName, folder)
 	}
-	if description == "" {
-		b.fail(i, Note{Line: frontLine, Msg: "no description: Agent Skills require one, and promptdesk shows it to the model in the skills table"})
+	if strings.TrimSpace(description) == "" {
+		b.fail(i, Note{Line: frontLine, Msg: "no description: promptdesk shows it to the model in the skills table, and does not make one up"})
 		return
 	}
 	desc, lines := oneLine(description)
@@ -153,4 +159,53 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		description: desc,
 		body:        out,
 	})
+}
+
+// The limits of the Agent Skills specification, in characters.
+const (
+	skillNameMax        = 64
+	skillDescriptionMax = 1024
+)
+
+// skillFindings records, on outcome i, each rule of the Agent Skills
+// specification that the frontmatter breaks: the name is present, at most
+// 64 characters, only lowercase letters, digits and hyphens, no hyphen at
+// either end or twice in a row, and the same as its folder's name (folder
+// "" when SKILL.md is at the top of the source); the description is
+// present and at most 1,024 characters.
+func skillFindings(b *builder, i int, name string, nameLine int, folder, description string, descLine, frontLine int) {
+	const spec = "the Agent Skills specification"
+	if name == "" {
+		b.finding(i, frontLine, "no name: %s requires one", spec)
+	} else {
+		if n := utf8.RuneCountInString(name); n > skillNameMax {
+			b.finding(i, nameLine, "name is %d characters: %s allows at most %d", n, spec, skillNameMax)
+		}
+		var bad []string
+		for _, r := range name {
+			if r != '-' && !(unicode.IsLetter(r) || unicode.IsDigit(r)) || unicode.ToLower(r) != r {
+				if q := strconv.QuoteRune(r); !slices.Contains(bad, q) {
+					bad = append(bad, q)
+				}
+			}
+		}
+		if len(bad) > 0 {
+			b.finding(i, nameLine, "name %q has %s: %s allows only lowercase letters, digits and hyphens", name, strings.Join(bad, ", "), spec)
+		}
+		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+			b.finding(i, nameLine, "name %q starts or ends with a hyphen: %s does not allow that", name, spec)
+		}
+		if strings.Contains(name, "--") {
+			b.finding(i, nameLine, "name %q has two hyphens in a row: %s allows single hyphens only", name, spec)
+		}
+		if folder != "" && name != folder {
+			b.finding(i, nameLine, "name %q differs from its folder's name %q: %s requires them to match (the name is used)", name, folder, spec)
+		}
+	}
+	switch n := utf8.RuneCountInString(description); {
+	case strings.TrimSpace(description) == "":
+		b.finding(i, frontLine, "no description: %s requires one", spec)
+	case n > skillDescriptionMax:
+		b.finding(i, descLine, "description is %d characters: %s allows at most %s", n, spec, "1,024")
+	}
 }
