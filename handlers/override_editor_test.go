@@ -252,3 +252,22 @@ func TestEditorPageData(t *testing.T) {
 		t.Errorf("status %q", got)
 	}
 }
+
+// Brace text that is no placeholder ("{{ name }}", an unclosed "{{",
+// "{{#each}}") is a checklist warning marked on its line in the live
+// check; the text stays valid.
+func TestLiveCheckWarnsOfBraceText(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	text := builtinText(t, a.lib, "task.doc-minutes", "en-US").Text
+	text = strings.Replace(text, "## Source\n", "## Source\nAsk {{ user }} first.\n{{#each files}}\nQuote {{note\n", 1)
+	out := decodeCheck(t, a.liveCheck(minutesCheck, checkBody(t, text), true))
+	var got []string
+	for _, w := range out.Warnings {
+		got = append(got, fmt.Sprintf("%d %s %s", w.Line, w.Rule, w.Message[:strings.Index(w.Message, " ")]))
+	}
+	want := []string{"30 placeholder {{", "31 placeholder {{#each", "32 placeholder {{note:"}
+	if !out.Valid || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("valid %v, warnings %v, want %v", out.Valid, got, want)
+	}
+}
