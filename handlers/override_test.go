@@ -75,7 +75,7 @@ func TestOverrideSaveErrorsNextToTheLine(t *testing.T) {
 		{"unknown placeholder", identityText(t, a, "You are {{nobody_knows}}."), 8, "{{nobody_knows}}"},
 		{"leading blank line", "\n" + good, 1, "first line must be ---"},
 		{"empty body", good[:strings.Index(good, "\n---\n")+5] + "\n", 8, "body is empty"},
-		{"include cycle", identityText(t, a, "You are the test assistant.\n\nSee {{base.identity}}."), 10, "include_cycle: module base.identity: placeholder {{base.identity}}: base.identity → base.identity"},
+		{"include cycle", identityText(t, a, "You are the test assistant.\n\nSee {{base.identity}}."), 10, "body: {{base.identity}} includes the module in itself: a module cannot include its own text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
