@@ -68,7 +68,6 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 	return lines, general
 }
 
-
 // CSRFField is the name of the hidden form field carrying the CSRF token;
 // htmx requests send it as the CSRFHeader header instead (static/app.js
 // reads it from the layout's csrf-token meta tag).
