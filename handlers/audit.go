@@ -16,6 +16,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/auditpage"
+	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // AuditStore is what the audit page needs from the store.
@@ -174,26 +175,19 @@ func lineCount(s string) int {
 	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // changeSummary says in a few words how before became after.
 func changeSummary(before, after string) string {
 	switch {
 	case before == "" && after == "":
 		return "no text"
 	case before == "":
-		return "new text, " + plural(lineCount(after), "line")
+		return "new text, " + components.Count("count.lines", lineCount(after))
 	case after == "":
-		return "text removed, " + plural(lineCount(before), "line")
+		return "text removed, " + components.Count("count.lines", lineCount(before))
 	case before == after:
-		return "text unchanged, " + plural(lineCount(after), "line")
+		return "text unchanged, " + components.Count("count.lines", lineCount(after))
 	}
-	return fmt.Sprintf("%d → %s", lineCount(before), plural(lineCount(after), "line"))
+	return fmt.Sprintf("%d → %s", lineCount(before), components.Count("count.lines", lineCount(after)))
 }
 
 // foldText splits a long text after foldHead lines.

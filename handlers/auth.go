@@ -124,6 +124,9 @@ func RequireRole(role string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			u, ok := CurrentUser(c)
+			if !ok && WantsJSON(c) {
+				return echo.NewHTTPError(http.StatusUnauthorized, "Your session has ended: log in again (reload the page).")
+			}
 			if !ok {
 				target := "/login"
 				if uri := c.Request().URL.RequestURI(); uri != "/" {

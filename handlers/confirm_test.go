@@ -129,7 +129,7 @@ func TestConfirmPublishAndDiscard(t *testing.T) {
 	if got := strings.Join(c.scenarioIDs("impact-scenario"), ","); got != "command-minutes-zh,minutes-zh" {
 		t.Errorf("impact lists %q", got)
 	}
-	if got := c.find("confirm-counts").Text(); got != "The served text changes: +2 −0 lines; 2 of the 5 saved scenarios change their output." {
+	if got := c.find("confirm-counts").Text(); got != "The served text changes: +2 −0 lines; saved scenarios whose output changes: 2 of 5." {
 		t.Errorf("counts %q", got)
 	}
 	if head, _ := a.store.GetOverride(context.Background(), "task.doc-minutes", "zh-CN"); !head.Draft {

@@ -317,7 +317,7 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 	switch out.Kind {
 	case state.OutcomeInvalid:
 		m.Alert = "Nothing was saved: the text has an error, shown under the line it concerns."
-		if out.Errors[0].Msg == state.ConflictMarker {
+		if len(linediff.MarkerLines(text)) > 0 {
 			m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
 		}
 		m.Lines, m.Errors = components.NumberLines(text, editorErrors(out.Errors))

@@ -36,6 +36,14 @@ func isPartial(c echo.Context) bool {
 	return h.Get("HX-Request") == "true" && h.Get("HX-History-Restore-Request") != "true"
 }
 
+// WantsJSON reports whether a console request asks for a JSON answer
+// (its Accept header names application/json), as the override editor's
+// live check does: its refusals, a missing session included, are then
+// JSON errors with their status rather than pages or redirects.
+func WantsJSON(c echo.Context) bool {
+	return strings.Contains(c.Request().Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
+}
+
 // canonicalLocale parses a BCP 47 tag and returns its canonical form
 // ("en-us" → "en-US"). Errors match library.ErrInvalid.
 func canonicalLocale(s string) (string, error) {

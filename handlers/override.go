@@ -175,7 +175,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		}
 		return h.editorPage(c, http.StatusOK, e)
 	}
-	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision, Merged: e.Merged})
+	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,10 @@ import (
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
-const minutesCheck = "/modules/task.doc-minutes/override/en-US/check"
+const (
+	minutesCheck = "/modules/task.doc-minutes/override/en-US/check"
+	impactPath   = "/modules/task.doc-minutes/override/en-US/impact"
+)
 
 // liveCheck posts body to the live check at path as the editor's script
 // does (JSON, the CSRF token in X-CSRF-Token when withToken).
@@ -24,6 +27,10 @@ func (a *app) liveCheck(path, body string, withToken bool) *httptest.ResponseRec
 	a.t.Helper()
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	if !strings.HasPrefix(body, "{") {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("Accept", "application/json")
 	if withToken {
 		req.Header.Set("X-CSRF-Token", a.csrf)
 	}
@@ -108,15 +115,33 @@ func TestLiveCheckRefusals(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	body := checkBody(t, "---\n---\n")
-	if rec := a.liveCheck(minutesCheck, body, false); rec.Code != http.StatusForbidden {
-		t.Errorf("without the CSRF header: %d", rec.Code)
-	}
 	newUser(t, a.store, "vera", store.RoleViewer)
-	if rec := a.as("vera").liveCheck(minutesCheck, body, true); rec.Code != http.StatusForbidden {
-		t.Errorf("as a viewer: %d", rec.Code)
-	}
-	if rec := a.anonymous().liveCheck(minutesCheck, body, true); rec.Code != http.StatusForbidden && rec.Code != http.StatusFound {
-		t.Errorf("without a session: %d", rec.Code)
+	huge := `{"text": "` + strings.Repeat("a", 9<<20) + `"}`
+	for _, c := range []struct {
+		what   string
+		client *app
+		path   string
+		body   string
+		token  bool
+		status int
+		code   string
+	}{
+		{"without the CSRF header", a, minutesCheck, body, false, http.StatusForbidden, "forbidden"},
+		{"as a viewer", a.as("vera"), minutesCheck, body, true, http.StatusForbidden, "forbidden"},
+		{"without a session", a.anonymous(), minutesCheck, body, true, http.StatusUnauthorized, "unauthorized"},
+		{"a body over 8 MiB", a, minutesCheck, huge, true, http.StatusRequestEntityTooLarge, "request_entity_too_large"},
+		{"impact without the CSRF header", a, impactPath, "text=x", false, http.StatusForbidden, "forbidden"},
+		{"impact of an unknown module", a, "/modules/task.nope/override/en-US/impact", "text=x", true, http.StatusNotFound, "not_found"},
+		{"impact without a session", a.anonymous(), impactPath, "text=x", true, http.StatusUnauthorized, "unauthorized"},
+	} {
+		rec := c.client.liveCheck(c.path, c.body, c.token)
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || rec.Code != c.status || e.Error.Code != c.code || e.Error.Message == "" ||
+			!strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s %.200s, want %d JSON %s", c.what, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), c.status, c.code)
+		}
 	}
 	for _, c := range []struct {
 		path, body string
@@ -225,5 +250,24 @@ func TestEditorPageData(t *testing.T) {
 	}
 	if got := r.find("problems-status").Text(); got != "2 errors, 0 checklist warnings in the text as last checked." {
 		t.Errorf("status %q", got)
+	}
+}
+
+// Brace text that is no placeholder ("{{ name }}", an unclosed "{{",
+// "{{#each}}") is a checklist warning marked on its line in the live
+// check; the text stays valid.
+func TestLiveCheckWarnsOfBraceText(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	text := builtinText(t, a.lib, "task.doc-minutes", "en-US").Text
+	text = strings.Replace(text, "## Source\n", "## Source\nAsk {{ user }} first.\n{{#each files}}\nQuote {{note\n", 1)
+	out := decodeCheck(t, a.liveCheck(minutesCheck, checkBody(t, text), true))
+	var got []string
+	for _, w := range out.Warnings {
+		got = append(got, fmt.Sprintf("%d %s %s", w.Line, w.Rule, w.Message[:strings.Index(w.Message, " ")]))
+	}
+	want := []string{"30 placeholder {{", "31 placeholder {{#each", "32 placeholder {{note:"}
+	if !out.Valid || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("valid %v, warnings %v, want %v", out.Valid, got, want)
 	}
 }

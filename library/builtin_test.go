@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -152,8 +153,35 @@ func TestLoadDirReportsIncludeCycles(t *testing.T) {
 		}
 	}
 	_, err := LoadDir(dir)
-	if err == nil || !strings.Contains(err.Error(), "include cycle: base.a → base.b → base.a") {
-		t.Fatalf("got %v, want the cycle base.a → base.b → base.a", err)
+	if err == nil || !strings.Contains(err.Error(), "base-a.md:8: field body: {{base.b}} makes an include cycle: base.a → base.b → base.a") {
+		t.Fatalf("got %v, want the cycle base.a → base.b → base.a at line 8", err)
+	}
+}
+
+// A module that includes itself is one error, at the placeholder's line:
+// the modules including it are not reported too.
+func TestLoadDirSelfIncludeIsOneError(t *testing.T) {
+	dir := t.TempDir()
+	for p, text := range map[string]string{
+		"modules/en-US/base-a.md": head + "---\nA\n{{base.a}}\n",
+		"modules/en-US/base-b.md": strings.Replace(head, "base.a", "base.b", 1) + "---\nB {{base.a}}\n",
+		"modules/en-US/base-c.md": strings.Replace(head, "base.a", "base.c", 1) + "---\nC {{base.b}}\n",
+	} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadDir(dir)
+	var errs FileErrors
+	if !errors.As(err, &errs) || len(errs) != 1 {
+		t.Fatalf("got %v, want one error", err)
+	}
+	if e := errs[0]; filepath.Base(e.File) != "base-a.md" || e.Line != 9 || e.Msg != "{{base.a}} includes the module in itself: a module cannot include its own text" {
+		t.Errorf("got %s:%d %q", e.File, e.Line, e.Msg)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -69,6 +70,58 @@ var PluralLabels = map[string][]string{
 	"kb.documents": {"count"},
 }
 
+// CountLabels maps the base key of every count the console and the CLI
+// show (no model reads them) to the placeholders its text may use:
+// `{{count}}` and, for some, the total. Like PluralLabels they are keyed
+// `<base>.<category>`; unlike them they are optional in a label file: Count
+// reads them from the embedded label files, which give every base's other
+// form (a test checks), so a library folder's label files need none.
+var CountLabels = map[string][]string{
+	"count.errors":             {"count"},
+	"count.warnings":           {"count"},
+	"count.notices":            {"count"},
+	"count.format_errors":      {"count"},
+	"count.checklist_warnings": {"count"},
+	"count.modules":            {"count"},
+	"count.files":              {"count"},
+	"count.scenarios":          {"count"},
+	"count.revisions":          {"count"},
+	"count.conflicts":          {"count"},
+	"count.lines":              {"count"},
+	"count.more_lines":         {"count"},
+	"count.tokens":             {"count"},
+	"count.impact":             {"count", "total"},
+}
+
+// UILocale is the language of the console's and the CLI's own words: the
+// locale of their counts (Count).
+const UILocale = "en-US"
+
+// Count is the text of the count label base (a key of CountLabels) for n
+// in locale, from the embedded label files: "1 error", "3 errors".
+// vars are further placeholder values as name, value pairs ("total",
+// "5"). A locale without embedded labels takes UILocale's.
+func Count(locale, base string, n int, vars ...string) string {
+	all := embeddedLabels()
+	l, ok := all[locale]
+	if !ok {
+		locale, l = UILocale, all[UILocale]
+	}
+	values := map[string]string{"count": strconv.Itoa(n)}
+	for i := 0; i+1 < len(vars); i += 2 {
+		values[vars[i]] = vars[i+1]
+	}
+	var b strings.Builder
+	for _, p := range Scan(l[l.PluralKey(base, locale, n)]) {
+		if p.Name == "" {
+			b.WriteString(p.Literal)
+		} else {
+			b.WriteString(values[p.Name])
+		}
+	}
+	return b.String()
+}
+
 // PluralCategories are the CLDR plural categories, as label key suffixes.
 var PluralCategories = []string{"zero", "one", "two", "few", "many", "other"}
 
@@ -103,7 +156,7 @@ func (l Labels) PluralKey(base, locale string, n int) string {
 
 // labelPlaceholders returns the placeholders key may use and whether
 // key is a label key at all: one of LabelKeys or a plural category of a
-// PluralLabels base.
+// PluralLabels or CountLabels base.
 func labelPlaceholders(key string) ([]string, bool) {
 	if allowed, ok := LabelKeys[key]; ok {
 		return allowed, true
@@ -112,7 +165,10 @@ func labelPlaceholders(key string) ([]string, bool) {
 	if i < 0 || !contains(PluralCategories, key[i+1:]) {
 		return nil, false
 	}
-	allowed, ok := PluralLabels[key[:i]]
+	if allowed, ok := PluralLabels[key[:i]]; ok {
+		return allowed, true
+	}
+	allowed, ok := CountLabels[key[:i]]
 	return allowed, ok
 }
 

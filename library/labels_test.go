@@ -72,3 +72,34 @@ func TestParseLabelsPluralForms(t *testing.T) {
 		}
 	}
 }
+
+// Count gives the console's and the CLI's counts in the locale's plural
+// form from the embedded label files, which hold every count base.
+func TestCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		locale, base string
+		n            int
+		vars         []string
+		want         string
+	}{
+		{"en-US", "count.errors", 1, nil, "1 error"},
+		{"en-US", "count.errors", 0, nil, "0 errors"},
+		{"en-US", "count.files", 2, nil, "2 files"},
+		{"en-US", "count.impact", 1, []string{"total", "4"}, "1 of 4 changes"},
+		{"en-US", "count.impact", 2, []string{"total", "4"}, "2 of 4 change"},
+		{"zh-CN", "count.errors", 1, nil, "1 个错误"},
+		{"ja-JP", "count.errors", 1, nil, "1 error"}, // no embedded labels: en-US
+	} {
+		if got := Count(c.locale, c.base, c.n, c.vars...); got != c.want {
+			t.Errorf("%s %s %d: %q, want %q", c.locale, c.base, c.n, got, c.want)
+		}
+	}
+	for locale, l := range embeddedLabels() {
+		for base := range CountLabels {
+			if _, ok := l[base+".other"]; !ok {
+				t.Errorf("the embedded %s labels lack %s.other", locale, base)
+			}
+		}
+	}
+}

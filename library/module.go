@@ -103,6 +103,17 @@ func (m *Module) FieldLine(field string) int {
 	return 1
 }
 
+// PlaceholderLine is the file line of the first {{name}} in the body, or
+// the body's first line when there is none.
+func (m *Module) PlaceholderLine(name string) int {
+	for _, p := range m.Placeholders {
+		if p.Name == name {
+			return m.BodyLine + p.Line - 1
+		}
+	}
+	return m.BodyLine
+}
+
 // Name is the part of the id after the layer: "doc-minutes" for
 // "task.doc-minutes", "knowledge_search" for "tool.knowledge_search".
 func (m *Module) Name() string {

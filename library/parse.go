@@ -12,6 +12,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/promptdesk/promptdesk/library/linediff"
 )
 
 // MaxModuleBytes is the largest module file accepted: 256 KiB, the API's
@@ -69,6 +71,11 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		return fatal(&FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)})
 	}
 	text := Normalize(data)
+	if e := ConflictMarkers(file, linediff.MarkerLines(text)); e != nil {
+		// Checked before the frontmatter: a marker line there would only
+		// show as a YAML error, and one in the body as stray text.
+		return fatal(e)
+	}
 	front, body, bodyLine, err := splitFrontmatter(file, text)
 	if err != nil {
 		return nil, fileErrors(file, err)
@@ -97,6 +104,24 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		}
 	}
 	return m, errs
+}
+
+// ConflictMarkers is the one error of a text that still holds conflict
+// marker lines at lines (1-based, ascending), as a merge leaves them:
+// it points at the first and names them all. Nil when lines is empty.
+func ConflictMarkers(file string, lines []int) *FileError {
+	if len(lines) == 0 {
+		return nil
+	}
+	nums := make([]string, len(lines))
+	for i, n := range lines {
+		nums[i] = strconv.Itoa(n)
+	}
+	where := "line " + nums[0]
+	if len(nums) > 1 {
+		where = "lines " + strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
+	}
+	return &FileError{File: file, Line: lines[0], Msg: fmt.Sprintf("unresolved merge: conflict markers (<<<<<<<, =======, >>>>>>>) at %s; keep the text you want and remove the marker lines", where)}
 }
 
 // fileErrors is err as FileErrors: a *FileError as it is, anything else

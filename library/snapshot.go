@@ -427,8 +427,10 @@ func (s *Snapshot) PlaceholderErrors(m *Module, stored func(id string) bool) Fil
 }
 
 // checkIncludeCycles reports include cycles among the library's modules,
-// each with its path (a → b → a): each locale's module includes the same
-// locale's module, else any locale's, as the assembler's fallback would.
+// each with its path (a → b → a) at the line of the placeholder that
+// starts it: each locale's module includes the same locale's module, else
+// any locale's, as the assembler's fallback would. Only the modules on a
+// cycle get an error: a module that merely includes one would repeat it.
 func (s *Snapshot) checkIncludeCycles() FileErrors {
 	var errs FileErrors
 	for _, loc := range s.locales {
@@ -438,12 +440,27 @@ func (s *Snapshot) checkIncludeCycles() FileErrors {
 			if !ok {
 				continue
 			}
-			if path := s.cycleFrom(m, loc, []string{id}, done); path != nil {
-				errs = append(errs, &FileError{File: m.File, Field: "body", Msg: "include cycle: " + strings.Join(path, " → ")})
+			if path := s.cycleFrom(m, loc, []string{id}, done); path != nil && path[len(path)-1] == id {
+				errs = append(errs, &FileError{File: m.File, Line: m.PlaceholderLine(path[1]), Field: "body", Msg: CycleMessage(path)})
 			}
 		}
 	}
 	return errs
+}
+
+// CycleMessage describes the include cycle along path, which starts at
+// the module concerned (a → b → a): a module that includes itself, a
+// chain that comes back to it, or, when the cycle does not come back to
+// path[0], the include that leads into one.
+func CycleMessage(path []string) string {
+	switch {
+	case len(path) == 2 && path[0] == path[1]:
+		return fmt.Sprintf("{{%s}} includes the module in itself: a module cannot include its own text", path[1])
+	case path[0] == path[len(path)-1]:
+		return fmt.Sprintf("{{%s}} makes an include cycle: %s", path[1], strings.Join(path, " → "))
+	}
+	start := slices.Index(path, path[len(path)-1])
+	return fmt.Sprintf("{{%s}} leads into an include cycle: %s", path[1], strings.Join(path[start:], " → "))
 }
 
 func (s *Snapshot) cycleFrom(m *Module, loc string, stack []string, done map[string]bool) []string {

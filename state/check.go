@@ -50,7 +50,7 @@ func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library
 	}
 	if idOK {
 		if err := asm.CheckIncludes(v.Library, v.State, m, locale); err != nil {
-			errs = append(errs, LineError{Line: includeLine(m, err), Field: "body", Msg: "body: " + err.Error()})
+			errs = append(errs, includeError(m, err))
 		}
 	}
 	if len(perrs) > 0 {
@@ -60,18 +60,22 @@ func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library
 	return m, errs
 }
 
-// includeLine is the line of the placeholder that starts an include
-// cycle, or the body's first line.
-func includeLine(m *library.Module, err error) int {
+// includeError is the error of an include check: at the line of the
+// placeholder that starts the chain, a cycle described as the library
+// describes its own.
+func includeError(m *library.Module, err error) LineError {
 	var ae *assembler.Error
-	if errors.As(err, &ae) && len(ae.Path) > 1 {
-		for _, p := range m.Placeholders {
-			if p.Name == ae.Path[1] {
-				return m.BodyLine + p.Line - 1
-			}
-		}
+	if !errors.As(err, &ae) || len(ae.Path) < 2 {
+		return LineError{Line: m.BodyLine, Field: "body", Msg: "body: " + err.Error()}
 	}
-	return m.BodyLine
+	line := m.PlaceholderLine(ae.Path[1])
+	switch ae.Code {
+	case assembler.CodeIncludeCycle:
+		return LineError{Line: line, Field: "body", Msg: "body: " + library.CycleMessage(ae.Path)}
+	case assembler.CodeIncludeTooDeep:
+		return LineError{Line: line, Field: "body", Msg: fmt.Sprintf("body: {{%s}} nests includes deeper than the limit of %d: %s", ae.Path[1], assembler.MaxIncludeDepth, strings.Join(ae.Path, " → "))}
+	}
+	return LineError{Line: line, Field: "body", Msg: "body: " + err.Error()}
 }
 
 // lineErrors turns parse or placeholder errors into LineErrors, the

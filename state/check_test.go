@@ -60,3 +60,31 @@ func TestCheckReportsEveryErrorAtOnce(t *testing.T) {
 		t.Error("Check stored an override")
 	}
 }
+
+// Conflict markers left in a text, in the frontmatter, the body or
+// around the closing fence, are one error at the first marker line naming
+// them all, not the YAML or placeholder errors they would cause.
+func TestCheckConflictMarkersAreOneError(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	m, _ := s.lib.Module("task.doc-minutes", "en-US")
+	for _, c := range []struct {
+		name, text string
+		line       int
+		lines      string
+	}{
+		{"frontmatter", strings.Replace(m.Text, "version: 1\n", "<<<<<<< mine\nversion: 2\n=======\nversion: 3\n>>>>>>> theirs\n", 1), 4, "lines 4, 6 and 8"},
+		{"body", strings.Replace(m.Text, "## Source\n", "<<<<<<< yours\n## Source {{nope}}\n=======\n## Sources\n>>>>>>> theirs\n", 1), 29, "lines 29, 31 and 33"},
+		{"fence", strings.Replace(m.Text, "\n---\nYou", "\n<<<<<<< a\n---\n=======\npriority: 3\n---\n>>>>>>> b\nYou", 1), 26, "lines 26, 28 and 31"},
+	} {
+		out := s.Check("task.doc-minutes", "en-US", c.text)
+		if out.Kind != state.OutcomeInvalid || len(out.Errors) != 1 {
+			t.Fatalf("%s: %s with %d errors, want one: %+v", c.name, out.Kind, len(out.Errors), out.Errors)
+		}
+		e := out.Errors[0]
+		want := "unresolved merge: conflict markers (<<<<<<<, =======, >>>>>>>) at " + c.lines + "; keep the text you want and remove the marker lines"
+		if e.Line != c.line || e.Msg != want {
+			t.Errorf("%s: line %d %q, want line %d %q", c.name, e.Line, e.Msg, c.line, want)
+		}
+	}
+}

@@ -59,9 +59,6 @@ type Edit struct {
 	// SkipUnchanged stores nothing when Text is the head's text already
 	// (OutcomeUnchanged), so that importing a folder twice adds nothing.
 	SkipUnchanged bool
-	// Merged says Text is the operator's edit of a merge (the conflict
-	// page): a conflict marker line left in it is an error.
-	Merged bool
 }
 
 // OutcomeKind says what a save did.
@@ -139,11 +136,6 @@ func (s *Overrides) BuiltinBase(v *View, id, locale string) (*library.Module, bo
 // refusal is an Outcome.
 func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	v := s.Served.Current()
-	if e.Merged {
-		if out, marked := markers(e.Text); marked {
-			return out, nil
-		}
-	}
 	out := s.Check(e.ID, e.Locale, e.Text)
 	if out.Kind == OutcomeInvalid {
 		return out, nil
@@ -418,10 +410,6 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 	return s.Served.refresh(ctx, "builtin taken")
 }
 
-// ConflictMarker is the message of a line of a rebased text that is still
-// a conflict marker.
-const ConflictMarker = "conflict marker: resolve the conflict and remove this line"
-
 // Rebase is the drift review's rebase: text, the operator's merge of the
 // builtin's changes into the override at revision, is saved as a draft
 // based on the builtin now; like every edit it serves once published
@@ -458,20 +446,14 @@ func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revisio
 	return s.store(ctx, out, o, out.Module, revision, text)
 }
 
-// markers is the invalid outcome of a merged text that still has conflict
-// marker lines, or a "=======" line none of sources has; marked is false
-// when it has none.
+// markers is the invalid outcome of a merged text with a "=======" line
+// none of sources has, the middle marker of a conflict whose other
+// markers were removed (complete marker lines fail every Check); marked
+// is false when it has none.
 func markers(text string, sources ...string) (out Outcome, marked bool) {
-	lines := linediff.MarkerLines(text)
-	if len(lines) == 0 && len(sources) > 0 {
-		lines = linediff.StraySeparators(text, sources...)
-	}
-	if len(lines) == 0 {
+	e := library.ConflictMarkers("", linediff.StraySeparators(text, sources...))
+	if e == nil {
 		return Outcome{}, false
 	}
-	out.Kind = OutcomeInvalid
-	for _, n := range lines {
-		out.Errors = append(out.Errors, LineError{Line: n, Msg: ConflictMarker})
-	}
-	return out, true
+	return Outcome{Kind: OutcomeInvalid, Errors: []LineError{{Line: e.Line, Msg: e.Msg}}}, true
 }

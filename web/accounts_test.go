@@ -217,6 +217,14 @@ func TestCSRF(t *testing.T) {
 			t.Errorf("%s: %d, want 403", what, rec.Code)
 		}
 	}
+	// The refusal page is framed like every page: navigation, the user
+	// and a log-out form carrying the browser's token.
+	page := c.do(h, form(false, "framed")).Body.String()
+	for _, want := range []string{`data-testid="topnav"`, `href="/profiles"`, `data-testid="current-user"`, `name="_csrf" value="` + c.csrf + `"`, "security token has expired"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the 403 page lacks %s", want)
+		}
+	}
 	for what, req := range map[string]*http.Request{
 		"form with token":      form(true, "with-form"),
 		"multipart with token": multi(c.csrf, "with-multipart"),
@@ -235,7 +243,7 @@ func TestCSRF(t *testing.T) {
 		t.Errorf("same-origin without token: %d, want 403", rec.Code)
 	}
 	// The layout carries the token for htmx, the forms as a hidden field.
-	page := serve(h, http.MethodGet, "/profiles/new").Body.String()
+	page = serve(h, http.MethodGet, "/profiles/new").Body.String()
 	if !csrfMeta.MatchString(page) || !strings.Contains(page, `name="_csrf"`) {
 		t.Error("the page lacks the csrf-token meta tag or the _csrf field")
 	}

@@ -97,16 +97,21 @@ func message(err, sentinel error) string {
 
 // handleError is the server's one HTTPErrorHandler: it logs server
 // errors and writes an HTML error page, or under /api/ the JSON error of
-// classifyAPI, HTML escaping off like every API response.
+// classifyAPI, HTML escaping off like every API response; a console
+// request asking for JSON (handlers.WantsJSON) gets classify's code and
+// message in the same JSON shape.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, _, msg := classify(err)
+	status, code, msg := classify(err)
 	api := isAPI(c)
 	var body apiErrorBody
-	if api {
+	switch {
+	case api:
 		status, body.Error = classifyAPI(err, c)
+	case handlers.WantsJSON(c):
+		api, body.Error = true, apiError{Code: code, Message: msg}
 	}
 	if status >= http.StatusInternalServerError {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)

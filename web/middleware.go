@@ -136,7 +136,12 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		CookieSecure:   s.cfg.SecureCookies,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieMaxAge:   int(handlers.SessionLifetime.Seconds()),
-		ErrorHandler: func(error, echo.Context) error {
+		ErrorHandler: func(_ error, c echo.Context) error {
+			// The error page's frame carries the browser's token, so that
+			// its log-out form works.
+			if ck, err := c.Cookie(components.CSRFCookie); err == nil {
+				c.SetRequest(c.Request().WithContext(components.WithCSRF(c.Request().Context(), ck.Value)))
+			}
 			return echo.NewHTTPError(http.StatusForbidden, "This form was not sent by the console, or its security token has expired: reload the page and try again.")
 		},
 	})

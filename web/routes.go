@@ -27,9 +27,10 @@ func (s *Server) newEcho() *echo.Echo {
 	if s.cfg.SecureCookies {
 		e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	}
-	// Console sessions, CSRF and the logged-in user; the API
-	// and the open assets skip them.
-	e.Use(s.sessions(), s.csrf(), unlessNoSession(s.auth.LoadUser))
+	// Console sessions, the logged-in user and CSRF; the API and the
+	// open assets skip them. The user comes first so that a refused form
+	// still gets the page frame with its navigation.
+	e.Use(s.sessions(), unlessNoSession(s.auth.LoadUser), s.csrf())
 	// The library folder's broken files, for the banner of every page.
 	e.Use(unlessNoSession(handlers.LibraryBanner(s.served)))
 

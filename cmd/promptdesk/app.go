@@ -162,9 +162,9 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	cur := lib.Current()
-	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %d modules)\n", srv.URL(), cur.Snapshot.Source, len(cur.Snapshot.IDs()))
+	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %s)\n", srv.URL(), cur.Snapshot.Source, count("count.modules", len(cur.Snapshot.IDs())))
 	if n := len(cur.Broken); n > 0 {
-		fmt.Fprintf(a.stdout, "Library folder: %d broken file(s), listed in the log, on the console and at /readyz; the rest serves:\n", n)
+		fmt.Fprintln(a.stdout, brokenHeadline(n))
 		for _, b := range cur.Broken {
 			fmt.Fprintf(a.stdout, "  %s\n", b.Error())
 		}
@@ -244,4 +244,10 @@ func unwrapScenario(data []byte) []byte {
 		return sc.Request
 	}
 	return data
+}
+
+// brokenHeadline is serve's line above the library folder's n broken
+// files.
+func brokenHeadline(n int) string {
+	return fmt.Sprintf("Library folder: %s broken, listed in the log, on the console and at /readyz; the rest serves:", count("count.files", n))
 }

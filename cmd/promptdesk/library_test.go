@@ -39,6 +39,15 @@ func TestServeToleratesABrokenLibraryFileAssembleDoesNot(t *testing.T) {
 	}
 }
 
+// serve's headline over the broken files counts them in the right form.
+func TestBrokenHeadline(t *testing.T) {
+	for n, want := range map[int]string{1: "Library folder: 1 file broken,", 3: "Library folder: 3 files broken,"} {
+		if got := brokenHeadline(n); !strings.HasPrefix(got, want) {
+			t.Errorf("%d: %q, want it to start %q", n, got, want)
+		}
+	}
+}
+
 // A folder written by `import --out` has no label files: serve, the
 // one-shot commands and lint all take it as it is, with the embedded
 // labels (the output contract heading of a rendered module is the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
 )
 
@@ -53,13 +54,17 @@ func (a *app) lint() error {
 		for _, f := range r.Findings {
 			fmt.Fprintln(a.stdout, f)
 		}
-		fmt.Fprintf(a.stdout, "lint: %d modules checked: %d errors, %d warnings, %d notices\n", r.Modules, r.Counts.Errors, r.Counts.Warnings, r.Counts.Notices)
+		fmt.Fprintf(a.stdout, "lint: %s checked: %s, %s, %s\n", count("count.modules", r.Modules),
+			count("count.errors", r.Counts.Errors), count("count.warnings", r.Counts.Warnings), count("count.notices", r.Counts.Notices))
 	}
 	switch {
 	case r.Counts.Errors > 0:
-		return &exitError{lintExitErrors, fmt.Errorf("lint: %d format errors, %d checklist warnings", r.Counts.Errors, r.Counts.Warnings)}
+		return &exitError{lintExitErrors, fmt.Errorf("lint: %s, %s", count("count.format_errors", r.Counts.Errors), count("count.checklist_warnings", r.Counts.Warnings))}
 	case r.Counts.Warnings > 0:
-		return &exitError{lintExitWarnings, fmt.Errorf("lint: %d checklist warnings", r.Counts.Warnings)}
+		return &exitError{lintExitWarnings, fmt.Errorf("lint: %s", count("count.checklist_warnings", r.Counts.Warnings))}
 	}
 	return nil
 }
+
+// count is n with its noun in the CLI's language (library.Count).
+func count(base string, n int) string { return library.Count(library.UILocale, base, n) }

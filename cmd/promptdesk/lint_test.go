@@ -69,7 +69,7 @@ func TestLintExitStatus(t *testing.T) {
 	warn := lintLibrary(t, map[string]string{"en-US/task-notes.md": lintWarnModule})
 	out, code, _ := lintCLI(t, warn)
 	wantLine := filepath.ToSlash(filepath.Join(warn, "modules/en-US/task-notes.md")) + ":8: warning [rule 5] body: the body names no common mistakes to avoid"
-	if code != 2 || !strings.HasPrefix(out, wantLine) || !strings.HasSuffix(out, "lint: 1 modules checked: 0 errors, 1 warnings, 0 notices\n") {
+	if code != 2 || !strings.HasPrefix(out, wantLine) || !strings.HasSuffix(out, "lint: 1 module checked: 0 errors, 1 warning, 0 notices\n") {
 		t.Errorf("warnings only: exit %d, output:\n%s\nwant exit 2 and a line starting %q", code, out, wantLine)
 	}
 

@@ -39,6 +39,10 @@ const (
 	// RuleTool is the checklist's rule for tool modules: when to use the
 	// tool, how it fails, no parameter schema.
 	RuleTool = "tool"
+	// RulePlaceholder is the checklist's warning for brace text that
+	// looks meant as a placeholder but is not one, so the model would
+	// read it as written: "{{ name }}", an unclosed "{{", "{{#each}}".
+	RulePlaceholder = "placeholder"
 	// RuleCues is the notice that a locale has no cue file, so its
 	// modules' wording checks were skipped.
 	RuleCues = "cues"
@@ -52,7 +56,8 @@ type Finding struct {
 	Line int `json:"line"`
 	// Field is the frontmatter field concerned, "body", or "".
 	Field string `json:"field"`
-	// Rule is RuleFormat, "1"…"8" (checklist rules), RuleTool or RuleCues.
+	// Rule is RuleFormat, "1"…"8" (checklist rules), RuleTool,
+	// RulePlaceholder or RuleCues.
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
@@ -74,7 +79,8 @@ func (f Finding) String() string {
 	return b.String()
 }
 
-// RuleLabel is how the rule is shown: "rule 3", "format", "tool", "cues".
+// RuleLabel is how the rule is shown: "rule 3", "format", "tool",
+// "placeholder", "cues".
 func (f Finding) RuleLabel() string {
 	if len(f.Rule) == 1 && f.Rule[0] >= '1' && f.Rule[0] <= '8' {
 		return "rule " + f.Rule

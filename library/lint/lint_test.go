@@ -36,6 +36,7 @@ var fixtures = map[string][]want{
 	"en-US/base-rules.md":           nil,                // rule 1 is base.identity's only
 	"en-US/env-plain.md":            nil,                // env modules are facts
 	"en-US/env-sources.md":          {warning("6", 8)},  // a source without "not found"
+	"en-US/task-braces.md":          {warning(RulePlaceholder, 11), warning(RulePlaceholder, 12), warning(RulePlaceholder, 12), warning(RulePlaceholder, 13)},
 	"en-US/task-broken.md":          {{RuleFormat, 4, SeverityError}},
 	"en-US/task-fence.md":           {warning("3", 21)}, // a JSON block, no outputContract
 	"en-US/task-good.md":            nil,
@@ -90,8 +91,32 @@ func TestLintDirFixtures(t *testing.T) {
 	if r.Modules != len(fixtures)-2 {
 		t.Errorf("checked %d modules, want %d", r.Modules, len(fixtures)-2)
 	}
-	if r.Counts != (Counts{Errors: 1, Warnings: 25, Notices: 1}) {
+	if r.Counts != (Counts{Errors: 1, Warnings: 29, Notices: 1}) {
 		t.Errorf("counts %+v", r.Counts)
+	}
+}
+
+// Brace text that is no placeholder is named in its warning with what to
+// write instead; a placeholder, an escaped one and JSON braces are not.
+func TestBraceWarnings(t *testing.T) {
+	r, err := LintDir("testdata/library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		if f.Rule == RulePlaceholder {
+			got = append(got, fmt.Sprintf("%d %s %s", f.Line, f.Field, f.Message))
+		}
+	}
+	want := []string{
+		"11 body {{ user_name }} has spaces inside the braces, so it is no placeholder and the model would read it as written: write {{user_name}}",
+		"12 body {{#each items}} is template syntax this format does not have (no sections or loops, only {{name}} placeholders): the model would read it as written",
+		"12 body {{/each}} is template syntax this format does not have (no sections or loops, only {{name}} placeholders): the model would read it as written",
+		"13 body {{note as it is.: the {{ is not closed by }} on its line, so it is no placeholder and the model would read it as written: write {{name}}",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("brace warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -83,6 +83,7 @@ func check(m *library.Module, c *cues) []Finding {
 	if applies(RuleTool, m) {
 		k.toolSchema()
 	}
+	k.braces()
 	if c == nil {
 		return k.out
 	}
@@ -256,4 +257,66 @@ func (k *checker) toolWording() {
 	if !k.body.has(k.c.ToolFails) {
 		k.warn(RuleTool, k.m.BodyLine, "body", "a tool module says how the tool fails and what to do then (no result, an error, a timeout)")
 	}
+}
+
+// braces: brace text in the body that looks meant as a placeholder but
+// is not one (library.Scan leaves it literal, so the model reads it as
+// written): "{{ name }}" with spaces, "{{" not closed on its line, and
+// template sections such as "{{#each}}". Applies to every layer and needs
+// no words; an escaped "\{{" is literal on purpose.
+func (k *checker) braces() {
+	for i, l := range strings.Split(k.m.Body, "\n") {
+		for at := 0; ; at += 2 {
+			j := strings.Index(l[at:], "{{")
+			if j < 0 {
+				break
+			}
+			at += j
+			if at > 0 && l[at-1] == '\\' {
+				continue
+			}
+			rest := l[at+2:]
+			end := strings.Index(rest, "}}")
+			if msg := braceProblem(rest, end); msg != "" {
+				k.warn(RulePlaceholder, k.m.BodyLine+i, "body", msg)
+			}
+			if end >= 0 {
+				at += end + 2
+			}
+		}
+	}
+}
+
+// braceProblem says what is wrong with the text after a "{{" whose "}}"
+// is at end of rest (-1: not on the line), or "" when it is a placeholder
+// or other brace text (a JSON example).
+func braceProblem(rest string, end int) string {
+	inner, shown := rest, short(rest)
+	if end >= 0 {
+		inner = rest[:end]
+		shown = short(inner) + "}}"
+	}
+	name := strings.TrimSpace(inner)
+	switch {
+	case end >= 0 && library.ValidPlaceholderName(inner):
+		return ""
+	case strings.HasPrefix(inner, "#") || strings.HasPrefix(inner, "/"):
+		return fmt.Sprintf("{{%s is template syntax this format does not have (no sections or loops, only {{name}} placeholders): the model would read it as written", shown)
+	case end < 0:
+		return fmt.Sprintf("{{%s: the {{ is not closed by }} on its line, so it is no placeholder and the model would read it as written: write {{name}}", shown)
+	case strings.HasPrefix(inner, " ") && library.ValidPlaceholderName(name):
+		return fmt.Sprintf("{{%s has spaces inside the braces, so it is no placeholder and the model would read it as written: write {{%s}}", shown, name)
+	case strings.HasPrefix(inner, " "):
+		return fmt.Sprintf("{{%s has a space after the braces, so it is no placeholder and the model would read it as written: write {{name}}", shown)
+	}
+	return ""
+}
+
+// short is s cut to its first 24 characters, enough to recognise the
+// brace text in a message.
+func short(s string) string {
+	if r := []rune(s); len(r) > 24 {
+		return string(r[:24]) + "…"
+	}
+	return s
 }

@@ -230,10 +230,9 @@ function liveCheck(cfg, setVars, problems) {
         headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": token() },
         body: JSON.stringify({ text: doc.toString() }),
       });
-      // A login page instead of JSON: the session ended (a redirect) or
-      // the page's security token expired (403).
+      // Refusals are JSON errors too (an ended session 401, an expired
+      // security token 403) whose message says what to do.
       res = (r.headers.get("Content-Type") || "").startsWith("application/json") ? await r.json() : null;
-      if (r.redirected || r.status === 403) throw new Error("your session or this page's security token has expired; reload the page");
       if (!r.ok || !res) throw new Error((res && res.error && res.error.message) || "the server answered " + r.status + " " + r.statusText);
     } catch (err) {
       problems.say("The text could not be checked: " + err.message + ". Check without saving still works.");

@@ -7,6 +7,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // badgeLabels gives the words of statuses and report sources
@@ -64,15 +66,6 @@ func NumberLines(text string, errs []LineError) (lines []NumberedLine, general [
 		}
 	}
 	return lines, general
-}
-
-// Count is n followed by the noun for it, one or many: "1 module",
-// "3 modules", "0 modules".
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // CSRFField is the name of the hidden form field carrying the CSRF token;
@@ -178,4 +171,11 @@ func WithLibraryBroken(ctx context.Context, folder string, files []BrokenFile) c
 func LibraryBroken(ctx context.Context) (folder string, files []BrokenFile) {
 	b, _ := ctx.Value(libraryBrokenKey{}).(libraryBroken)
 	return b.folder, b.files
+}
+
+// Count is n with its noun for the console, in the plural form of its
+// language (library.Count): "1 revision", "3 revisions". vars are further
+// placeholder values as name, value pairs.
+func Count(base string, n int, vars ...string) string {
+	return library.Count(library.UILocale, base, n, vars...)
 }

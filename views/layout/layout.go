@@ -71,17 +71,17 @@ func brokenSummary(folder string, files []components.BrokenFile) string {
 	none := n - serving - instead
 	switch {
 	case serving == n && n == 1:
-		return head + "1 file broken; its last good version keeps serving"
+		return head + components.Count("count.files", 1) + " broken; its last good version keeps serving"
 	case serving == n:
-		return head + strconv.Itoa(n) + " files broken; their last good versions keep serving"
+		return head + components.Count("count.files", n) + " broken; their last good versions keep serving"
 	case none == n && n == 1:
-		return head + "1 file broken and not served: it has no good version yet"
+		return head + components.Count("count.files", 1) + " broken and not served: it has no good version yet"
 	case none == n:
-		return head + strconv.Itoa(n) + " files broken and not served: none has a good version yet"
+		return head + components.Count("count.files", n) + " broken and not served: none has a good version yet"
 	case instead == n && n == 1:
-		return head + "1 file broken; " + files[0].Instead + " serve in its place"
+		return head + components.Count("count.files", 1) + " broken; " + files[0].Instead + " serve in its place"
 	case instead == n:
-		return head + strconv.Itoa(n) + " files broken; fallbacks serve in their place"
+		return head + components.Count("count.files", n) + " broken; fallbacks serve in their place"
 	}
 	var parts []string
 	if serving == 1 {
@@ -99,5 +99,5 @@ func brokenSummary(folder string, files []components.BrokenFile) string {
 	} else if none > 1 {
 		parts = append(parts, strconv.Itoa(none)+" are not served (no good version yet)")
 	}
-	return head + strconv.Itoa(n) + " files broken: " + strings.Join(parts, ", ")
+	return head + components.Count("count.files", n) + " broken: " + strings.Join(parts, ", ")
 }

@@ -359,9 +359,9 @@ func List(m Model) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var18 string
-		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(m.Total, "module", "modules"))
+		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count("count.modules", m.Total))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 63, Col: 115}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/librarypage/librarypage.templ`, Line: 63, Col: 111}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 		if templ_7745c5c3_Err != nil {
@@ -716,7 +716,7 @@ func allModules(n int) string {
 	if n == 1 {
 		return "the one module"
 	}
-	return "all " + components.Count(n, "module", "modules")
+	return "all " + components.Count("count.modules", n)
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -513,11 +513,7 @@ func confirmCounts(m Confirm) string {
 		s = "The served text changes: +" + strconv.Itoa(m.Plus) + " −" + strconv.Itoa(m.Minus) + " lines"
 	}
 	if i := m.Impact; i != nil && len(i.Errors) == 0 && i.Total > 0 {
-		verb := " change their output"
-		if len(i.Changed) == 1 {
-			verb = " changes its output"
-		}
-		s += "; " + strconv.Itoa(len(i.Changed)) + " of the " + strconv.Itoa(i.Total) + " saved scenarios" + verb
+		s += "; saved scenarios whose output changes: " + strconv.Itoa(len(i.Changed)) + " of " + strconv.Itoa(i.Total)
 	}
 	return s + "."
 }

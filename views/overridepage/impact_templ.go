@@ -374,7 +374,7 @@ func impactBody(m Impact) templ.Component {
 
 // impactCount says how many of the scenarios change.
 func impactCount(m Impact) string {
-	return strconv.Itoa(len(m.Changed)) + " of " + strconv.Itoa(m.Total) + " change"
+	return components.Count("count.impact", len(m.Changed), "total", strconv.Itoa(m.Total))
 }
 
 // signed writes n with its sign: +12, −3, ±0.
