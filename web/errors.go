@@ -151,8 +151,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 
 // retryOf is the request of c to send again from the error page: a GET
 // as a link, a POST as a form with every field it had, the text fields
-// shown and the CSRF token and revision hidden; nil for other methods or
-// a multipart form.
+// shown and the CSRF token and revision hidden, passwords left out (never
+// written into a page); nil for other methods or a multipart form.
 func retryOf(c echo.Context) *errorpage.Retry {
 	r := c.Request()
 	switch r.Method {
@@ -172,6 +172,9 @@ func retryOf(c echo.Context) *errorpage.Retry {
 	retry := &errorpage.Retry{Method: http.MethodPost, URL: r.URL.RequestURI()}
 	names := slices.Sorted(maps.Keys(form))
 	for _, name := range names {
+		if strings.Contains(name, "password") {
+			continue
+		}
 		for _, v := range form[name] {
 			f := errorpage.Field{Name: name, Value: v}
 			if name == components.CSRFField || name == "revision" {

@@ -20,7 +20,7 @@ type CLI struct {
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	Serve struct {
-		Addr          string `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+		Addr              string        `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
 		SecureCookies     bool          `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
 		MetricsAddr       string        `name:"metrics-addr" env:"PROMPTDESK_METRICS_ADDR" help:"Address of a separate listener serving Prometheus metrics at /metrics, e.g. 127.0.0.1:9090; none when empty."`
 		ReadHeaderTimeout time.Duration `name:"read-header-timeout" env:"PROMPTDESK_READ_HEADER_TIMEOUT" default:"10s" help:"Time a client has to send a request's headers."`
