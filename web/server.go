@@ -296,7 +296,7 @@ func (s *Server) Close(ctx context.Context) error {
 		return nil
 	}
 	if err := srv.Shutdown(ctx); err != nil {
-		s.log.Warn("shutdown: requests still running at the deadline were cut off", "err", err)
+		s.log.Warn("shutdown: requests still running at the deadline were cut off")
 		_ = srv.Close()
 	}
 	stop()
