@@ -40,6 +40,8 @@ import (
 //     include_cycle, include_too_deep, and limit_exceeded for the count
 //     limits (50 knowledge bases, 200 skills); field names the request
 //     field ("knowledgeBases", "variables.conversation").
+//   - 503 database_unavailable: the request needs the database and it
+//     cannot be reached (an API token not yet known to this process).
 type API struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler

@@ -14,7 +14,9 @@ import (
 // assembler.Result, the same JSON the CLI's `assemble` prints: segments
 // [{layer,text,modules,tokens}], text, report [{kind,module,version,source,
 // revision,locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,
-// profile. With ?builtinOnly=true the operator overrides are left out
+// profile. While the database is unreachable the last state read serves
+// and the report ends with a warning entry "database · stale-since:<RFC
+// 3339 time>" (staleWarning). With ?builtinOnly=true the operator overrides are left out
 // (profiles still apply), as in the preview. Errors: see API.
 func (h *API) Assemble(c echo.Context) error {
 	builtinOnly, err := queryBool(c, "builtinOnly")
@@ -40,6 +42,9 @@ func (h *API) Assemble(c echo.Context) error {
 	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
 	if err != nil {
 		return err
+	}
+	if w, ok := h.staleWarning(); ok {
+		res.Report = append(res.Report, w)
 	}
 	return WriteJSON(c, http.StatusOK, res)
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,7 +15,8 @@ import (
 // assembler.RenderRequest {"module","locale","variables"} (optionally
 // "model", "timeZone", "now"), decoded strictly: an unknown field is a 422
 // naming it. The answer is 200 with assembler.Rendered: {"text","tokens",
-// "module","version","source","locale","fallback"}. Errors: see API;
+// "module","version","source","locale","fallback"}, and while the
+// database is unreachable a "report" with the stale warning of Assemble. Errors: see API;
 // typically 404 not_found for the module, 422 missing_variable or
 // extra_variable with field "variables.<name>".
 func (h *API) Render(c echo.Context) error {
@@ -36,5 +38,28 @@ func (h *API) Render(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if w, ok := h.staleWarning(); ok {
+		return WriteJSON(c, http.StatusOK, staleRendered{Rendered: out, Report: []assembler.ReportEntry{w}})
+	}
 	return WriteJSON(c, http.StatusOK, out)
+}
+
+// staleRendered is a render's answer while the database is unreachable.
+type staleRendered struct {
+	*assembler.Rendered
+	Report []assembler.ReportEntry `json:"report"`
+}
+
+// staleWarning is the report entry saying that the served state is the
+// last one read before the database became unreachable: kind warning,
+// module "database", reason "stale-since:<RFC 3339 time>"; ok is false
+// while the database answers.
+func (h *API) staleWarning() (assembler.ReportEntry, bool) {
+	since, ok := h.Served.StaleSince()
+	if !ok {
+		return assembler.ReportEntry{}, false
+	}
+	e := assembler.ReportEntry{Kind: assembler.KindWarning, Module: "database", Reason: "stale-since:" + since.UTC().Format(time.RFC3339)}
+	e.Line = e.TextForm()
+	return e, true
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/promptdesk/promptdesk/state"
@@ -24,10 +25,23 @@ func (h *Health) Live(c echo.Context) error {
 	return c.String(http.StatusOK, "ok")
 }
 
+// Readiness statuses of GET /readyz.
+const (
+	ReadyOK       = "ready"
+	ReadyDegraded = "degraded"
+)
+
+// readyPingTimeout bounds the database check of /readyz.
+const readyPingTimeout = time.Second
+
 // readyBody is the JSON of GET /readyz.
 type readyBody struct {
-	Status  string       `json:"status"` // "ready"
-	Library readyLibrary `json:"library"`
+	Status           string       `json:"status"`   // ReadyOK or ReadyDegraded
+	Database         string       `json:"database"` // "ok" or "unreachable: <error>"
+	Library          readyLibrary `json:"library"`
+	Generation       int64        `json:"generation"`
+	LastNotification *time.Time   `json:"last_notification"`
+	StaleSince       *time.Time   `json:"stale_since"`
 }
 
 // readyLibrary is the library that serves: its source ("embedded" or
@@ -50,19 +64,36 @@ type readyBroken struct {
 	Instead string `json:"instead"`
 }
 
-// Ready handles GET /readyz: 200 when the database answers, with the JSON
-// {"status":"ready","library":{"source","generation","broken":[{"path",
-// "line","field","error","serving","instead"}]}} — broken library files do not make
-// the server unready, the last good versions serve. Else 503 with the
-// reason.
+// Ready handles GET /readyz, always with JSON and status 200 while the
+// process serves: {"status","database","library":{"source","generation",
+// "broken":[{"path","line","field","error","serving","instead"}]},
+// "generation","last_notification","stale_since"}. status is "ready"
+// when the database answers (within a second) and the served state is
+// current, "degraded" while the last state read from the database serves
+// (stale_since says since when; "database" why). Broken library files do
+// not make the server unready: their last good versions serve.
+// generation is the served state's (state.View.Generation); the times are
+// RFC 3339 or null.
 func (h *Health) Ready(c echo.Context) error {
-	if err := h.DB.Ping(c.Request().Context()); err != nil {
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable").SetInternal(err)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), readyPingTimeout)
+	err := h.DB.Ping(ctx)
+	cancel()
+	body := readyBody{Status: ReadyOK, Database: "ok"}
+	if err != nil {
+		h.Served.Unreachable(err)
+		body.Database = "unreachable: " + err.Error()
+	}
+	if since, stale := h.Served.StaleSince(); stale {
+		body.Status, body.StaleSince = ReadyDegraded, &since
+	} else if err != nil {
+		body.Status = ReadyDegraded
+	}
+	if at := h.Served.LastNotification(); !at.IsZero() {
+		body.LastNotification = &at
 	}
 	v := h.Served.Current()
-	body := readyBody{Status: "ready", Library: readyLibrary{
-		Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken)),
-	}}
+	body.Generation = v.Generation
+	body.Library = readyLibrary{Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken))}
 	for _, b := range v.LibraryBroken {
 		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving, Instead: b.Instead})
 	}

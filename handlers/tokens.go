@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/tokenpage"
 )
@@ -17,6 +18,9 @@ import (
 // logged-in admin as the actor.
 type Tokens struct {
 	Store *store.Store
+	// Check is what the API checks tokens with; revoking goes through it
+	// so that the API refuses the token at once.
+	Check *state.Tokens
 }
 
 // tokenTime is how the tokens page shows a time.
@@ -83,7 +87,7 @@ func (h *Tokens) Create(c echo.Context) error {
 // Revoke handles POST /tokens/revoke (name): from then on the API answers
 // 401 to the token.
 func (h *Tokens) Revoke(c echo.Context) error {
-	if _, err := h.Store.RevokeToken(c.Request().Context(), c.FormValue("name")); err != nil {
+	if _, err := h.Check.Revoke(c.Request().Context(), c.FormValue("name")); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/tokens")

@@ -49,6 +49,13 @@ type Served struct {
 	// stale holds one token when a rebuild has been asked for (Changed) and
 	// Run has not started it yet: a burst of changes queues one rebuild.
 	stale chan struct{}
+	gen   atomic.Int64 // the last View's Generation
+
+	// What is known of the database: since when it is unreachable (zero
+	// while it answers) and when the last change notification came.
+	healthMu   sync.Mutex
+	staleSince time.Time
+	notified   time.Time
 }
 
 // Open reads the operator state once and returns the Served over lib,
@@ -102,6 +109,7 @@ func (s *Served) Run(ctx context.Context, every time.Duration) {
 			if ctx.Err() != nil {
 				return
 			}
+			s.Unreachable(err)
 			wait := min(time.Second, every)
 			s.log.Warn("refreshing the operator state failed; the previous state keeps serving", "retry_in", wait, "err", err)
 			retry = time.After(wait)
@@ -132,6 +140,7 @@ func (s *Served) Current() *View { return s.cur.Load() }
 // so the rebuild finishes even if the request that made it was cancelled.
 func (s *Served) refresh(ctx context.Context, what string) error {
 	if err := s.rebuild(context.WithoutCancel(ctx)); err != nil {
+		s.Unreachable(err)
 		return fmt.Errorf("%s, but reloading the served state failed: %w", what, err)
 	}
 	return nil
@@ -157,7 +166,50 @@ func (s *Served) rebuild(ctx context.Context) error {
 		return fmt.Errorf("operator state: %w", err)
 	}
 	s.cur.Store(s.compose(s.lib.Current(), rows, drafts, profiles))
+	s.healthMu.Lock()
+	s.staleSince = time.Time{}
+	s.healthMu.Unlock()
 	return nil
+}
+
+// Unreachable records that err, from any use of the database, means the
+// database cannot be reached (store.IsUnavailable); other errors are
+// ignored. From the first such error until the next successful rebuild,
+// StaleSince reports the View as stale.
+func (s *Served) Unreachable(err error) {
+	if !store.IsUnavailable(err) {
+		return
+	}
+	s.healthMu.Lock()
+	defer s.healthMu.Unlock()
+	if s.staleSince.IsZero() {
+		s.staleSince = time.Now()
+	}
+}
+
+// StaleSince returns when the database was found unreachable, with ok
+// true, while the View serving is the last one read before that; ok is
+// false while the database answers.
+func (s *Served) StaleSince() (since time.Time, ok bool) {
+	s.healthMu.Lock()
+	defer s.healthMu.Unlock()
+	return s.staleSince, !s.staleSince.IsZero()
+}
+
+// Notified records that a change notification arrived now, for
+// LastNotification.
+func (s *Served) Notified() {
+	s.healthMu.Lock()
+	s.notified = time.Now()
+	s.healthMu.Unlock()
+}
+
+// LastNotification returns when the last change notification arrived
+// (Notified), zero when none has.
+func (s *Served) LastNotification() time.Time {
+	s.healthMu.Lock()
+	defer s.healthMu.Unlock()
+	return s.notified
 }
 
 // compose builds the View of the operator state on lib. An override whose
@@ -167,6 +219,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 // serves instead of an override that would fail every assembly.
 func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profiles []store.Profile) *View {
 	v := &View{
+		Generation:    s.gen.Add(1),
 		Library:       lib.Snapshot,
 		LibraryBroken: lib.Broken,
 		State: &assembler.State{

@@ -27,6 +27,9 @@ type View struct {
 	Drafts        map[assembler.OverrideKey]store.Override
 	DraftBroken   map[assembler.OverrideKey]error
 	WithDrafts    *assembler.State
+	// Generation counts the Views a Served composed, from 1: a new
+	// number for every rebuild and every library reload.
+	Generation int64
 
 	// What the View was composed of, to compose it again on a reloaded
 	// library without the store.

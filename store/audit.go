@@ -123,7 +123,7 @@ func auditJSON(v any) (string, error) {
 }
 
 // ChangesChannel is the Postgres NOTIFY channel on which every committed
-// change of an override or profile is announced to every process, with a
+// change of an override, profile or API token is announced to every process, with a
 // Change as its JSON payload.
 const ChangesChannel = "promptdesk_changes"
 
@@ -131,17 +131,21 @@ const ChangesChannel = "promptdesk_changes"
 // {"subject","id","locale","revision"}. For an override Subject is
 // SubjectOverride, ID the module id, Locale as stored and Revision the
 // revision the change made (a delete too); for a profile Subject is
-// SubjectProfile, ID the profile id, Locale "" and Revision 0.
+// SubjectProfile, ID the profile id, Locale "" and Revision 0; for an API
+// token Subject is SubjectToken and ID its name. At is when the change was
+// queued (just before its commit), so a receiver can tell the delay.
 type Change struct {
-	Subject  string `json:"subject"`
-	ID       string `json:"id"`
-	Locale   string `json:"locale"`
-	Revision int    `json:"revision"`
+	Subject  string    `json:"subject"`
+	ID       string    `json:"id"`
+	Locale   string    `json:"locale"`
+	Revision int       `json:"revision"`
+	At       time.Time `json:"at,omitzero"`
 }
 
 // notify queues ch on ChangesChannel; Postgres delivers it when the
 // transaction commits, and never if it rolls back.
 func (s *Store) notify(ctx context.Context, ch Change) error {
+	ch.At = time.Now()
 	payload, err := json.Marshal(ch)
 	if err != nil {
 		return fmt.Errorf("notify: %w", err)

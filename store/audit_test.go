@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -204,6 +205,10 @@ func next(t *testing.T, conn *pgx.Conn) store.Change {
 	if err := json.Unmarshal([]byte(n.Payload), &ch); err != nil {
 		t.Fatalf("payload %q: %v", n.Payload, err)
 	}
+	if ch.At.IsZero() || time.Since(ch.At) > time.Minute {
+		t.Errorf("payload %q: at is not the time of the change", n.Payload)
+	}
+	ch.At = time.Time{}
 	return ch
 }
 
@@ -248,7 +253,7 @@ func TestNotify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"subject":"profile","id":"desk","locale":"","revision":0}`; n.Payload != want {
+	if want := regexp.MustCompile(`^\{"subject":"profile","id":"desk","locale":"","revision":0,"at":"[0-9T:.+Z-]+"\}$`); !want.MatchString(n.Payload) {
 		t.Errorf("payload %s, want %s", n.Payload, want)
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The listener's reconnect backoff, and how long it waits for a
+// The listener's reconnect backoff (capped low: once the database is back,
+// changes must reach this process within a second), and how long it waits for a
 // notification before checking that its connection is still alive (a
 // dead peer is not always noticed by a blocked read).
 const (
 	listenMinBackoff = 100 * time.Millisecond
-	listenMaxBackoff = 10 * time.Second
+	listenMaxBackoff = 500 * time.Millisecond
 	listenIdleCheck  = time.Minute
 	listenPingWait   = 10 * time.Second
 )
@@ -33,7 +34,7 @@ const (
 // or while it reconnected) may have been missed; a payload that is not a
 // Change is handed on as the zero Change too (and reported to onError).
 // When the connection is lost Listen reconnects with a backoff (100 ms
-// doubling up to 10 s), calling onError (when not nil) with each failure;
+// doubling up to 500 ms), calling onError (when not nil) with each failure;
 // it never gives up.
 //
 // Listen returns nil when ctx is cancelled, and an error only when it

@@ -58,7 +58,7 @@ func (s *Store) Close() {
 // Ping checks that the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error {
 	if _, err := s.db.Exec(ctx, "SELECT 1"); err != nil {
-		return fmt.Errorf("store: ping: %w", err)
+		return fmt.Errorf("store: ping: %w", unavailable(err))
 	}
 	return nil
 }
@@ -74,7 +74,8 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 
 // dbError gives err, from a statement about what ("profile default"), its
 // domain meaning: no rows → not found, unique violation → conflict, a
-// broken constraint or malformed JSON → invalid; else it wraps err.
+// broken constraint or malformed JSON → invalid, an unreachable database
+// → ErrUnavailable; else it wraps err.
 func dbError(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s does not exist: %w", what, library.ErrNotFound)
@@ -90,5 +91,5 @@ func dbError(err error, what string) error {
 			return fmt.Errorf("%s: the text contains a NUL character (U+0000), which cannot be stored: %w", what, library.ErrInvalid)
 		}
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, unavailable(err))
 }

@@ -137,7 +137,10 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (
 		if err != nil {
 			return err
 		}
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionCreate, Subject: SubjectToken, SubjectID: tok.Name, After: after})
+		if err := tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionCreate, Subject: SubjectToken, SubjectID: tok.Name, After: after}); err != nil {
+			return err
+		}
+		return tx.notify(ctx, Change{Subject: SubjectToken, ID: tok.Name})
 	})
 	if err != nil {
 		return Token{}, "", err
@@ -146,50 +149,103 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (
 }
 
 // Authenticate returns the active token whose secret this is, and records
-// its use when the last record is older than a minute: last_used_at and
-// an audit row (ActionUse, actor "token:<name>", After the request's
-// method and path) in one statement, so a use is in the audit log at
-// most once a minute per token. The lookup is by hash, so no
-// constant-time comparison is needed.
+// its use (RecordTokenUse) when the last record is older than a minute.
+// The lookup is by hash, so no constant-time comparison is needed.
 // Errors: library.ErrNotFound for an unknown secret; ErrTokenRevoked
-// (which matches library.ErrNotFound too) for a revoked one.
+// (which matches library.ErrNotFound too) for a revoked one; ErrUnavailable
+// when the database cannot be reached.
 func (s *Store) Authenticate(ctx context.Context, secret, method, path string) (Token, error) {
 	if !strings.HasPrefix(secret, TokenPrefix) {
 		return Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
 	}
-	tok, err := scanToken(s.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = $1`, HashToken(secret)))
+	tok, err := s.TokenByHash(ctx, HashToken(secret))
 	if err != nil {
-		return Token{}, dbError(err, "api token")
+		return Token{}, err
 	}
 	if tok.RevokedAt != nil {
 		return Token{}, fmt.Errorf("api token %s: %w", tok.Name, ErrTokenRevoked)
 	}
-	if tok.LastUsedAt == nil || time.Since(*tok.LastUsedAt) >= lastUsedEvery {
-		after, err := auditJSON(map[string]string{"method": method, "path": path})
+	if TokenUseDue(tok.LastUsedAt, time.Now()) {
+		at, recorded, err := s.RecordTokenUse(ctx, tok.ID, method, path)
 		if err != nil {
 			return Token{}, err
 		}
-		// One statement: the audit row is written only when the update
-		// matched (the condition guards against a concurrent request).
-		var at time.Time
-		err = s.db.QueryRow(ctx, `WITH used AS (
-				UPDATE api_tokens SET last_used_at = now()
-				WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-				RETURNING name, last_used_at
-			), logged AS (
-				INSERT INTO audit_log (actor, action, subject, subject_id, after)
-				SELECT 'token:' || name, $2, $3, name, $4 FROM used
-			)
-			SELECT last_used_at FROM used`, tok.ID, ActionUse, SubjectToken, after).Scan(&at)
-		switch {
-		case err == nil:
+		if recorded {
 			tok.LastUsedAt = &at
-		case errors.Is(err, pgx.ErrNoRows): // another request recorded it just now
-		default:
-			return Token{}, dbError(err, "api token "+tok.Name+": last use")
 		}
 	}
 	return tok, nil
+}
+
+// TokenUseDue reports whether a use at now is to be recorded for a token
+// last recorded at last (nil: never): at most once a minute per token.
+func TokenUseDue(last *time.Time, now time.Time) bool {
+	return last == nil || now.Sub(*last) >= lastUsedEvery
+}
+
+// TokenByHash returns the token, revoked or not, whose HashToken is hash.
+// Errors: library.ErrNotFound when there is none; ErrUnavailable when the
+// database cannot be reached.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	tok, err := scanToken(s.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = $1`, hash))
+	if err != nil {
+		return Token{}, dbError(err, "api token")
+	}
+	return tok, nil
+}
+
+// TokensByHash returns every token, revoked ones included, by HashToken
+// of its secret: what an in-memory token check is loaded from.
+func (s *Store) TokensByHash(ctx context.Context) (map[string]Token, error) {
+	rows, err := s.db.Query(ctx, `SELECT hash, `+tokenColumns+` FROM api_tokens`)
+	if err != nil {
+		return nil, dbError(err, "list api tokens")
+	}
+	defer rows.Close()
+	out := map[string]Token{}
+	for rows.Next() {
+		var hash string
+		var t Token
+		if err := rows.Scan(&hash, &t.ID, &t.Name, &t.Scopes, &t.Prefix, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt); err != nil {
+			return nil, dbError(err, "list api tokens")
+		}
+		out[hash] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err, "list api tokens")
+	}
+	return out, nil
+}
+
+// RecordTokenUse records a use of the token with id by a request's method
+// and path: last_used_at and an audit row (ActionUse, actor
+// "token:<name>", After {"method","path"}) in one statement, written only
+// when the last record is older than a minute, so a use is in the audit
+// log at most once a minute per token. recorded is false when another
+// request recorded one within the minute.
+func (s *Store) RecordTokenUse(ctx context.Context, id int64, method, path string) (at time.Time, recorded bool, err error) {
+	after, err := auditJSON(map[string]string{"method": method, "path": path})
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	// One statement: the audit row is written only when the update
+	// matched (the condition guards against a concurrent request).
+	err = s.db.QueryRow(ctx, `WITH used AS (
+			UPDATE api_tokens SET last_used_at = now()
+			WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+			RETURNING name, last_used_at
+		), logged AS (
+			INSERT INTO audit_log (actor, action, subject, subject_id, after)
+			SELECT 'token:' || name, $2, $3, name, $4 FROM used
+		)
+		SELECT last_used_at FROM used`, id, ActionUse, SubjectToken, after).Scan(&at)
+	switch {
+	case err == nil:
+		return at, true, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return time.Time{}, false, nil
+	}
+	return time.Time{}, false, dbError(err, "api token: last use")
 }
 
 // ListTokens returns every token, revoked ones included, by name.
@@ -226,7 +282,10 @@ func (s *Store) RevokeToken(ctx context.Context, name string) (Token, error) {
 		if err != nil {
 			return err
 		}
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionRevoke, Subject: SubjectToken, SubjectID: name, Before: before})
+		if err := tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionRevoke, Subject: SubjectToken, SubjectID: name, Before: before}); err != nil {
+			return err
+		}
+		return tx.notify(ctx, Change{Subject: SubjectToken, ID: name})
 	})
 	return tok, err
 }

@@ -405,7 +405,7 @@ func TestSetupLinks(t *testing.T) {
 		t.Errorf("expired setup link: %d, want 404", rec.Code)
 	}
 	// First start: a link for the first admin only while there are no users.
-	if link, err := srv.FirstSetupLink(ctx); err != nil || link != "" {
+	if link, _, err := srv.FirstSetupLink(ctx); err != nil || link != "" {
 		t.Errorf("FirstSetupLink with users: %q %v", link, err)
 	}
 }
@@ -423,7 +423,7 @@ func TestFirstSetupLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close(context.Background()) })
-	link, err := srv.FirstSetupLink(ctx)
+	link, _, err := srv.FirstSetupLink(ctx)
 	if err != nil || !strings.HasPrefix(link, srv.URL()+"/setup/") {
 		t.Fatalf("FirstSetupLink: %q %v", link, err)
 	}

@@ -211,6 +211,7 @@ func TestAPIWritesRecordTheToken(t *testing.T) {
 	if err != nil || len(audit) != 1 || audit[0].Action != store.ActionCreate || audit[0].Subject != store.SubjectOverride {
 		t.Errorf("audit by token:deploy-bot: %+v %v, want the one create", audit, err)
 	}
+	srv.tokens.Flush(t.Context()) // uses are recorded in the background
 	list, err := st.ListTokens(context.Background())
 	if err != nil || len(list) != 1 || list[0].LastUsedAt == nil {
 		t.Errorf("tokens %+v %v, want deploy-bot with a last-used time", list, err)

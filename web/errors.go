@@ -3,7 +3,9 @@ package web
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -11,6 +13,8 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/errorpage"
 )
 
@@ -67,12 +71,23 @@ func classifyAPI(err error, c echo.Context) (int, apiError) {
 	return status, apiError{Code: code, Message: msg}
 }
 
+// CodeDatabaseUnavailable is the API error code, with status 503, of a
+// request that needs the database while it cannot be reached.
+const CodeDatabaseUnavailable = "database_unavailable"
+
+// unavailableMessage is the message of CodeDatabaseUnavailable.
+const unavailableMessage = "The database is unreachable, so this could not be done and nothing was saved; try again in a moment. Assembly keeps serving the last state read."
+
 // classify maps an error to a status, a stable code and a message safe to
-// show: library.ErrNotFound → 404, ErrInvalid → 422, ErrConflict → 409,
-// an *echo.HTTPError as it is, anything else 500 with a generic message.
+// show: an unreachable database (store.IsUnavailable) → 503
+// database_unavailable, library.ErrNotFound → 404, ErrInvalid → 422,
+// ErrConflict → 409, an *echo.HTTPError as it is, anything else 500 with
+// a generic message.
 func classify(err error) (status int, code, msg string) {
 	var he *echo.HTTPError
 	switch {
+	case store.IsUnavailable(err):
+		return http.StatusServiceUnavailable, CodeDatabaseUnavailable, unavailableMessage
 	case errors.As(err, &he):
 		msg := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {
@@ -113,7 +128,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case handlers.WantsJSON(c):
 		api, body.Error = true, apiError{Code: code, Message: msg}
 	}
-	if status >= http.StatusInternalServerError {
+	if code == CodeDatabaseUnavailable {
+		s.served.Unreachable(err)
+		s.log.Warn("request failed: database unreachable", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	} else if status >= http.StatusInternalServerError {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
 	}
 	var werr error
@@ -124,6 +142,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		werr = handlers.WriteJSON(c, status, body)
 	default:
 		m := errorpage.Model{Status: status, Title: http.StatusText(status), Message: msg}
+		if code == CodeDatabaseUnavailable {
+			m.Title, m.Retry = "Database unreachable", retryOf(c)
+		}
 		if werr = handlers.Render(c, status, errorpage.Page(m)); werr != nil {
 			werr = c.String(status, fmt.Sprintf("%d %s: %s", status, m.Title, msg))
 		}
@@ -131,4 +152,42 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if werr != nil {
 		s.log.Error("writing the error response failed", "path", c.Request().URL.Path, "err", werr)
 	}
+}
+
+// retryOf is the request of c to send again from the error page: a GET
+// as a link, a POST as a form with every field it had, the text fields
+// shown and the CSRF token and revision hidden, passwords left out (never
+// written into a page); nil for other methods or a multipart form.
+func retryOf(c echo.Context) *errorpage.Retry {
+	r := c.Request()
+	switch r.Method {
+	case http.MethodGet:
+		return &errorpage.Retry{Method: http.MethodGet, URL: r.URL.RequestURI()}
+	case http.MethodPost:
+	default:
+		return nil
+	}
+	if strings.HasPrefix(r.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+		return nil
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return nil
+	}
+	retry := &errorpage.Retry{Method: http.MethodPost, URL: r.URL.RequestURI()}
+	names := slices.Sorted(maps.Keys(form))
+	for _, name := range names {
+		if strings.Contains(name, "password") {
+			continue
+		}
+		for _, v := range form[name] {
+			f := errorpage.Field{Name: name, Value: v}
+			if name == components.CSRFField || name == "revision" {
+				retry.Hidden = append(retry.Hidden, f)
+			} else {
+				retry.Typed = append(retry.Typed, f)
+			}
+		}
+	}
+	return retry
 }

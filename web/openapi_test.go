@@ -193,18 +193,18 @@ func TestOpenAPIOperations(t *testing.T) {
 		method, path, body, ok string
 		errors                 []string
 	}{
-		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422"}},
-		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422"}},
-		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"401", "403"}},
-		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"401", "403", "404", "422"}},
-		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"401", "403", "422"}},
-		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"401", "403", "422", "500"}},
-		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"401", "403"}},
-		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"401", "403"}},
-		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"401", "403", "404"}},
-		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422"}},
-		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"401", "403", "404"}},
-		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422"}},
+		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
+		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
+		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"401", "403", "503"}},
+		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"401", "403", "404", "422", "503"}},
+		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"401", "403", "422", "503"}},
+		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"401", "403", "422", "500", "503"}},
+		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"401", "403", "503"}},
+		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"401", "403", "503"}},
+		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"401", "403", "404", "503"}},
+		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
+		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"401", "403", "404", "503"}},
+		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -237,14 +237,14 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
 		assembler.CodeMissingVariable, assembler.CodeExtraVariable, assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle,
 		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal",
-		handlers.CodeUnauthorized, handlers.CodeForbidden} {
+		handlers.CodeUnauthorized, handlers.CodeForbidden, CodeDatabaseUnavailable} {
 		if !strings.Contains(codes, code) {
 			t.Errorf("Error.code does not list %s", code)
 		}
 	}
 	info, _ := obj(t, doc, "info")["description"].(string)
 	for _, s := range []string{"8 MiB", "50 knowledge bases", "200 skills", "10 rows", "256 KiB",
-		"400", "401", "403", "404", "405", "413", "415", "422", "Authorization: Bearer"} {
+		"400", "401", "403", "404", "405", "413", "415", "422", "503", "Authorization: Bearer"} {
 		if !strings.Contains(info, s) {
 			t.Errorf("info.description does not state %q", s)
 		}
@@ -499,7 +499,7 @@ func TestOpenAPISecurity(t *testing.T) {
 				}
 			}
 			responses := obj(t, op.(jsonObject), "responses")
-			for status, name := range map[string]string{"401": "Unauthorized", "403": "Forbidden"} {
+			for status, name := range map[string]string{"401": "Unauthorized", "403": "Forbidden", "503": "DatabaseUnavailable"} {
 				if r, ok := responses[status].(jsonObject); !ok || r["$ref"] != "#/components/responses/"+name {
 					t.Errorf("%s: response %s = %v, want $ref %s", what, status, responses[status], name)
 				}

@@ -112,7 +112,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/users/:name/disable", auth.SetDisabled, admin)
 	e.POST("/users/links/:id/revoke", auth.RevokeSetupLink, admin)
 
-	tokens := &handlers.Tokens{Store: s.cfg.Store}
+	tokens := &handlers.Tokens{Store: s.cfg.Store, Check: s.tokens}
 	e.GET("/tokens", tokens.List, admin)
 	e.POST("/tokens", tokens.Create, admin)
 	e.POST("/tokens/revoke", tokens.Revoke, admin)
@@ -133,7 +133,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// the API's description.
 	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -149,7 +149,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.cfg.Store, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)

@@ -43,13 +43,30 @@ type Config struct {
 	// SecureCookies marks the session and CSRF cookies Secure: set it
 	// when the console is reached over HTTPS (a TLS proxy in front).
 	SecureCookies bool
-	// Refresh is the period of the full reload of the operator state that
-	// catches changes whose notification was missed.
+	// Refresh is the period of the full reload of the operator state and
+	// the API tokens that catches changes whose notification was missed.
 	Refresh time.Duration
+	// MetricsAddr, when set, is the listen address of a second server
+	// answering GET /metrics (Prometheus); "" serves no metrics.
+	MetricsAddr string
+	// Timeouts of the HTTP server (http.Server's fields of the same
+	// names); zero takes the Default ones.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 // DefaultRefresh is Config.Refresh when unset.
 const DefaultRefresh = 30 * time.Second
+
+// Default server timeouts: a client has DefaultReadTimeout to send a
+// request, headers and body (so a client trickling its body is cut off),
+// the server DefaultWriteTimeout to answer it, and an idle keep-alive
+// connection is closed after DefaultIdleTimeout.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 10 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
 
 // sessionCleanup is the period of deleting expired console sessions.
 const sessionCleanup = 30 * time.Minute
@@ -64,6 +81,7 @@ type Server struct {
 	overrides *state.Overrides
 	profiles  *state.Profiles
 	scenarios *state.Scenarios
+	tokens    *state.Tokens
 	http      *http.Server
 
 	sessionManager *scs.SessionManager
@@ -97,21 +115,40 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = DefaultRefresh
 	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}, {&cfg.WriteTimeout, DefaultWriteTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	served, err := state.Open(ctx, cfg.Library, cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.served = served
+	if s.tokens, err = state.OpenTokens(ctx, cfg.Store, cfg.Logger, served.Unreachable); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
-	if err := s.scenarios.Seed(store.WithActor(ctx, "system")); err != nil {
+	// Under a lock: processes starting together on an empty database
+	// seed once.
+	if err := cfg.Store.WithLock(ctx, "seed", func() error { return s.scenarios.Seed(store.WithActor(ctx, "system")) }); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	// No cleanup goroutine of pgxstore's own: its start races with
 	// StopCleanup (go test -race); startRefresh runs the cleanup instead.
 	s.sessionManager = handlers.NewSessions(pgxstore.NewWithCleanupInterval(cfg.Store.Pool(), 0), cfg.SecureCookies)
+	// A session that cannot be loaded or saved (the database is
+	// unreachable) gets the error page of every other failure, not scs's
+	// plain-text 500.
+	s.sessionManager.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		s.handleError(err, s.echo.NewContext(r, w))
+	}
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	return s, nil
@@ -143,7 +180,10 @@ func (s *Server) Start() error {
 	s.listener = ln
 	s.http = &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	go func() {
@@ -163,6 +203,7 @@ func (s *Server) startRefresh() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	s.loops.Go(func() { s.served.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() { s.tokens.Run(ctx, s.cfg.Refresh) })
 	s.loops.Go(func() {
 		tick := time.NewTicker(sessionCleanup)
 		defer tick.Stop()
@@ -186,12 +227,25 @@ func (s *Server) startRefresh() {
 		onChange := func(ch store.Change) {
 			if ch == (store.Change{}) {
 				s.log.Debug("listening for changes; reloading in case some were missed")
-			} else {
-				s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
+				s.served.Changed()
+				s.tokens.Changed()
+				return
 			}
-			s.served.Changed()
+			s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
+			s.served.Notified()
+			if ch.Subject == store.SubjectToken {
+				s.tokens.Changed()
+			} else {
+				s.served.Changed()
+			}
 		}
-		onError := func(err error) { s.log.Warn("change notifications interrupted", "err", err) }
+		onError := func(err error) {
+			if ctx.Err() != nil {
+				return
+			}
+			s.served.Unreachable(err)
+			s.log.Warn("change notifications interrupted", "err", err)
+		}
 		if err := s.cfg.Store.Listen(ctx, onChange, onError); err != nil {
 			s.log.Error("change notifications unavailable; relying on the periodic refresh", "err", err)
 		}
@@ -224,10 +278,16 @@ func (s *Server) url() string {
 	return "http://" + s.listener.Addr().String()
 }
 
+// loopsStopWait bounds how long Close waits for the background loops
+// once they are told to stop.
+const loopsStopWait = 5 * time.Second
+
 // Close stops accepting requests and waits for the ones in flight until
-// ctx ends (graceful shutdown), then stops the loops of Start: refresh,
-// change listener, session cleanup, library folder watcher. It does not
-// close the Store.
+// ctx ends (graceful shutdown); requests still running then are cut off
+// (their connections closed; logged, not an error). Then it stops the
+// loops of Start: refresh, token loading and use recording, change
+// listener, session cleanup, library folder watcher. It does not close
+// the Store. Errors: the loops did not stop within 5 s.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	srv, stop := s.http, s.stop
@@ -235,32 +295,57 @@ func (s *Server) Close(ctx context.Context) error {
 	if srv == nil {
 		return nil
 	}
-	err := srv.Shutdown(ctx)
+	if err := srv.Shutdown(ctx); err != nil {
+		s.log.Warn("shutdown: requests still running at the deadline were cut off")
+		_ = srv.Close()
+	}
 	stop()
+	flush, cancel := context.WithTimeout(context.Background(), time.Second)
+	s.tokens.Flush(flush)
+	cancel()
 	loopsDone := make(chan struct{})
 	go func() { s.loops.Wait(); close(loopsDone) }()
 	select {
 	case <-loopsDone:
-	case <-ctx.Done():
-		err = errors.Join(err, fmt.Errorf("refresh loop: %w", ctx.Err()))
+		return nil
+	case <-time.After(loopsStopWait):
+		return fmt.Errorf("web: shutdown: the background loops did not stop within %s", loopsStopWait)
 	}
-	if err != nil {
-		return fmt.Errorf("web: shutdown: %w", err)
-	}
-	return nil
 }
 
+// firstAdminIssuer is the actor recorded for the first admin's setup link.
+const firstAdminIssuer = "server"
+
 // FirstSetupLink returns a one-time link (valid store.SetupTTL) to create
-// the first admin when there are no users yet, or "" when there are.
-// Call it after Start: the link is on the server's URL.
-func (s *Server) FirstSetupLink(ctx context.Context) (string, error) {
-	n, err := s.cfg.Store.CountUsers(ctx)
-	if err != nil || n > 0 {
-		return "", err
-	}
-	secret, err := s.cfg.Store.CreateSetupToken(store.WithActor(ctx, "server"), "", store.RoleAdmin)
-	if err != nil {
-		return "", err
-	}
-	return handlers.SetupURL(s.URL(), secret), nil
+// the first admin when there are no users yet and no such link is pending;
+// once per database: under a lock shared by every process, so that of
+// processes starting together on an empty database one prints a link.
+// When a first-admin link is pending already (issued by another process,
+// or an earlier start) link is "" and pending describes it; both are zero
+// when there are users. Call it after Start: the link is on the server's
+// URL.
+func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *store.SetupLinkInfo, err error) {
+	err = s.cfg.Store.WithLock(ctx, "first-admin", func() error {
+		n, err := s.cfg.Store.CountUsers(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		links, err := s.cfg.Store.PendingSetupLinks(ctx)
+		if err != nil {
+			return err
+		}
+		for _, l := range links {
+			if l.CreatedBy == firstAdminIssuer && l.Role == store.RoleAdmin && l.UserName == "" {
+				pending = &l
+				return nil
+			}
+		}
+		secret, err := s.cfg.Store.CreateSetupToken(store.WithActor(ctx, firstAdminIssuer), "", store.RoleAdmin)
+		if err != nil {
+			return err
+		}
+		link = handlers.SetupURL(s.URL(), secret)
+		return nil
+	})
+	return link, pending, err
 }

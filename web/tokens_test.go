@@ -47,6 +47,7 @@ func TestTokensPage(t *testing.T) {
 	if rec := serveAPI(h, http.MethodGet, "/api/v1/modules", "", secret); rec.Code != http.StatusOK {
 		t.Fatalf("the new token on /api/v1/modules: %d %s", rec.Code, rec.Body.String())
 	}
+	srv.tokens.Flush(t.Context()) // uses are recorded in the background
 	list, err := st.ListTokens(t.Context())
 	if err != nil || len(list) != 2 || list[0].Name != "ci-reader" || list[0].LastUsedAt == nil {
 		t.Errorf("tokens %+v %v, want ci-reader used", list, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/logthrottle"
 	"github.com/promptdesk/promptdesk/migrations"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
@@ -27,10 +28,14 @@ type app struct {
 	stdout, stderr io.Writer
 }
 
+// logThrottle is how often at most one warning or error message is
+// logged: a database outage fails every request alike.
+const logThrottle = 10 * time.Second
+
 func (a *app) logger() *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(a.cli.LogLevel))
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(logthrottle.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}), logThrottle))
 }
 
 // database returns the URL to use: DATABASE_URL, or a private cluster
@@ -153,8 +158,10 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	srv, err := web.New(ctx, web.Config{Addr: a.cli.Serve.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
-		SecureCookies: a.cli.Serve.SecureCookies})
+	cfg := a.cli.Serve
+	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
+		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, MetricsAddr: cfg.MetricsAddr,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return err
 	}
@@ -169,15 +176,19 @@ func (a *app) serve(ctx context.Context) error {
 			fmt.Fprintf(a.stdout, "  %s\n", b.Error())
 		}
 	}
-	link, err := srv.FirstSetupLink(ctx)
-	if err != nil {
+	link, pending, err := srv.FirstSetupLink(ctx)
+	switch {
+	case err != nil:
 		return err
-	}
-	if link != "" {
+	case link != "":
 		fmt.Fprintf(a.stdout, "No users yet. Create the first admin within an hour with this one-time link:\n%s\n", link)
+	case pending != nil:
+		fmt.Fprintf(a.stdout, "No users yet. A one-time link for the first admin was printed by the serve process started at %s (valid until %s); if it is lost, print another with: promptdesk user add --role admin NAME\n",
+			pending.CreatedAt.Local().Format(time.DateTime), pending.ExpiresAt.Local().Format(time.DateTime))
 	}
 	<-ctx.Done()
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	shutdown, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	return srv.Close(shutdown)
 }

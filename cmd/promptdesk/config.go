@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -19,8 +20,15 @@ type CLI struct {
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	Serve struct {
-		Addr          string `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
-		SecureCookies bool   `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
+		Addr              string        `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+		SecureCookies     bool          `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
+		MetricsAddr       string        `name:"metrics-addr" env:"PROMPTDESK_METRICS_ADDR" help:"Address of a separate listener serving Prometheus metrics at /metrics, e.g. 127.0.0.1:9090; none when empty."`
+		ReadHeaderTimeout time.Duration `name:"read-header-timeout" env:"PROMPTDESK_READ_HEADER_TIMEOUT" default:"10s" help:"Time a client has to send a request's headers."`
+		ReadTimeout       time.Duration `name:"read-timeout" env:"PROMPTDESK_READ_TIMEOUT" default:"10s" help:"Time a client has to send a whole request, headers and body; a slower client is cut off."`
+		WriteTimeout      time.Duration `name:"write-timeout" env:"PROMPTDESK_WRITE_TIMEOUT" default:"30s" help:"Time from the end of a request's headers to the end of its answer."`
+		IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
+		ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
+		Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
 	} `cmd:"" help:"Run the console and the runtime API."`
 	Migrate  struct{} `cmd:"" help:"Apply the database migrations and exit."`
 	Assemble struct {

@@ -23,7 +23,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -53,12 +55,26 @@ func TestSeveralInstances(t *testing.T) {
 	second.token = m[1]
 	first.waitReady(t)
 	second.waitReady(t)
-	// With no users yet, serve prints the first admin's setup link.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(first.out.String(), "/setup/") && time.Now().Before(deadline); {
+	// With no users yet, one of the two prints the first admin's setup
+	// link, the other says it was printed; the examples are seeded once.
+	printed := func(p *process) bool { return setupLinkLine.MatchString(p.out.String()) }
+	told := func(p *process) bool { return strings.Contains(p.out.String(), "was printed by the serve process") }
+	for deadline := time.Now().Add(5 * time.Second); !(printed(first) || told(first)) || !(printed(second) || told(second)); {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve on an empty database said nothing of a setup link:\nfirst:\n%s\nsecond:\n%s", first.out, second.out)
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(first.out.String(), "one-time link") || !setupLinkLine.MatchString(first.out.String()) {
-		t.Errorf("serve on an empty database printed no setup link:\n%s", first.out)
+	if printed(first) == printed(second) || told(first) == told(second) {
+		t.Errorf("want one setup link printed by one process and the other telling so:\nfirst:\n%s\nsecond:\n%s", first.out, second.out)
+	}
+	examples, err := assembler.Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeded, err := openStore(t, dbURL).ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectScenario, Action: store.ActionCreate})
+	if err != nil || len(seeded) != len(examples) {
+		t.Errorf("scenario creations after two starts: %d %v, want the %d examples once", len(seeded), err, len(examples))
 	}
 
 	lib, err := library.Builtin()
