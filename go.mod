@@ -11,8 +11,6 @@ require (
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/labstack/echo/v4 v4.16.0
-	github.com/pkoukk/tiktoken-go v0.1.8
-	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/rivo/uniseg v0.4.7
 	github.com/sergi/go-diff v1.4.0
 	golang.org/x/sys v0.49.0
@@ -22,9 +20,13 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gosimple/slug v1.15.0
+	github.com/tiktoken-go/tokenizer v0.10.0
 )
 
-require github.com/gosimple/unidecode v1.0.1 // indirect
+require (
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	github.com/gosimple/unidecode v1.0.1 // indirect
+)
 
 require (
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect
@@ -35,11 +37,9 @@ require (
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0
 	github.com/cli/browser v1.3.0 // indirect
-	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgerrcode v0.0.0-20220416144525-469b46aa5efa // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect

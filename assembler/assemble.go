@@ -560,6 +560,9 @@ func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidRequest, Field: "model", Msg: "no tokenizer for this model: " + err.Error()}
 	}
+	if a.cfg.TokenMemo != nil {
+		c = c.WithMemo(a.cfg.TokenMemo)
+	}
 	return c, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -14,10 +15,11 @@ import (
 //
 //	go test ./assembler -run '^$' -bench '^BenchmarkAssemble$' -benchtime 2s -count 3
 //
-// Targets on rag-minutes-zh and its same-shape twin, the example
-// minutes-zh (42 documents, 45 multi-line FAQ entries, 2 selected
-// documents, 12 skills, a Chinese message with an attachment): ≤ 30 µs/op
-// and ≤ 40 KB/op without token counting, ≤ 130 µs/op with it.
+// tokens=off assembles without counting; tokens=on counts through the
+// process-wide memo, warm after the first call; tokens=cold counts through
+// a fresh memo and a fresh Assembler every iteration, so it measures the
+// tokenizer. Targets are in BENCHMARKS.md, against anchors run beside
+// them (../shared/bench/weknora/compare).
 
 // benchCase is one request to assemble.
 type benchCase struct {
@@ -63,13 +65,10 @@ func BenchmarkAssemble(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range benchCases(b) {
-		for _, counting := range []bool{false, true} {
-			name := c.name + "/tokens=off"
-			if counting {
-				name = c.name + "/tokens=on"
-			}
+		for _, mode := range []string{"off", "on", "cold"} {
+			counting := mode != "off"
 			a := assembler.New(assembler.Config{CountTokens: counting})
-			b.Run(name, func(b *testing.B) {
+			b.Run(c.name+"/tokens="+mode, func(b *testing.B) {
 				// One call outside the timing: checks the request and loads
 				// the tokenizer's vocabulary once per process.
 				res, err := a.Assemble(snap, nil, c.req, fuzzNow)
@@ -81,9 +80,43 @@ func BenchmarkAssemble(b *testing.B) {
 				}
 				b.ReportAllocs()
 				for b.Loop() {
+					if mode == "cold" {
+						a = assembler.New(assembler.Config{CountTokens: true, TokenMemo: tokens.NewMemo(tokens.DefaultMemoBytes)})
+					}
 					if _, err := a.Assemble(snap, nil, c.req, fuzzNow); err != nil {
 						b.Fatal(err)
 					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCount counts the assembled text of each example and scenario
+// whole, without a memo, in o200k_base and cl100k_base; MB/s is the
+// tokenizer's speed on real text, to compare with tiktoken's Rust core
+// (../shared/bench/tokenizer/anchor on the same text).
+func BenchmarkCount(b *testing.B) {
+	snap, err := library.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := assembler.New(assembler.Config{})
+	for _, c := range benchCases(b) {
+		res, err := a.Assemble(snap, nil, c.req, fuzzNow)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, enc := range []string{"o200k_base", "cl100k_base"} {
+			counter, err := tokens.ForEncoding(enc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			whole := counter.WithMemo(nil)
+			b.Run(c.name+"/"+enc, func(b *testing.B) {
+				b.SetBytes(int64(len(res.Text)))
+				for b.Loop() {
+					whole.Count(res.Text)
 				}
 			})
 		}

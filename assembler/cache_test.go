@@ -25,11 +25,15 @@ func TestCachesForgetReplacedModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 200
+	// The modules stay reachable until every entry is counted: a collection
+	// during the loop would already drop some.
+	alive := make([]*library.Module, 0, n)
 	for i := range n {
 		m, err := library.Parse("task-cache.md", []byte("---\nid: task.cache\nlayer: task\nversion: 1\ntitle: Cache\ndescription: A module parsed again on every rebuild.\ntriggers:\n- kind: command\n  command: /cache\n---\nSummarise the text.\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
+		alive = append(alive, m)
 		if got := a.triggerCell(lab, m); got == "" {
 			t.Fatalf("iteration %d: empty trigger cell", i)
 		}
@@ -46,6 +50,7 @@ func TestCachesForgetReplacedModules(t *testing.T) {
 	if tr, st := size(&a.triggers), size(&a.static); tr != n || st != n {
 		t.Fatalf("before collection: %d trigger and %d token entries, want %d each", tr, st, n)
 	}
+	runtime.KeepAlive(alive)
 	// Cleanups run after a collection, on their own goroutine.
 	deadline := time.Now().Add(10 * time.Second)
 	for size(&a.triggers)+size(&a.static) > 0 && time.Now().Before(deadline) {

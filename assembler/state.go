@@ -3,6 +3,7 @@ package assembler
 import (
 	"time"
 
+	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -57,4 +58,7 @@ type Config struct {
 	TimeZone *time.Location
 	// CountTokens turns token counting in the composition report on.
 	CountTokens bool
+	// TokenMemo keeps token counts of chunks of text between requests;
+	// nil uses the process-wide memo (tokens.DefaultMemoBytes).
+	TokenMemo *tokens.Memo
 }

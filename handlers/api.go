@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -198,16 +199,35 @@ func RequireJSON() echo.MiddlewareFunc {
 
 // WriteJSON writes v as a JSON response with status: UTF-8, HTML escaping
 // off (`<`, `>` and `&` stay as they are), encoded to a buffer first
-// so an encoding error becomes a 500 instead of a half-written 200.
+// so an encoding error becomes a 500 instead of a half-written 200. The
+// buffers are pooled (those up to maxPooledJSON bytes), so a large answer
+// such as an assembly costs no buffer growth on each request, and the
+// answer carries its Content-Length.
 func WriteJSON(c echo.Context, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledJSON {
+			buf.Reset()
+			jsonBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode the JSON of %s: %w", c.Path(), err)
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+	r := c.Response()
+	r.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	r.Header().Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
+	r.WriteHeader(status)
+	_, err := r.Write(buf.Bytes())
+	return err
 }
+
+// maxPooledJSON is the largest response buffer kept for reuse: 1 MiB.
+const maxPooledJSON = 1 << 20
+
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readBody reads the whole request body (LimitBody bounds it).
 func readBody(c echo.Context) ([]byte, error) {
@@ -252,6 +272,18 @@ func malformed(data []byte) error {
 	return bad(fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, strings.TrimPrefix(err.Error(), "json: ")))
 }
 
+// requestError is the answer to a body that did not decode: the 400 of
+// malformed when the body is not one JSON value, else err as it is. The
+// decoder stops at the first error, syntax errors before any other, so
+// looking at the syntax again only on this path gives the same answer as
+// checking it before decoding, without a second pass on good requests.
+func requestError(data []byte, err error) error {
+	if bad := malformed(data); bad != nil {
+		return bad
+	}
+	return err
+}
+
 // position turns a byte offset into a 1-based line and column.
 func position(data []byte, offset int64) (line, col int) {
 	offset = min(max(offset, 0), int64(len(data)))
@@ -263,18 +295,24 @@ func position(data []byte, offset int64) (line, col int) {
 // of malformed; an unknown field or a value of the wrong type is a 422
 // invalid_request naming the field.
 func decodeStrict(data []byte, v any) error {
-	if err := malformed(data); err != nil {
-		return err
-	}
-	if trimmed := bytes.TrimSpace(data); trimmed[0] != '{' {
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) == 0 || trimmed[0] != '{' {
+		return requestError(data, &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"})
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
+		if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) > 0 {
+			return malformed(data) // data after the object
+		}
 		return nil
 	}
+	return requestError(data, fieldError(err))
+}
+
+// fieldError turns a decoding error of well-formed JSON into a 422
+// invalid_request naming the field.
+func fieldError(err error) error {
 	var te *json.UnmarshalTypeError
 	var pe *time.ParseError
 	switch {

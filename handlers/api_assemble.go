@@ -27,12 +27,9 @@ func (h *API) Assemble(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := malformed(data); err != nil {
-		return err
-	}
 	req, err := assembler.DecodeRequest(data)
 	if err != nil {
-		return err
+		return requestError(data, err)
 	}
 	v := h.Served.Current().Published()
 	st := v.State
