@@ -55,7 +55,7 @@ func TestSkillsFixture(t *testing.T) {
 		`line 2: name "`+long+`" starts or ends with a hyphen: the Agent Skills specification does not allow that`,
 		`line 2: name "`+long+`" has two hyphens in a row: the Agent Skills specification allows single hyphens only`,
 		`line 2: name "`+long+`" differs from its folder's name "weekly-status": the Agent Skills specification requires them to match (the name is used)`,
-		"line 3: description is 1038 characters: the Agent Skills specification allows at most 1,024")
+		"line 3: description is 1,038 characters: the Agent Skills specification allows at most 1,024")
 	if got := parsed(t, res, weekly.Modules[0]).Description; len([]rune(got)) != 1038 {
 		t.Errorf("the long description is not kept whole: %d characters", len([]rune(got)))
 	}
