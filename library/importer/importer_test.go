@@ -129,7 +129,7 @@ func TestMaiBotFixture(t *testing.T) {
 		`line 4: field {{{user_name}}}: MaiBot turns {{ and }} into literal braces before it reads fields, so this field's name, "user_name}", holds a brace: `+fails,
 		`line 4: field {bot_name}}}: MaiBot turns {{ and }} into literal braces before it reads fields, so this field's name, "bot_name}", holds a brace: `+fails,
 		"line 4: field {}: an unnamed field: "+fails+" (it refuses to load a template that has one)")
-	wantNote(t, bad, 0, "MaiBot's own engine fails on this text (the findings): not imported, since what was meant cannot be known")
+	wantNote(t, bad, 0, "MaiBot's own engine fails on this text (the findings below), so what was meant cannot be known")
 	// …and what it renders but a module cannot hold has no equivalent.
 	wantNote(t, bad, 2, "field {user_name!r}: a conversion (!r, !s, !a): MaiBot renders it, but the module format has no equivalent")
 	wantNote(t, bad, 2, "field {when:%Y-%m-%d}: a format spec: MaiBot renders it, but the module format has no equivalent")

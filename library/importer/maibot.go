@@ -240,7 +240,7 @@ func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 		b.finding(pr.outcome, n.Line, "%s", n.Msg)
 	}
 	if len(fails) > 0 {
-		noEquivalent = append(noEquivalent, Note{Msg: "MaiBot's own engine fails on this text (the findings): not imported, since what was meant cannot be known"})
+		noEquivalent = append(noEquivalent, Note{Msg: "MaiBot's own engine fails on this text (the findings below), so what was meant cannot be known"})
 	}
 	if len(noEquivalent) > 0 {
 		b.fail(pr.outcome, noEquivalent...)
