@@ -54,7 +54,7 @@ func TestImportSkillsToFolder(t *testing.T) {
 		"not imported " + filepath.Join(src, "broken/SKILL.md") + ":",
 		"not imported " + filepath.Join(src, "meeting-notes/templates/agenda.txt") + ": a file of the skill in meeting-notes",
 		"skipped      " + filepath.Join(src, "README.md") + ": not in an Agent Skills folder",
-		"   finding: line 3: description is 1038 characters: the Agent Skills specification allows at most 1,024\n",
+		"   finding: line 3: description is 1,038 characters: the Agent Skills specification allows at most 1,024\n",
 		"skills: imported 3, not imported 3, used 0, skipped 1 of 7 source items from " + src + "; 3 module files converted; 9 findings\n",
 		"wrote 3 module files to " + filepath.Join(out, "modules") + "\n",
 	} {

@@ -70,7 +70,7 @@ func TestCorpusAnthropicSkills(t *testing.T) {
 	}
 	wantNote(t, outcome(t, res, "claude-api/SKILL.md", ""), 3, "description joined from 3 lines")
 	// The one rule of the Agent Skills specification the corpus breaks.
-	wantFindings(t, outcome(t, res, "claude-api/SKILL.md", ""), "line 3: description is 1068 characters: the Agent Skills specification allows at most 1,024")
+	wantFindings(t, outcome(t, res, "claude-api/SKILL.md", ""), "line 3: description is 1,068 characters: the Agent Skills specification allows at most 1,024")
 	if res.Findings() != 1 {
 		t.Errorf("%d findings, want the 1 of claude-api", res.Findings())
 	}

@@ -232,10 +232,18 @@ func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 		b.fail(pr.outcome, n)
 		return false
 	}
-	var problems []Note
-	pr.pieces, problems = parsePyFormat(text)
-	if len(problems) > 0 {
-		b.fail(pr.outcome, problems...)
+	var fails, noEquivalent []Note
+	pr.pieces, fails, noEquivalent = parsePyFormat(text)
+	// Text MaiBot's own engine fails on breaks the format: each is a
+	// finding, and the prompt stays out, since what was meant is unknown.
+	for _, n := range fails {
+		b.finding(pr.outcome, n.Line, "%s", n.Msg)
+	}
+	if len(fails) > 0 {
+		noEquivalent = append(noEquivalent, Note{Msg: "MaiBot's own engine fails on this text (the findings below), so what was meant cannot be known"})
+	}
+	if len(noEquivalent) > 0 {
+		b.fail(pr.outcome, noEquivalent...)
 		return false
 	}
 	return true

@@ -53,15 +53,13 @@ func maiSwap(s string) []maiChar {
 
 // parsePyFormat splits a MaiBot template into literal text and fields as
 // MaiBot renders it: the brace swap, then str.format's reading of the
-// result. The problems, each with its line, are the text MaiBot's own
-// engine fails on (a single `}`, an unclosed `{`, a field without a usable
-// name: `{}`, `{0}`, `{a.b}`, a name the swap cut, as in `{{{name}}}`) and
-// the fields it renders that a module has no equivalent for (conversions,
-// format specs, names that are not placeholder names).
-func parsePyFormat(s string) ([]piece, []Note) {
+// result. fails lists, each with its line, the text MaiBot's own engine
+// fails on (a single `}`, an unclosed `{`, a field without a usable name:
+// `{}`, `{0}`, `{a.b}`, a name the swap cut, as in `{{{name}}}`);
+// noEquivalent the fields it renders that a module has no equivalent for
+// (conversions, format specs, names that are not placeholder names).
+func parsePyFormat(s string) (pieces []piece, fails, noEquivalent []Note) {
 	cs := maiSwap(s)
-	var pieces []piece
-	var problems []Note
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
@@ -84,7 +82,7 @@ func parsePyFormat(s string) ([]piece, []Note) {
 			lit.WriteByte('}')
 			k++
 		case '}':
-			problems = append(problems, Note{Line: lineAt(s, c.off), Msg: "a single } (MaiBot's engine fails on it: str.format stops at a single }; write }} for a literal brace)"})
+			fails = append(fails, Note{Line: lineAt(s, c.off), Msg: "a single }: " + maiFails + " (str.format stops at a single }; }} is a literal brace)"})
 			k++
 		case '{':
 			// The field runs to the } that closes it, counting the braces
@@ -99,7 +97,7 @@ func parsePyFormat(s string) ([]piece, []Note) {
 				}
 			}
 			if depth > 0 {
-				problems = append(problems, Note{Line: lineAt(s, c.off), Msg: "a { that is never closed (MaiBot's engine fails on it; write {{ for a literal brace)"})
+				fails = append(fails, Note{Line: lineAt(s, c.off), Msg: "a { that is never closed: " + maiFails + " ({{ is a literal brace)"})
 				k = len(cs)
 				continue
 			}
@@ -107,14 +105,19 @@ func parsePyFormat(s string) ([]piece, []Note) {
 			for _, fc := range cs[k+1 : j-1] {
 				field.WriteRune(fc.r)
 			}
-			if why := maiFieldProblem(field.String()); why != "" {
+			if why, engineFails := maiFieldProblem(field.String()); why != "" {
 				// The field is shown with the {{ right before it, if any:
 				// `{{{name}}}` is one construct to the reader.
 				from := c.off
 				if k > 0 && cs[k-1].r == maiLeft && cs[k-1].off == from-2 {
 					from -= 2
 				}
-				problems = append(problems, Note{Line: lineAt(s, c.off), Msg: fmt.Sprintf("field %s: %s", s[from:end(j)], why)})
+				n := Note{Line: lineAt(s, c.off), Msg: fmt.Sprintf("field %s: %s", s[from:end(j)], why)}
+				if engineFails {
+					fails = append(fails, n)
+				} else {
+					noEquivalent = append(noEquivalent, n)
+				}
 			} else {
 				flush()
 				pieces = append(pieces, piece{field: field.String(), line: lineAt(s, c.off)})
@@ -126,22 +129,23 @@ func parsePyFormat(s string) ([]piece, []Note) {
 		}
 	}
 	flush()
-	return pieces, problems
+	return pieces, fails, noEquivalent
 }
 
-// The two kinds of field a module cannot hold.
+// The two kinds of text a module cannot hold.
 const (
-	maiFails        = "MaiBot's engine fails on it, so what was meant is not guessed"
+	maiFails        = "MaiBot's own engine fails on it"
 	maiNoEquivalent = "MaiBot renders it, but the module format has no equivalent"
 )
 
 // maiFieldProblem says why the str.format field (the text between its
-// braces, after the swap) cannot become a placeholder, or "" when it is a
-// bare placeholder name. It reads the field as str.format does: the name
-// runs to the first ':' or '!' outside square brackets.
-func maiFieldProblem(field string) string {
+// braces, after the swap) cannot become a placeholder, and whether it is
+// because MaiBot's engine fails on it; "" when it is a bare placeholder
+// name. It reads the field as str.format does: the name runs to the first
+// ':' or '!' outside square brackets.
+func maiFieldProblem(field string) (why string, engineFails bool) {
 	if field == "" {
-		return "an unnamed field; MaiBot's engine fails on it (it refuses to load a template that has one)"
+		return "an unnamed field: " + maiFails + " (it refuses to load a template that has one)", true
 	}
 	n := 0
 	for n < len(field) && field[n] != ':' && field[n] != '!' {
@@ -157,28 +161,28 @@ func maiFieldProblem(field string) string {
 	name, rest := field[:n], field[n:]
 	switch {
 	case strings.ContainsRune(name, '{'):
-		return "a { inside the field's name; " + maiFails
+		return "a { inside the field's name: " + maiFails, true
 	case strings.ContainsRune(name, maiLeft) || strings.ContainsRune(name, maiRight):
 		shown := strings.NewReplacer(string(maiLeft), "{", string(maiRight), "}").Replace(name)
-		return fmt.Sprintf("MaiBot turns {{ and }} into literal braces before it reads fields, so this field's name, %q, holds a brace; %s", shown, maiFails)
+		return fmt.Sprintf("MaiBot turns {{ and }} into literal braces before it reads fields, so this field's name, %q, holds a brace: %s", shown, maiFails), true
 	case name == "" || strings.Trim(name, "0123456789") == "":
-		return "a positional field (MaiBot passes values by name only); " + maiFails
+		return "a positional field: " + maiFails + " (it passes values by name only)", true
 	case strings.ContainsAny(name, ".["):
-		return "attribute or index access (MaiBot looks the whole field up as one name); " + maiFails
+		return "attribute or index access: " + maiFails + " (it looks the whole field up as one name)", true
 	}
 	if conv, ok := strings.CutPrefix(rest, "!"); ok {
 		if conv == "" || len(conv) > 1 && conv[1] != ':' || !strings.ContainsRune("rsa", rune(conv[0])) {
-			return fmt.Sprintf("the conversion !%s is not one of !r, !s, !a; %s", conv, maiFails)
+			return fmt.Sprintf("the conversion !%s is not one of !r, !s, !a: %s", conv, maiFails), true
 		}
-		return "a conversion (!r, !s, !a); " + maiNoEquivalent
+		return "a conversion (!r, !s, !a): " + maiNoEquivalent, false
 	}
 	switch {
 	case rest != "":
-		return "a format spec; " + maiNoEquivalent
+		return "a format spec: " + maiNoEquivalent, false
 	case !library.ValidPlaceholderName(name):
-		return "not a placeholder name ([a-z_][a-z0-9_.-]*); " + maiNoEquivalent
+		return "not a placeholder name ([a-z_][a-z0-9_.-]*): " + maiNoEquivalent, false
 	}
-	return ""
+	return "", false
 }
 
 // maiEdges is the blank text (spaces, tabs, line breaks: what a module's

@@ -11,6 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -167,6 +170,9 @@ const (
 	skillDescriptionMax = 1024
 )
 
+// numbers writes counts with thousands separators (1,068).
+var numbers = message.NewPrinter(language.English)
+
 // skillFindings records, on outcome i, each rule of the Agent Skills
 // specification that the frontmatter breaks: the name is present, at most
 // 64 characters, only lowercase letters, digits and hyphens, no hyphen at
@@ -206,6 +212,6 @@ func skillFindings(b *builder, i int, name string, nameLine int, folder, descrip
 	case strings.TrimSpace(description) == "":
 		b.finding(i, frontLine, "no description: %s requires one", spec)
 	case n > skillDescriptionMax:
-		b.finding(i, descLine, "description is %d characters: %s allows at most %s", n, spec, "1,024")
+		b.finding(i, descLine, "%s", numbers.Sprintf("description is %d characters: %s allows at most %d", n, spec, skillDescriptionMax))
 	}
 }
