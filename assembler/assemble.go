@@ -85,7 +85,8 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if err != nil {
 		return nil, err
 	}
-	r.out.Grow(estimate(pl, req))
+	r.prepareTables()
+	r.out.Grow(estimate(pl, r))
 	r.uses = make([]placeholderUse, 0, 16)
 
 	// Render in segment order into the one buffer.
@@ -363,12 +364,20 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 }
 
 // estimate guesses the output size in bytes, from above and closely, so
-// the buffer is allocated once and not much larger than the text.
-func estimate(pl *plan, req *Request) int {
-	n := len(pl.profilePrompt)
+// the buffer is allocated once and not much larger than the text. The
+// knowledge-base and skill tables are prepared (r.prepareTables), so their
+// lengths are exact.
+func estimate(pl *plan, r *renderer) int {
+	n := len(pl.profilePrompt) + len(r.model) + 64
+	heading := len(r.lab.get("output_contract.heading"))
 	add := func(s *Served) {
 		if s != nil {
-			n += len(s.Module.Body) + len(s.Module.OutputContract) + 64
+			// A blank line before the module and room for short
+			// environment values; the contract under its heading.
+			n += len(s.Module.Body) + 8
+			if s.Module.OutputContract != "" {
+				n += len(s.Module.OutputContract) + heading + 4
+			}
 		}
 	}
 	for i := range pl.base {
@@ -378,30 +387,16 @@ func estimate(pl *plan, req *Request) int {
 	add(pl.selected)
 	add(pl.hit)
 	add(pl.skills)
-	cell := func(s string) int { return len(s) + 3*strings.Count(s, "\n") + strings.Count(s, "|") }
-	for i := range req.KnowledgeBases {
-		kb := &req.KnowledgeBases[i]
-		n += 160 + cell(kb.Name) + cell(kb.Description)
-		for j := 0; j < len(kb.RecentDocs) && j < MaxRowsPerBase; j++ {
-			d := &kb.RecentDocs[j]
-			cut, _ := truncateAt(d.Summary, SummaryRunes)
-			n += 48 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + cell(d.Summary[:cut]) + len(ellipsis)
-		}
-		for j := 0; j < len(kb.FAQEntries) && j < MaxRowsPerBase; j++ {
-			e := &kb.FAQEntries[j]
-			n += 16 + cell(e.Question) + len(e.ChunkID)
-			for _, ans := range e.Answers {
-				n += cell(ans) + 8
-			}
-		}
+	for _, at := range r.req.Attachments {
+		n += len(at.Name) + 4
 	}
-	for _, d := range req.SelectedDocuments {
+	for _, v := range r.vars {
+		n += len(v)
+	}
+	for _, d := range r.req.SelectedDocuments {
 		n += 20 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + len(d.KnowledgeBaseID) + len(d.KnowledgeID)
 	}
-	for _, s := range req.Skills {
-		n += 40 + cell(s.Name) + cell(s.Description)
-	}
-	return n + n/64
+	return n + n/128 + r.tablesLen()
 }
 
 // warnings are the report's warning entries: drifted overrides
