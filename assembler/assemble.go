@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 	"weak"
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
@@ -246,9 +247,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		res.Report = append(res.Report, ReportEntry{Kind: KindPlaceholder, Module: u.module, Reason: u.name + "→" + u.source})
 	}
 	res.Report = append(res.Report, warnings(ents, profile, res)...)
-	for i := range res.Report {
-		res.Report[i].Line = res.Report[i].TextForm()
-	}
+	setLines(res.Report)
 	return res, nil
 }
 
@@ -444,46 +443,51 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 // served-by-fallback locale are appended, for include entries too:
 // `include(aux.signature v1 · by:base.identity · fallback:zh-CN)`.
 // The library entry reads `library(embedded · generation:1)`.
-func (e ReportEntry) TextForm() string {
+func (e ReportEntry) TextForm() string { return string(e.appendTextForm(nil)) }
+
+// appendTextForm appends the TextForm of e to b.
+func (e ReportEntry) appendTextForm(b []byte) []byte {
 	if e.Kind == KindLibrary {
 		if e.Source == "" {
-			return e.Kind + "(" + e.Reason + ")"
+			return append(append(append(append(b, e.Kind...), '('), e.Reason...), ')')
 		}
-		return e.Kind + "(" + e.Source + " · " + e.Reason + ")"
+		return append(append(append(append(append(append(b, e.Kind...), '('), e.Source...), " · "...), e.Reason...), ')')
 	}
 	served := e.Kind == KindPrompt || e.Kind == KindInclude
-	var num [20]byte
-	version := ""
+	b = append(append(append(b, e.Kind...), '('), e.Module...)
 	if served && e.Version > 0 {
-		version = string(strconv.AppendInt(append(num[:0], " v"...), int64(e.Version), 10))
+		b = strconv.AppendInt(append(b, " v"...), int64(e.Version), 10)
 	}
-	source := ""
-	if served && e.Source != SourceBuiltin && e.Source != "" {
-		source = e.Source
-	}
-	var b strings.Builder
-	b.Grow(len(e.Kind) + len(e.Module) + len(version) + len(e.Reason) + len(source) + len(e.Locale) + 32)
-	b.WriteString(e.Kind)
-	b.WriteString("(")
-	b.WriteString(e.Module)
-	b.WriteString(version)
 	if e.Reason != "" {
-		b.WriteString(" · ")
-		b.WriteString(e.Reason)
+		b = append(append(b, " · "...), e.Reason...)
 	}
-	if source != "" {
-		b.WriteString(" · ")
-		b.WriteString(source)
+	if served && e.Source != SourceBuiltin && e.Source != "" {
+		b = append(append(b, " · "...), e.Source...)
 		if e.Revision > 0 {
-			b.Write(strconv.AppendInt(append(num[:0], " r"...), int64(e.Revision), 10))
+			b = strconv.AppendInt(append(b, " r"...), int64(e.Revision), 10)
 		}
 	}
 	if e.Fallback {
-		b.WriteString(" · fallback:")
-		b.WriteString(e.Locale)
+		b = append(append(b, " · fallback:"...), e.Locale...)
 	}
-	b.WriteString(")")
-	return b.String()
+	return append(b, ')')
+}
+
+// setLines fills the Line of every entry, all lines in one allocation.
+func setLines(report []ReportEntry) {
+	n := 0
+	for i := range report {
+		e := &report[i]
+		n += len(e.Kind) + len(e.Module) + len(e.Reason) + len(e.Source) + len(e.Locale) + 64
+	}
+	buf := make([]byte, 0, n)
+	for i := range report {
+		start := len(buf)
+		buf = report[i].appendTextForm(buf)
+		// The bytes are never written again (a grown buf is a new array),
+		// so the line can share them.
+		report[i].Line = unsafe.String(unsafe.SliceData(buf[start:]), len(buf)-start)
+	}
 }
 
 // triggerCell returns the skill-table trigger cell of a task module in the

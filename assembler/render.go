@@ -203,14 +203,16 @@ func (r *renderer) prepareTables() {
 	kbs := r.req.KnowledgeBases
 	r.kbTables = r.kbBuf[:0]
 	for i := range kbs {
-		k := newTableKey(tableKnowledge, r.lab, r.loc)
-		k.knowledge(&kbs[i])
-		r.kbTables = append(r.kbTables, r.a.cachedTable(k, r.lab, r.loc, func(b *strings.Builder) { writeKnowledgeTable(b, r.lab, &kbs[i], r.loc) }))
+		kb := &kbs[i]
+		docs := shownDocs(kb)
+		r.kbTables = append(r.kbTables, r.a.cachedTable(r.lab, r.loc,
+			func(w tableInputs) { tableContext(w, tableKnowledge, r.lab, r.loc); knowledgeInputs(w, kb, docs) },
+			func(b *strings.Builder) { writeKnowledgeTable(b, r.lab, kb, docs, r.loc) }))
 	}
 	if len(r.skillRows) > 0 {
-		k := newTableKey(tableSkills, r.lab, nil)
-		k.skills(r.skillRows)
-		r.skillTable = r.a.cachedTable(k, r.lab, nil, func(b *strings.Builder) { writeSkillTable(b, r.lab, r.skillRows) })
+		r.skillTable = r.a.cachedTable(r.lab, nil,
+			func(w tableInputs) { tableContext(w, tableSkills, r.lab, nil); skillInputs(w, r.skillRows) },
+			func(b *strings.Builder) { writeSkillTable(b, r.lab, r.skillRows) })
 	}
 }
 

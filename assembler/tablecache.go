@@ -2,6 +2,7 @@ package assembler
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,159 +19,209 @@ const DefaultTableCacheBytes = 4 << 20
 // tableCache keeps rendered knowledge-base and skill tables keyed by
 // everything they are rendered from: the same bases and skills arrive on
 // most requests, and escaping and cutting their cells is most of the work
-// of a table. It holds at most its size in bytes in two generations: when
-// the current one fills, the older is dropped and the current becomes the
-// older (a hit in the older moves the entry back). Safe for concurrent
-// use.
+// of a table. Entries are found by a hash of the inputs and then checked
+// field by field against the inputs they were rendered from, so a hash
+// collision is a miss, never a wrong table. It holds at most its size in
+// bytes in two generations: when the current one fills, the older is
+// dropped and the current becomes the older (a hit in the older moves the
+// entry back). Safe for concurrent use.
 type tableCache struct {
 	mu       sync.RWMutex
-	cur, old map[string]tableEntry
+	cur, old map[uint64]tableEntry
 	curBytes int
 	genBytes int
 }
 
-// tableEntry is one rendered table. labels and loc hold the label map and
-// time zone whose identities are in the key, so neither address can be
-// reused by another map or zone while the entry lives.
+// tableEntry is one rendered table and its inputs, serialised (key).
+// labels and loc hold the label map and time zone whose identities are in
+// the key, so neither address can be reused by another map or zone while
+// the entry lives.
 type tableEntry struct {
+	key    string
 	text   string
 	labels library.Labels
 	loc    *time.Location
 }
 
 func newTableCache(maxBytes int) *tableCache {
-	return &tableCache{cur: map[string]tableEntry{}, old: map[string]tableEntry{}, genBytes: max(maxBytes/2, 1<<10)}
+	return &tableCache{cur: map[uint64]tableEntry{}, old: map[uint64]tableEntry{}, genBytes: max(maxBytes/2, 1<<10)}
 }
 
-// get returns the table rendered for key.
-func (c *tableCache) get(key []byte) (string, bool) {
+// get returns the table rendered from the inputs that inputs writes.
+func (c *tableCache) get(h uint64, inputs func(tableInputs)) (string, bool) {
 	c.mu.RLock()
-	e, ok := c.cur[string(key)]
+	e, ok := c.cur[h]
+	old := false
 	if !ok {
-		e, ok = c.old[string(key)]
-		if ok {
-			c.mu.RUnlock()
-			c.put(string(key), e)
-			return e.text, true
-		}
+		e, ok = c.old[h]
+		old = ok
 	}
 	c.mu.RUnlock()
-	return e.text, ok
+	if !ok {
+		return "", false
+	}
+	m := keyMatcher{rest: e.key, ok: true}
+	inputs(&m)
+	if !m.ok || m.rest != "" {
+		return "", false
+	}
+	if old {
+		c.put(h, e)
+	}
+	return e.text, true
 }
 
-// put stores e under key (a string of its own, never a view into a
-// request).
-func (c *tableCache) put(key string, e tableEntry) {
-	size := len(key) + len(e.text) + 96
+func (c *tableCache) put(h uint64, e tableEntry) {
+	size := len(e.key) + len(e.text) + 128
 	if size > c.genBytes {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.cur[key]; ok {
-		return
-	}
 	if c.curBytes+size > c.genBytes {
-		c.old, c.cur, c.curBytes = c.cur, make(map[string]tableEntry, len(c.cur)), 0
+		c.old, c.cur, c.curBytes = c.cur, make(map[uint64]tableEntry, len(c.cur)), 0
 	}
-	delete(c.old, key)
-	c.cur[key] = e
+	delete(c.old, h)
+	c.cur[h] = e
 	c.curBytes += size
 }
 
-// tableKey builds the cache key of one table: what kind of table, the
-// identities of the label map and time zone it is rendered with, and then
-// every input of the table, each length-prefixed.
-type tableKey struct{ b []byte }
-
-var keyPool = sync.Pool{New: func() any { return &tableKey{b: make([]byte, 0, 4<<10)} }}
-
-func newTableKey(kind byte, l labeler, loc *time.Location) *tableKey {
-	k := keyPool.Get().(*tableKey)
-	k.b = append(k.b[:0], kind)
-	k.b = binary.LittleEndian.AppendUint64(k.b, uint64(uintptr(reflect.ValueOf(l.labels).UnsafePointer())))
-	k.b = binary.LittleEndian.AppendUint64(k.b, uint64(uintptr(unsafe.Pointer(loc))))
-	k.str(l.locale)
-	return k
+// tableInputs receives the inputs of one table in order: the key writer,
+// the hasher and the matcher all walk the same inputs.
+type tableInputs interface {
+	str(s string)
+	num(n int64)
 }
 
-func (k *tableKey) release() {
-	if cap(k.b) <= 256<<10 {
-		keyPool.Put(k)
-	}
-}
+var tableSeed = maphash.MakeSeed()
 
-func (k *tableKey) str(s string) {
-	k.b = binary.AppendUvarint(k.b, uint64(len(s)))
+// keyHasher hashes inputs. It need not tell inputs apart (entries are
+// checked against their inputs), so strings are hashed without lengths and
+// numbers by their low bytes.
+type keyHasher struct{ h maphash.Hash }
+
+func (k *keyHasher) str(s string) { k.h.WriteString(s) }
+
+func (k *keyHasher) num(n int64) { k.h.WriteByte(byte(n)) }
+
+// keyWriter serialises inputs as the key an entry keeps.
+type keyWriter struct{ b []byte }
+
+func (k *keyWriter) str(s string) {
+	k.num(int64(len(s)))
 	k.b = append(k.b, s...)
 }
 
-func (k *tableKey) num(n int64) { k.b = binary.AppendVarint(k.b, n) }
+func (k *keyWriter) num(n int64) { k.b = binary.AppendVarint(k.b, n) }
 
-func (k *tableKey) time(t time.Time) {
-	if t.IsZero() {
-		k.b = append(k.b, 0)
-		return
-	}
-	k.b = append(k.b, 1)
-	k.num(t.Unix())
-	k.num(int64(t.Nanosecond()))
+// keyMatcher checks inputs against a serialised key.
+type keyMatcher struct {
+	rest string
+	ok   bool
 }
 
-// Table kinds in a key.
+func (k *keyMatcher) str(s string) {
+	k.num(int64(len(s)))
+	if !k.ok || len(k.rest) < len(s) || k.rest[:len(s)] != s {
+		k.ok = false
+		return
+	}
+	k.rest = k.rest[len(s):]
+}
+
+func (k *keyMatcher) num(n int64) {
+	if !k.ok {
+		return
+	}
+	var b [binary.MaxVarintLen64]byte
+	enc := binary.AppendVarint(b[:0], n)
+	if len(k.rest) < len(enc) || k.rest[:len(enc)] != string(enc) {
+		k.ok = false
+		return
+	}
+	k.rest = k.rest[len(enc):]
+}
+
+// Table kinds, the first input of a key.
 const (
-	tableKnowledge byte = iota + 1
+	tableKnowledge = iota + 1
 	tableSkills
 )
 
-// knowledgeKey adds what writeKnowledgeTable reads of kb.
-func (k *tableKey) knowledge(kb *KnowledgeBase) {
-	k.str(kb.Name)
-	k.str(kb.Type)
-	k.str(kb.Description)
-	k.num(int64(kb.DocCount))
-	k.num(int64(len(kb.RecentDocs)))
-	for i := range kb.RecentDocs {
-		d := &kb.RecentDocs[i]
-		k.str(d.Title)
-		k.str(d.FileName)
-		k.str(d.FileType)
-		k.num(d.FileSize)
-		k.time(d.CreatedAt)
-		k.str(d.Summary)
+// tableContext writes what every table depends on besides its rows: its
+// kind, the identities of the label map and time zone, and the locale.
+func tableContext(w tableInputs, kind int64, l labeler, loc *time.Location) {
+	w.num(kind)
+	w.num(int64(uintptr(reflect.ValueOf(l.labels).UnsafePointer())))
+	w.num(int64(uintptr(unsafe.Pointer(loc))))
+	w.str(l.locale)
+}
+
+func inputTime(w tableInputs, t time.Time) {
+	if t.IsZero() {
+		w.num(0)
+		return
 	}
-	k.num(int64(len(kb.FAQEntries)))
-	for i := range kb.FAQEntries {
-		e := &kb.FAQEntries[i]
-		k.str(e.Question)
-		k.str(e.ChunkID)
-		k.num(int64(len(e.Answers)))
-		for _, a := range e.Answers {
-			k.str(a)
+	w.num(1)
+	w.num(t.Unix())
+	w.num(int64(t.Nanosecond()))
+}
+
+// knowledgeInputs writes what writeKnowledgeTable reads of kb: its
+// heading, the row count and the rows shown (docs, the shown documents
+// in order, for a document base).
+func knowledgeInputs(w tableInputs, kb *KnowledgeBase, docs []*Document) {
+	w.str(kb.Name)
+	w.str(kb.Type)
+	w.str(kb.Description)
+	w.num(int64(kb.DocCount))
+	w.num(int64(kb.rows()))
+	if kb.Type == KnowledgeFAQ {
+		for _, e := range kb.FAQEntries[:min(len(kb.FAQEntries), MaxRowsPerBase)] {
+			w.str(e.Question)
+			w.str(e.ChunkID)
+			w.num(int64(len(e.Answers)))
+			for _, a := range e.Answers {
+				w.str(a)
+			}
 		}
+		return
+	}
+	for _, d := range docs {
+		w.str(d.Title)
+		w.str(d.FileName)
+		w.str(d.FileType)
+		w.num(d.FileSize)
+		inputTime(w, d.CreatedAt)
+		w.str(d.Summary)
 	}
 }
 
-// skillsKey adds the rows of a skill table.
-func (k *tableKey) skills(rows []skillRow) {
-	k.num(int64(len(rows)))
+// skillInputs writes the rows of a skill table.
+func skillInputs(w tableInputs, rows []skillRow) {
+	w.num(int64(len(rows)))
 	for i := range rows {
-		k.str(rows[i].name)
-		k.str(rows[i].description)
-		k.str(rows[i].trigger)
+		w.str(rows[i].name)
+		w.str(rows[i].description)
+		w.str(rows[i].trigger)
 	}
 }
 
-// cachedTable returns the table for key from the cache, or renders it
-// with render and stores it.
-func (a *Assembler) cachedTable(k *tableKey, l labeler, loc *time.Location, render func(b *strings.Builder)) string {
-	defer k.release()
-	if t, ok := a.tables.get(k.b); ok {
+// cachedTable returns the table of the inputs that inputs writes (context
+// first) from the cache, or renders it with render and stores it.
+func (a *Assembler) cachedTable(l labeler, loc *time.Location, inputs func(tableInputs), render func(b *strings.Builder)) string {
+	var h keyHasher
+	h.h.SetSeed(tableSeed)
+	inputs(&h)
+	sum := h.h.Sum64()
+	if t, ok := a.tables.get(sum, inputs); ok {
 		return t
 	}
 	var b strings.Builder
 	render(&b)
-	t := b.String()
-	a.tables.put(string(k.b), tableEntry{text: t, labels: l.labels, loc: loc})
-	return t
+	var k keyWriter
+	inputs(&k)
+	e := tableEntry{key: string(k.b), text: b.String(), labels: l.labels, loc: loc}
+	a.tables.put(sum, e)
+	return e.text
 }

@@ -41,13 +41,14 @@ func TestTableCacheFollowsEveryInput(t *testing.T) {
 					kb := req.KnowledgeBases[i]
 					render := func(kb *KnowledgeBase) string {
 						var b strings.Builder
-						writeKnowledgeTable(&b, l, kb, loc)
+						writeKnowledgeTable(&b, l, kb, shownDocs(kb), loc)
 						return b.String()
 					}
 					cached := func(kb *KnowledgeBase) string {
-						k := newTableKey(tableKnowledge, l, loc)
-						k.knowledge(kb)
-						return a.cachedTable(k, l, loc, func(b *strings.Builder) { writeKnowledgeTable(b, l, kb, loc) })
+						docs := shownDocs(kb)
+						return a.cachedTable(l, loc,
+							func(w tableInputs) { tableContext(w, tableKnowledge, l, loc); knowledgeInputs(w, kb, docs) },
+							func(b *strings.Builder) { writeKnowledgeTable(b, l, kb, docs, loc) })
 					}
 					if got, want := cached(&kb), render(&kb); got != want {
 						t.Fatalf("%s: first render differs", ex.ID)
@@ -79,9 +80,9 @@ func TestTableCacheFollowsEveryInput(t *testing.T) {
 						default:
 							changed[i].trigger += "x"
 						}
-						k := newTableKey(tableSkills, l, nil)
-						k.skills(changed)
-						got := a.cachedTable(k, l, nil, func(b *strings.Builder) { writeSkillTable(b, l, changed) })
+						got := a.cachedTable(l, nil,
+							func(w tableInputs) { tableContext(w, tableSkills, l, nil); skillInputs(w, changed) },
+							func(b *strings.Builder) { writeSkillTable(b, l, changed) })
 						var want strings.Builder
 						writeSkillTable(&want, l, changed)
 						if got != want.String() {
@@ -173,4 +174,24 @@ func deepCopy[T any](x T) T {
 		return v
 	}
 	return c(reflect.ValueOf(x)).Interface().(T)
+}
+
+// Two inputs under one hash: the entry is checked against the inputs it
+// was rendered from, so the other input misses instead of getting it.
+func TestTableCacheCollisionIsAMiss(t *testing.T) {
+	c := newTableCache(1 << 20)
+	var k keyWriter
+	inputsA := func(w tableInputs) { w.str("a"); w.num(1) }
+	inputsB := func(w tableInputs) { w.str("a"); w.num(2) }
+	inputsA(&k)
+	c.put(7, tableEntry{key: string(k.b), text: "table of a"})
+	if got, ok := c.get(7, inputsA); !ok || got != "table of a" {
+		t.Fatalf("get(a) = %q, %v; want the table of a", got, ok)
+	}
+	if got, ok := c.get(7, inputsB); ok {
+		t.Fatalf("get(b) under a's hash = %q; want a miss", got)
+	}
+	if _, ok := c.get(7, func(w tableInputs) { w.str("a"); w.num(1); w.str("") }); ok {
+		t.Fatal("longer inputs with a's prefix: want a miss")
+	}
 }

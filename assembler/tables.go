@@ -104,8 +104,9 @@ func (kb *KnowledgeBase) rows() int {
 	return len(kb.RecentDocs)
 }
 
-// writeKnowledgeTable writes the heading and table of one knowledge base.
-func writeKnowledgeTable(b *strings.Builder, l labeler, kb *KnowledgeBase, loc *time.Location) {
+// writeKnowledgeTable writes the heading and table of one knowledge base;
+// docs are the documents shown, shownDocs(kb).
+func writeKnowledgeTable(b *strings.Builder, l labeler, kb *KnowledgeBase, docs []*Document, loc *time.Location) {
 	var num [24]byte
 	typ := l.get("kb.type.document")
 	if kb.Type == KnowledgeFAQ {
@@ -134,7 +135,7 @@ func writeKnowledgeTable(b *strings.Builder, l labeler, kb *KnowledgeBase, loc *
 		}
 	default:
 		writeHeader(b, l, "kb.col.title", "kb.col.type", "kb.col.created", "kb.col.size", "kb.col.summary")
-		for _, d := range mostRecent(kb.RecentDocs, shown) {
+		for _, d := range docs {
 			b.WriteString("\n| ")
 			writeCell(b, firstNonEmpty(d.Title, d.FileName))
 			b.WriteString(" | ")
@@ -464,6 +465,15 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// shownDocs returns the documents a document base's table shows: the
+// MaxRowsPerBase most recent; none for a FAQ base.
+func shownDocs(kb *KnowledgeBase) []*Document {
+	if kb.Type == KnowledgeFAQ {
+		return nil
+	}
+	return mostRecent(kb.RecentDocs, min(len(kb.RecentDocs), MaxRowsPerBase))
 }
 
 // mostRecent returns the n newest documents, newest first (undated last,
