@@ -478,7 +478,14 @@ func setLines(report []ReportEntry) {
 	n := 0
 	for i := range report {
 		e := &report[i]
-		n += len(e.Kind) + len(e.Module) + len(e.Reason) + len(e.Source) + len(e.Locale) + 64
+		// Room for numbers below 10^6; a longer line grows buf.
+		n += len(e.Kind) + len(e.Module) + len(e.Reason) + len(e.Source) + 2*len(" · ") + 2 + 8
+		if e.Fallback {
+			n += len(" · fallback:") + len(e.Locale)
+		}
+		if e.Revision > 0 {
+			n += 8
+		}
 	}
 	buf := make([]byte, 0, n)
 	for i := range report {
