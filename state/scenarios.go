@@ -113,9 +113,9 @@ func (e ScenarioError) Error() string {
 // Is makes an ScenarioError match library.ErrInvalid.
 func (e ScenarioError) Is(target error) bool { return target == library.ErrInvalid }
 
-// Limits of a scenario's fields, in characters.
+// Limits of a scenario's fields, in characters (the id's is
+// library.MaxNameLength).
 const (
-	MaxScenarioID          = 64
 	MaxScenarioName        = 200
 	MaxScenarioDescription = 2000
 )
@@ -252,8 +252,10 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
 	var errs ScenarioError
 	bad := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
 	sc := store.Scenario{ID: strings.TrimSpace(d.ID), Name: strings.TrimSpace(d.Name), Description: strings.TrimSpace(d.Description)}
-	if isNew && sc.ID != "" && (!library.ValidName(sc.ID) || len(sc.ID) > MaxScenarioID) {
-		bad("id", fmt.Sprintf("up to %d lowercase letters, digits, dots, dashes or underscores; leave it empty to derive one from the name", MaxScenarioID))
+	if isNew && sc.ID != "" {
+		if p := library.NameProblem(sc.ID); p != "" {
+			bad("id", p+"; or leave it empty to derive one from the name")
+		}
 	}
 	switch {
 	case sc.Name == "":
