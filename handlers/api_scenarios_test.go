@@ -164,6 +164,10 @@ func TestAPIScenarioRunAndAccept(t *testing.T) {
 	}
 
 	wantError(t, "accept a stale fingerprint", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"fingerprint": "`+stale+`"}`), http.StatusConflict, "conflict", "fingerprint")
+	for _, bad := range []string{"x", strings.ToUpper(run.Fingerprint), run.Fingerprint[:63]} {
+		wantError(t, "accept with a malformed fingerprint", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"fingerprint": "`+bad+`"}`),
+			http.StatusUnprocessableEntity, "invalid_request", "fingerprint", "64 lowercase hex digits")
+	}
 	wantError(t, "accept with an unknown field", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"finger": "x"}`), http.StatusUnprocessableEntity, "invalid_request", "finger")
 	// Without a body, the output as served now.
 	if got := decode[handlers.APIScenario](t, a.api(http.MethodPost, "/api/v1/scenarios/en/accept", "")); got.Accepted == nil || !strings.Contains(got.Accepted.Text, line) {

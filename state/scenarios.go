@@ -124,6 +124,11 @@ const (
 // one reviewed (its fingerprint differs); it matches library.ErrConflict.
 var ErrOutputMoved = fmt.Errorf("the output changed since it was shown; review it again before accepting: %w", library.ErrConflict)
 
+// ErrBadFingerprint is the error of Accept for a fingerprint that is not
+// one (64 lowercase hex digits, as Fingerprint writes); it matches
+// library.ErrInvalid.
+var ErrBadFingerprint = fmt.Errorf("the fingerprint is not one: want the 64 lowercase hex digits of the run that was reviewed: %w", library.ErrInvalid)
+
 // ErrNotAcceptable is the error of Accept when the scenario does not
 // assemble; it matches library.ErrInvalid.
 var ErrNotAcceptable = fmt.Errorf("the scenario does not assemble, so there is no output to accept: %w", library.ErrInvalid)
@@ -467,6 +472,19 @@ func Fingerprint(out store.ScenarioOutput) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// isFingerprint reports whether s has the shape Fingerprint writes.
+func isFingerprint(s string) bool {
+	if len(s) != sha256.Size*2 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // joinLines is lines as one text, a newline after each.
 func joinLines(lines []string) string {
 	if len(lines) == 0 {
@@ -479,9 +497,13 @@ func joinLines(lines []string) string {
 // its output as accepted. With a fingerprint (ScenarioRun.Fingerprint of
 // the run that was reviewed) it accepts only that output. The returned
 // run is compared with the new accepted output (unchanged). Errors:
-// library.ErrNotFound; ErrOutputMoved; ErrNotAcceptable when the
-// scenario does not assemble (the run says why); the store's.
+// ErrBadFingerprint for a fingerprint of the wrong shape; library.ErrNotFound;
+// ErrOutputMoved; ErrNotAcceptable when the scenario does not assemble
+// (the run says why); the store's.
 func (s *Scenarios) Accept(ctx context.Context, id, fingerprint string) (ScenarioRun, error) {
+	if fingerprint != "" && !isFingerprint(fingerprint) {
+		return ScenarioRun{}, ErrBadFingerprint
+	}
 	sc, err := s.Store.GetScenario(ctx, id)
 	if err != nil {
 		return ScenarioRun{}, err
