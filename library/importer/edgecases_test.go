@@ -90,17 +90,7 @@ func TestBracesThatAreNotPlaceholders(t *testing.T) {
 			"modules/en-US/task-reply.md", 0, text + "{{name}}."},
 	} {
 		t.Run(string(c.format), func(t *testing.T) {
-			dir := t.TempDir()
-			for name, data := range c.files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			res := run(t, c.format, dir, Options{})
+			res := run(t, c.format, writeTree(t, c.files), Options{})
 			wantCounts(t, res, 1, 0, 0, 0)
 			if m := parsed(t, res, c.module); len(m.Variables) != c.vars {
 				t.Errorf("variables %v, want %d", m.Variables, c.vars)

@@ -186,3 +186,20 @@ func collectVariables(snap *library.Snapshot, id, locale string, vars map[string
 		}
 	}
 }
+
+// writeTree writes files (slash path → text) under a new temporary
+// folder and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

@@ -210,6 +210,56 @@ type builder struct {
 	res  *Result
 	opts Options
 	mods map[string]*Module // by path; Result.Modules is filled by finish
+	// needs lists, by outcome, the items it includes: when one of them is
+	// not imported, neither is the outcome (finish).
+	needs map[int][]need
+}
+
+// need is an item an outcome includes: Outcome is its index, What names it
+// in the reason ("the prompt inner (prompts/en-US/inner.prompt)"), Line is
+// where the include sits.
+type need struct {
+	line    int
+	outcome int
+	what    string
+}
+
+// need records that outcome i includes outcome of, at line.
+func (b *builder) need(i, line, of int, what string) {
+	if b.needs == nil {
+		b.needs = map[int][]need{}
+	}
+	b.needs[i] = append(b.needs[i], need{line: line, outcome: of, what: what})
+}
+
+// unmetReason is the reason an item is not imported when an item it
+// includes is not.
+func unmetReason(what string) string {
+	return fmt.Sprintf("includes %s, which was not imported", what)
+}
+
+// failUnmet fails every imported outcome that includes one that is not
+// imported, until none is left: an item that includes a failed item
+// fails too, and so on.
+func (b *builder) failUnmet() {
+	for changed := true; changed; {
+		changed = false
+		for _, i := range slices.Sorted(maps.Keys(b.needs)) {
+			if b.out(i).Status != StatusImported {
+				continue
+			}
+			var reasons []Note
+			for _, n := range b.needs[i] {
+				if b.out(n.outcome).Status != StatusImported {
+					reasons = append(reasons, Note{Line: n.line, Msg: unmetReason(n.what)})
+				}
+			}
+			if len(reasons) > 0 {
+				b.fail(i, reasons...)
+				changed = true
+			}
+		}
+	}
 }
 
 // add appends an outcome and returns its index.
@@ -357,12 +407,17 @@ func quote(s string) string {
 	return q.String()
 }
 
-// finish checks that the modules load together: a module that
-// does not (an include cycle, an include of a module that failed) fails
-// its outcome, and the check repeats until the rest loads. Modules end
-// sorted by path.
+// finish checks that the modules load together: an item that includes
+// one that was not imported fails (failUnmet), a module that does not load
+// (an include cycle, an include of a module that failed) fails its
+// outcome, and the checks repeat until the rest loads. Modules end sorted
+// by path.
 func (b *builder) finish() error {
-	for len(b.mods) > 0 {
+	for {
+		b.failUnmet()
+		if len(b.mods) == 0 {
+			break
+		}
 		fes := b.check()
 		if len(fes) == 0 {
 			break

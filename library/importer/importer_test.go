@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -327,21 +328,11 @@ func TestNotOfTheFormat(t *testing.T) {
 // Modules that cannot load together are withdrawn with the loader's
 // reason: here two MaiBot prompts include each other (an include cycle).
 func TestIncludeCycleIsNotImported(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
 		"en-US/ping.prompt": "Ping, then {pong}.\n",
 		"en-US/pong.prompt": "Pong, then {ping}.\n",
 		"en-US/solo.prompt": "Alone with {who}.\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := run(t, FormatMaiBot, dir, Options{})
+	}), Options{})
 	wantCounts(t, res, 1, 2, 0, 0)
 	for _, src := range []string{"en-US/ping.prompt", "en-US/pong.prompt"} {
 		wantNote(t, outcome(t, res, src, ""), 0, "the module does not load")
@@ -350,6 +341,56 @@ func TestIncludeCycleIsNotImported(t *testing.T) {
 		t.Errorf("no include cycle named")
 	}
 	loadAndRender(t, res)
+}
+
+// A MaiBot prompt that includes a prompt which was not imported is not
+// imported either, with a reason naming the missing prompt, and so on up
+// the chain: the module would otherwise render without the included text
+// (or, were the field made a variable, ask the caller for it). The prompt
+// MaiBot inserts is the one of the includer's locale, else en-US's, so a
+// zh-CN prompt whose zh-CN include was refused stays out even though the
+// en-US one came in (promptdesk would serve the en-US text there).
+func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
+	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
+		"en-US/bad.prompt":     "A {{{name}}} B\n",
+		"en-US/mid.prompt":     "Mid {bad} end.\n",
+		"en-US/top.prompt":     "Top {who}\n{mid} and {fine}.\n",
+		"en-US/fine.prompt":    "Fine {who}.\n",
+		"en-US/uses.prompt":    "Uses {fine}.\n",
+		"en-US/inner.prompt":   "Inner {who}.\n",
+		"zh-CN/inner.prompt":   "内 {0}\n",
+		"en-US/outer.prompt":   "Outer {inner}.\n",
+		"zh-CN/outer.prompt":   "外 {inner}。\n",
+		"zh-CN/via.prompt":     "经 {mid}。\n",
+		"en-US/__.prompt":      "No module name.\n",
+		"en-US/unnamed.prompt": "Uses {__}.\n",
+	}), Options{})
+	wantCounts(t, res, 4, 8, 0, 0)
+	for _, c := range []struct {
+		source string
+		line   int
+		reason string
+	}{
+		{"en-US/mid.prompt", 1, "includes the prompt bad (en-US/bad.prompt), which was not imported"},
+		{"en-US/top.prompt", 2, "includes the prompt mid (en-US/mid.prompt), which was not imported"},
+		{"zh-CN/outer.prompt", 1, "includes the prompt inner (zh-CN/inner.prompt), which was not imported"},
+		{"zh-CN/via.prompt", 1, "includes the prompt mid (en-US/mid.prompt), which was not imported"},
+		{"en-US/unnamed.prompt", 1, "includes the prompt __ (en-US/__.prompt), which was not imported"},
+	} {
+		o := outcome(t, res, c.source, "")
+		if o.Status != StatusNotImported || len(o.Reasons) != 1 || o.Reasons[0] != (Note{Line: c.line, Msg: c.reason}) || len(o.Modules) != 0 {
+			t.Errorf("%s: %s, reasons %v; want not imported, line %d: %s", c.source, o.Status, o.Reasons, c.line, c.reason)
+		}
+	}
+	if got := modulePaths(res); !slices.Equal(got, []string{
+		"modules/en-US/aux-fine.md", "modules/en-US/aux-inner.md", "modules/en-US/aux-outer.md", "modules/en-US/aux-uses.md",
+	}) {
+		t.Errorf("module files %v", got)
+	}
+	rendered := loadAndRender(t, res)
+	if got, want := rendered["modules/en-US/aux-outer.md"], "Outer Inner <who=v>.\n."; got != want {
+		t.Errorf("aux.outer renders %q, want %q", got, want)
+	}
 }
 
 func TestWriteDirRefusesExistingFiles(t *testing.T) {

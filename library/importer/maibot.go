@@ -92,22 +92,25 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		entries[locale] = readMaiMeta(b, fsys, p, b.add(Outcome{Source: p, Status: StatusUsed}))
 	}
 
-	byName := map[string][]*maiPrompt{}
+	byName := map[string][]*maiPrompt{}          // the prompts that parse
+	byFile := map[string]map[string]*maiPrompt{} // every prompt file: name → locale → prompt
 	for _, pr := range prompts {
 		if e := entries[pr.locale][pr.name]; e != nil {
 			e.used = true
 		}
+		if byFile[pr.name] == nil {
+			byFile[pr.name] = map[string]*maiPrompt{}
+		}
+		byFile[pr.name][pr.locale] = pr
 		if readMaiPrompt(b, fsys, pr) {
 			byName[pr.name] = append(byName[pr.name], pr)
 		}
 	}
 	ids := map[string]string{}  // prompt name → module id
 	mods := map[string]string{} // prompt name → module name
-	names := sortedKeys(byName)
-	for _, name := range names {
-		prs := byName[name]
+	for _, name := range sortedKeys(byFile) {
 		mod, ok := moduleName(name)
-		for _, pr := range prs {
+		for _, pr := range byName[name] {
 			switch {
 			case !ok:
 				b.fail(pr.outcome, Note{Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", name)})
@@ -120,14 +123,14 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 			ids[name] = string(b.layer(defaultLayer(name))) + "." + mod
 		}
 	}
-	inc := &maiIncludes{byName: byName, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
-	for _, name := range names {
+	inc := &maiIncludes{byName: byName, files: byFile, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
+	for _, name := range sortedKeys(byName) {
 		if ids[name] == "" {
 			continue
 		}
 		prs := byName[name]
 		sort.Slice(prs, func(i, j int) bool { return prs[i].locale < prs[j].locale })
-		vars := maiVariables(prs, ids)
+		vars := maiVariables(prs, inc)
 		for _, pr := range prs {
 			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], inc, vars)
 		}
@@ -252,12 +255,12 @@ func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 // maiVariables is the variable list every locale of one prompt declares:
 // the fields that are not includes, in order of first use over the
 // locales (sorted), renamed where they are environment values.
-func maiVariables(prs []*maiPrompt, ids map[string]string) []string {
+func maiVariables(prs []*maiPrompt, inc *maiIncludes) []string {
 	var vars []string
 	seen := map[string]bool{}
 	for _, pr := range prs {
 		for _, pc := range pr.pieces {
-			if pc.field == "" || ids[pc.field] != "" || seen[pc.field] {
+			if pc.field == "" || inc.files[pc.field] != nil || seen[pc.field] {
 				continue
 			}
 			seen[pc.field] = true
@@ -283,7 +286,18 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			continue
 		}
 		var name, lead, trail string
-		if id := inc.ids[pc.field]; id != "" {
+		if inc.files[pc.field] != nil {
+			// MaiBot inserts the prompt it has under that name in this
+			// locale: that prompt must come in for this one to.
+			id, target := inc.ids[pc.field], inc.target(pc.field, pr.locale)
+			if target != nil {
+				what := fmt.Sprintf("the prompt %s (%s)", pc.field, b.out(target.outcome).Source)
+				if id == "" {
+					b.fail(i, Note{Line: pc.line, Msg: unmetReason(what)})
+					return
+				}
+				b.need(i, pc.line, target.outcome, what)
+			}
 			name = id
 			var same bool
 			lead, trail, same = inc.edges(pc.field, pr.locale)
