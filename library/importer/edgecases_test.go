@@ -10,7 +10,9 @@ import (
 
 // Windows files: a source whose text files are CR-LF with a UTF-8 BOM
 // imports exactly like its LF twin without one, in every format: the same
-// outcomes and the same module files, no CR or BOM in any of them.
+// outcomes and the same module files, no CR or BOM in any of them. The
+// report says so once per file read, first among the notes of the file's
+// first item: the BOM removed (line 1), the CR-LF line endings read as LF.
 func TestWindowsSourceFilesImportLikeTheirTwins(t *testing.T) {
 	for _, c := range []struct {
 		format Format
@@ -45,11 +47,26 @@ func TestWindowsSourceFilesImportLikeTheirTwins(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, got := run(t, c.format, c.dir, Options{}), run(t, c.format, twin, Options{})
+			noted := map[string]bool{}
+			for k, o := range got.Outcomes {
+				if len(o.Notes) >= 2 && o.Notes[0] == windowsNotes[0] && o.Notes[1] == windowsNotes[1] {
+					if noted[o.Source] {
+						t.Errorf("%s: noted twice", o.Source)
+					}
+					noted[o.Source] = true
+					got.Outcomes[k].Notes = o.Notes[2:]
+				}
+			}
+			for _, o := range got.Outcomes {
+				if (o.Status == StatusImported || o.Status == StatusUsed) && !noted[o.Source] {
+					t.Errorf("%s (%s): no notes on how it was read, want %v", o.Source, o.Status, windowsNotes)
+				}
+			}
 			var wantReport, gotReport strings.Builder
 			want.Report(&wantReport, "SRC")
 			got.Report(&gotReport, "SRC")
 			if gotReport.String() != wantReport.String() {
-				t.Errorf("the CR-LF + BOM twin reports\n%s\nwant\n%s", gotReport.String(), wantReport.String())
+				t.Errorf("the CR-LF + BOM twin reports, without the notes on how each file was read,\n%s\nwant\n%s", gotReport.String(), wantReport.String())
 			}
 			if len(got.Modules) != len(want.Modules) || len(got.Modules) == 0 {
 				t.Fatalf("%d modules, want %d", len(got.Modules), len(want.Modules))
@@ -63,6 +80,36 @@ func TestWindowsSourceFilesImportLikeTheirTwins(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// windowsNotes are the notes on a file read with a BOM and CR-LF line
+// endings throughout.
+var windowsNotes = []Note{
+	{Line: 1, Msg: "the file begins with a UTF-8 byte order mark (BOM): removed"},
+	{Msg: "the file's line endings are CR-LF: read as LF"},
+}
+
+// A file whose line endings are only partly CR-LF is read as LF, and the
+// note counts them, on the line of the first; a file with none has no
+// note. The text is the same as the LF file's.
+func TestMixedLineEndingsAreNoted(t *testing.T) {
+	const lf = "---\nname: mixed\ndescription: Mixed line endings.\n---\nOne.\nTwo.\n"
+	res := run(t, FormatSkills, writeTree(t, map[string]string{
+		"mixed/SKILL.md": "---\nname: mixed\ndescription: Mixed line endings.\r\n---\nOne.\r\nTwo.\n",
+		"plain/SKILL.md": strings.ReplaceAll(lf, "mixed", "plain"),
+	}), Options{})
+	wantCounts(t, res, 2, 0, 0, 0)
+	if got, want := outcome(t, res, "mixed/SKILL.md", "").Notes, (Note{Line: 3, Msg: "2 of the file's 6 line endings are CR-LF, the first on this line: read as LF"}); len(got) == 0 || got[0] != want {
+		t.Errorf("mixed: notes %v, want first %v", got, want)
+	}
+	for _, n := range outcome(t, res, "plain/SKILL.md", "").Notes {
+		if strings.Contains(n.Msg, "CR-LF") || strings.Contains(n.Msg, "BOM") {
+			t.Errorf("plain: note %v", n)
+		}
+	}
+	if got := moduleText(t, res, "modules/en-US/task-mixed.md"); !strings.HasSuffix(got, "---\nOne.\nTwo.\n") || strings.Contains(got, "\r") {
+		t.Errorf("mixed module:\n%q", got)
 	}
 }
 

@@ -213,6 +213,17 @@ type builder struct {
 	// needs lists, by outcome, the items it includes: when one of them is
 	// not imported, neither is the outcome (finish).
 	needs map[int][]need
+	// fileNotes are notes on a whole source file (how it was read), by
+	// path: finish gives them to the file's first outcome.
+	fileNotes map[string][]Note
+}
+
+// fileNote records a note on the source file p as a whole.
+func (b *builder) fileNote(p string, n Note) {
+	if b.fileNotes == nil {
+		b.fileNotes = map[string][]Note{}
+	}
+	b.fileNotes[p] = append(b.fileNotes[p], n)
 }
 
 // need is an item an outcome includes: Outcome is its index, What names it
@@ -450,6 +461,14 @@ func (b *builder) finish() error {
 		}
 		return a.Line < c.Line
 	})
+	// A file's notes go first on its first outcome in the report.
+	for k := range b.res.Outcomes {
+		o := &b.res.Outcomes[k]
+		if n, ok := b.fileNotes[o.Source]; ok {
+			o.Notes = append(n, o.Notes...)
+			delete(b.fileNotes, o.Source)
+		}
+	}
 	sort.Slice(b.res.Modules, func(i, j int) bool { return b.res.Modules[i].Path < b.res.Modules[j].Path })
 	return nil
 }

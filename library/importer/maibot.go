@@ -149,7 +149,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 
 // readMaiMeta reads one .meta.toml; problems are noted on outcome i.
 func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(i, n)
 		return nil
@@ -230,7 +230,7 @@ func tomlLines(text string) map[string]int {
 // readMaiPrompt reads and parses one .prompt file; false when it fails.
 func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 	p := b.out(pr.outcome).Source
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(pr.outcome, n)
 		return false

@@ -84,7 +84,7 @@ func splitFrontmatter(text string) (front string, frontLine int, body string, bo
 
 func importSkill(b *builder, fsys fs.FS, p string) {
 	i := b.add(Outcome{Source: p, Status: StatusImported})
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(i, n)
 		return

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -187,9 +188,9 @@ func detectLocale(text string) string {
 	return "zh-CN"
 }
 
-// readText reads p as module text (checkText), normalised
-// (library.Normalize). ok is false with the note saying why it cannot be.
-func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
+// readText reads p as module text (checkText), normalised (normalize).
+// ok is false with the note saying why it cannot be.
+func (b *builder) readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		return "", Note{Msg: err.Error()}, false
@@ -197,7 +198,26 @@ func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
 	if n, ok := checkText(data); !ok {
 		return "", n, false
 	}
-	return library.Normalize(data), Note{}, true
+	return b.normalize(p, data), Note{}, true
+}
+
+// normalize returns the text of file p as library.Normalize reads it (no
+// byte order mark, LF line endings), noting on the file (fileNote) each
+// change it made.
+func (b *builder) normalize(p string, data []byte) string {
+	text := library.Normalize(data)
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		b.fileNote(p, Note{Line: 1, Msg: "the file begins with a UTF-8 byte order mark (BOM): removed"})
+	}
+	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
+		first := 1 + bytes.Count(data[:bytes.Index(data, []byte("\r\n"))], []byte("\n"))
+		if ends := bytes.Count(data, []byte("\n")); crlf == ends {
+			b.fileNote(p, Note{Msg: "the file's line endings are CR-LF: read as LF"})
+		} else {
+			b.fileNote(p, Note{Line: first, Msg: fmt.Sprintf("%d of the file's %d line endings are CR-LF, the first on this line: read as LF", crlf, ends)})
+		}
+	}
+	return text
 }
 
 // checkText finds what keeps data from being module text: invalid UTF-8

@@ -61,7 +61,7 @@ func importWeKnora(b *builder, fsys fs.FS) error {
 
 func importWeKnoraFile(b *builder, fsys fs.FS, p string) {
 	whole := func(n Note) { b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{n}}) }
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		whole(n)
 		return
