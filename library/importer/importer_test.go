@@ -2,6 +2,7 @@ package importer
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -435,5 +436,45 @@ func TestReport(t *testing.T) {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("report lacks %q:\n%s", line, b.String())
 		}
+	}
+}
+
+// A description is plain text, in every format: placeholders and braces in
+// the one the source gives come through as written (never read as
+// placeholders, fields or Jinja, never escaped, never refused); one derived
+// from the text shows literal text as the model reads it (no \{{ escape).
+func TestDescriptionsArePlainText(t *testing.T) {
+	const given = `Fills {name}, {{name}}, {{{x}}}, {{ y|upper }}, {% if z %} and \{{w}} in JSON {"a": {"b": 1}}.`
+	for _, c := range []struct {
+		format Format
+		files  map[string]string
+		module string
+		want   string
+	}{
+		{FormatMaiBot, map[string]string{
+			"en-US/given.prompt": "Text {topic}.\n",
+			"en-US/.meta.toml":   "[given]\ndisplay_name = \"Given\"\ndescription = '''" + given + "'''\n",
+		}, "modules/en-US/aux-given.md", given},
+		{FormatWeKnora, map[string]string{
+			"t.yaml": "templates:\n  - id: given\n    name: Given\n    description: '" + given + "'\n    content: Text {{topic}}.\n",
+		}, "modules/en-US/aux-given.md", given},
+		{FormatSkills, map[string]string{
+			"given/SKILL.md": "---\nname: given\ndescription: '" + given + "'\n---\nText.\n",
+		}, "modules/en-US/task-given.md", given},
+		// Derived from the text: the literal {{user}} (MaiBot {{{{user}}}},
+		// written \{{user}} in the module) is shown as it renders; the
+		// placeholder stays as the module names it.
+		{FormatMaiBot, map[string]string{
+			"en-US/derived.prompt": "Keep the marker {{{{user}}}} for {topic} as {{\"a\": 1}}.\n",
+		}, "modules/en-US/aux-derived.md", `Keep the marker {{user}} for {{topic}} as {"a": 1}.`},
+	} {
+		t.Run(string(c.format)+"/"+path.Base(c.module), func(t *testing.T) {
+			res := run(t, c.format, writeTree(t, c.files), Options{})
+			wantCounts(t, res, 1, 0, res.Counts()[StatusUsed], 0)
+			if m := parsed(t, res, c.module); m.Description != c.want {
+				t.Errorf("description %q, want %q", m.Description, c.want)
+			}
+			loadAndRender(t, res)
+		})
 	}
 }

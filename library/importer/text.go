@@ -314,8 +314,23 @@ func isCJK(r rune) bool {
 func (b *builder) description(i int, text, title string) string {
 	if d := firstLine(text); d != "" {
 		b.note(i, 0, "description derived from the first line of prose of the text (the source gives none)")
-		return d
+		return plainText(d)
 	}
 	b.note(i, 0, "description derived from the title (the source gives none and the text has no line of prose)")
 	return title
+}
+
+// plainText is module text as plain text, such as a description, which is
+// never read for placeholders: an escaped literal `\{{name}}` loses its
+// backslash, a placeholder stays `{{name}}`.
+func plainText(text string) string {
+	var out strings.Builder
+	for _, p := range library.Scan(text) {
+		if p.Name != "" {
+			out.WriteString("{{" + p.Name + "}}")
+		} else {
+			out.WriteString(p.Literal)
+		}
+	}
+	return out.String()
 }
