@@ -68,8 +68,8 @@ func modulePaths(res *Result) []string {
 	return out
 }
 
-// hasNote reports whether o has a note (or reason) containing every part,
-// on line (0: any line).
+// hasNote reports whether o has a note (or reason) whose text (with its
+// file and line, Note.String) contains every part, on line (0: any line).
 func hasNote(o Outcome, line int, parts ...string) bool {
 	for _, n := range slices.Concat(o.Notes, o.Reasons) {
 		if line != 0 && n.Line != line {
@@ -77,7 +77,7 @@ func hasNote(o Outcome, line int, parts ...string) bool {
 		}
 		all := true
 		for _, p := range parts {
-			all = all && strings.Contains(n.Msg, p)
+			all = all && strings.Contains(n.String(), p)
 		}
 		if all {
 			return true

@@ -80,16 +80,25 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
-// Note is one remark on an item: Line is 1-based in the source file, 0
-// when the whole item is concerned.
+// Note is one remark on an item: Line is 1-based in the item's source
+// file, or in File when the remark concerns another file (the index.json
+// entry of a Jinja template, the .meta.toml table of a MaiBot prompt); 0
+// when no one line is concerned.
 type Note struct {
+	File string
 	Line int
 	Msg  string
 }
 
-// String is "line N: msg", or msg when Line is 0.
+// String is "line N: msg", "file:N: msg" for another file, or msg when
+// no line is concerned.
 func (n Note) String() string {
-	if n.Line > 0 {
+	switch {
+	case n.File != "" && n.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+	case n.File != "":
+		return n.File + ": " + n.Msg
+	case n.Line > 0:
 		return fmt.Sprintf("line %d: %s", n.Line, n.Msg)
 	}
 	return n.Msg
@@ -299,7 +308,13 @@ func (b *builder) fail(i int, reasons ...Note) {
 
 // note adds a remark to outcome i.
 func (b *builder) note(i int, line int, format string, args ...any) {
-	b.out(i).Notes = append(b.out(i).Notes, Note{Line: line, Msg: fmt.Sprintf(format, args...)})
+	b.noteAt(i, Note{Line: line}, format, args...)
+}
+
+// noteAt adds a remark to outcome i at the file and line of at.
+func (b *builder) noteAt(i int, at Note, format string, args ...any) {
+	at.Msg = fmt.Sprintf(format, args...)
+	b.out(i).Notes = append(b.out(i).Notes, at)
 }
 
 // finding records a rule of the source's format that outcome i breaks.

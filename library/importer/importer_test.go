@@ -105,7 +105,7 @@ func TestMaiBotFixture(t *testing.T) {
 	}
 	greet := outcome(t, res, "prompts/en-US/greet.prompt", "")
 	wantNote(t, greet, 4, "field {signature} names the prompt signature: included as {{aux.signature}}")
-	wantNote(t, greet, 0, "description of [greet] joined from 2 lines")
+	wantNote(t, greet, 3, "prompts/en-US/.meta.toml:3: description of [greet] joined from 2 lines")
 	wantNote(t, greet, 0, "prompts/en-US/.meta.toml:6: [greet] advanced = false has no place")
 	wantNote(t, greet, 0, "1 literal {{name}} sequence(s)")
 
@@ -206,7 +206,7 @@ func TestWeKnoraFixture(t *testing.T) {
 	wantNote(t, kb, 15, "field default: true has no place")
 	wantNote(t, kb, 4, "i18n zh-CN: a title and description without content of their own")
 	wantNote(t, kb, 18, `variable "current_time" renamed "current_time_value"`)
-	wantNote(t, kb, 0, "field user (the user prompt) imported as the module aux.kb_helper.user")
+	wantNote(t, kb, 23, "field user (the user prompt) imported as the module aux.kb_helper.user")
 
 	loose := outcome(t, res, dir+"assistant.yaml", "template Loose Braces")
 	if loose.Status != StatusNotImported {
@@ -426,6 +426,9 @@ func TestReport(t *testing.T) {
 	for _, line := range []string{
 		"imported     SRC/greeting.md (template greeting) → modules/en-US/aux-greeting.md\n",
 		"       note: line 1: Jinja comment {# … #} dropped (it renders nothing)\n",
+		// A note on a line of another file names the file.
+		"       note: index.json:15: name \"Sub_Agent\" renamed \"sub_agent\" (module names are lowercase [a-z0-9._-])\n",
+		"       note: index.json:15: variable \"model\" renamed \"model_value\": model is a promptdesk environment value, which a module cannot declare; the caller supplies model_value instead\n",
 		"not imported SRC/digest.md (template digest):\n     reason: line 2: Jinja {% if %} ({% if items %}) has no equivalent in the module format\n",
 		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
 		"used         SRC/index.json\n",

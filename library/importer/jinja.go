@@ -200,11 +200,11 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	for _, raw := range e.vars {
 		v, msg, ok := variable(raw)
 		if !ok {
-			b.fail(i, Note{Msg: fmt.Sprintf("index.json declares the variable %q, which is not a placeholder name ([a-z_][a-z0-9_.-]*)", raw)})
+			b.fail(i, Note{File: jinjaIndex, Line: e.line, Msg: fmt.Sprintf("index.json declares the variable %q, which is not a placeholder name ([a-z_][a-z0-9_.-]*)", raw)})
 			return
 		}
 		if msg != "" {
-			b.note(i, 0, "%s", msg)
+			b.noteAt(i, Note{File: jinjaIndex, Line: e.line}, "%s", msg)
 		}
 		if !declared[raw] {
 			declared[raw] = true
@@ -232,13 +232,13 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	}
 	for _, raw := range e.vars {
 		if !used[raw] {
-			b.note(i, 0, "variable %s is declared in index.json but the template does not use it; kept declared", raw)
+			b.noteAt(i, Note{File: jinjaIndex, Line: e.line}, "variable %s is declared in index.json but the template does not use it; kept declared", raw)
 		}
 	}
 	if w.escaped > 0 {
 		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
-	name, ok := b.name(i, e.line, e.name)
+	name, ok := b.name(i, Note{File: jinjaIndex, Line: e.line}, e.name)
 	if !ok {
 		return
 	}

@@ -30,9 +30,11 @@ type maiEntry struct {
 	line        int
 	title       string
 	description string
-	extra       []Note // fields with no place in the module format
-	problems    []Note // fields of the wrong type
-	used        bool
+	// descriptionAt is where the description is (File and Line).
+	descriptionAt Note
+	extra         []Note // fields with no place in the module format
+	problems      []Note // fields of the wrong type
+	used          bool
 }
 
 // importMaiBot converts MaiBot's prompts/<locale>/<name>.prompt (or
@@ -187,16 +189,16 @@ func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
 			case "display_name", "description":
 				s, ok := v.(string)
 				if !ok {
-					e.problems = append(e.problems, Note{Msg: fmt.Sprintf("%s:%d: [%s] %s is not a string; not used", p, line, name, k[1])})
+					e.problems = append(e.problems, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s is not a string; not used", name, k[1])})
 					continue
 				}
 				if k[1] == "display_name" {
 					e.title = s
 				} else {
-					e.description = s
+					e.description, e.descriptionAt = s, Note{File: p, Line: line}
 				}
 			default:
-				e.extra = append(e.extra, Note{Msg: fmt.Sprintf("%s:%d: [%s] %s = %v has no place in the module format; not kept", p, line, name, k[1], v)})
+				e.extra = append(e.extra, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s = %v has no place in the module format; not kept", name, k[1], v)})
 			}
 		}
 		out[name] = e
@@ -349,7 +351,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		}
 		d, lines := oneLine(e.description)
 		if lines > 1 {
-			b.note(i, 0, "description of [%s] joined from %d lines into one (a module description is one line)", pr.name, lines)
+			b.noteAt(i, e.descriptionAt, "description of [%s] joined from %d lines into one (a module description is one line)", pr.name, lines)
 		}
 		description = d
 	}

@@ -144,7 +144,7 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 	if lines > 1 {
 		b.note(i, descLine, "description joined from %d lines into one (a module description is one line)", lines)
 	}
-	name, ok := b.name(i, nameLine, rawName)
+	name, ok := b.name(i, Note{Line: nameLine}, rawName)
 	if !ok {
 		return
 	}

@@ -124,16 +124,18 @@ func moduleName(raw string) (name string, ok bool) {
 	return name, name != "" && library.ValidName(name)
 }
 
-// name maps the source name raw of outcome i to a module name, noting a
-// rename; a name with nothing usable fails the outcome.
-func (b *builder) name(i int, line int, raw string) (string, bool) {
+// name maps the source name raw of outcome i, written where at says
+// (Note.File and Line), to a module name, noting a rename; a name with
+// nothing usable fails the outcome.
+func (b *builder) name(i int, at Note, raw string) (string, bool) {
 	name, ok := moduleName(raw)
 	if !ok {
-		b.fail(i, Note{Line: line, Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", raw)})
+		at.Msg = fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", raw)
+		b.fail(i, at)
 		return "", false
 	}
 	if name != raw {
-		b.note(i, line, "name %q renamed %q (module names are lowercase [a-z0-9._-])", raw, name)
+		b.noteAt(i, at, "name %q renamed %q (module names are lowercase [a-z0-9._-])", raw, name)
 	}
 	return name, true
 }
