@@ -148,3 +148,34 @@ func TestBracesThatAreNotPlaceholders(t *testing.T) {
 		})
 	}
 }
+
+// Frontmatter fences in a SKILL.md follow the module format's rule: only
+// a line that is exactly --- (trailing blanks allowed) opens or closes the
+// block. A --- thematic break in the body stays in the body; `----` and
+// `---x` are text; an opening --- never closed is "frontmatter not closed"
+// on line 1; an empty block leaves the name and description missing.
+func TestSkillFrontmatterFences(t *testing.T) {
+	res := run(t, FormatSkills, writeTree(t, map[string]string{
+		"ruled/SKILL.md":    "---  \nname: ruled\ndescription: Keeps its rule.\n---\t\nAbove.\n\n---\n\nBelow.\n",
+		"dashes/SKILL.md":   "---\nname: dashes\ndescription: Four dashes are text.\n----\n---x\n---\nBody.\n",
+		"unclosed/SKILL.md": "---\nname: unclosed\ndescription: Never closed.\nBody.\n",
+		"empty/SKILL.md":    "---\n---\nBody\n",
+	}), Options{})
+	wantCounts(t, res, 1, 3, 0, 0)
+	if got := moduleText(t, res, "modules/en-US/task-ruled.md"); !strings.HasSuffix(got, "description: \"Keeps its rule.\"\n---\nAbove.\n\n---\n\nBelow.\n") {
+		t.Errorf("ruled:\n%s", got)
+	}
+	// `----` and `---x` are read as frontmatter lines, which are no YAML
+	// key: value, so the block does not parse.
+	if o := outcome(t, res, "dashes/SKILL.md", ""); o.Status != StatusNotImported || hasNote(o, 0, "not closed") {
+		t.Errorf("dashes: %s %v", o.Status, o.Reasons)
+	}
+	if o := outcome(t, res, "unclosed/SKILL.md", ""); o.Status != StatusNotImported || len(o.Reasons) != 1 || o.Reasons[0].String() != "line 1: frontmatter not closed: no line --- after the opening one" {
+		t.Errorf("unclosed: %s %v", o.Status, o.Reasons)
+	}
+	empty := outcome(t, res, "empty/SKILL.md", "")
+	wantFindings(t, empty, "line 2: no name: the Agent Skills specification requires one", "line 2: no description: the Agent Skills specification requires one")
+	if empty.Status != StatusNotImported || !hasNote(empty, 0, "no description") {
+		t.Errorf("empty: %s %v", empty.Status, empty.Reasons)
+	}
+}
