@@ -179,3 +179,26 @@ func TestSkillFrontmatterFences(t *testing.T) {
 		t.Errorf("empty: %s %v", empty.Status, empty.Reasons)
 	}
 }
+
+// YAML typing: scalars a YAML 1.1 reader turns into booleans or numbers
+// are the text written, in a SKILL.md and in a WeKnora template alike.
+func TestSourceScalarsAreTheirText(t *testing.T) {
+	res := run(t, FormatSkills, writeTree(t, map[string]string{
+		"on/SKILL.md": "---\nname: on\ndescription: no, off, yes\n---\nBody.\n",
+		"v/SKILL.md":  "---\nname: v\ndescription: 1.10\n---\nBody.\n",
+	}), Options{})
+	wantCounts(t, res, 2, 0, 0, 0)
+	if m := parsed(t, res, "modules/en-US/task-on.md"); m.Title != "on" || m.Description != "no, off, yes" {
+		t.Errorf("title %q, description %q; want \"on\", \"no, off, yes\"", m.Title, m.Description)
+	}
+	if m := parsed(t, res, "modules/en-US/task-v.md"); m.Description != "1.10" {
+		t.Errorf("description %q, want \"1.10\"", m.Description)
+	}
+	wk := run(t, FormatWeKnora, writeTree(t, map[string]string{
+		"t.yaml": "templates:\n  - id: yes\n    name: off\n    description: no\n    content: Text.\n",
+	}), Options{})
+	wantCounts(t, wk, 1, 0, 0, 0)
+	if m := parsed(t, wk, "modules/en-US/aux-yes.md"); m.Title != "off" || m.Description != "no" {
+		t.Errorf("weknora: id %s, title %q, description %q; want aux.yes, \"off\", \"no\"", m.ID, m.Title, m.Description)
+	}
+}
