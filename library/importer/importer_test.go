@@ -327,20 +327,19 @@ func TestNotOfTheFormat(t *testing.T) {
 }
 
 // Modules that cannot load together are withdrawn with the loader's
-// reason: here two MaiBot prompts include each other (an include cycle).
+// reason: here two MaiBot prompts include each other (an include cycle,
+// a → b → a) and one includes itself.
 func TestIncludeCycleIsNotImported(t *testing.T) {
 	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
 		"en-US/ping.prompt": "Ping, then {pong}.\n",
 		"en-US/pong.prompt": "Pong, then {ping}.\n",
 		"en-US/solo.prompt": "Alone with {who}.\n",
+		"en-US/self.prompt": "Me, then {self}.\n",
 	}), Options{})
-	wantCounts(t, res, 1, 2, 0, 0)
-	for _, src := range []string{"en-US/ping.prompt", "en-US/pong.prompt"} {
-		wantNote(t, outcome(t, res, src, ""), 0, "the module does not load")
-	}
-	if !hasNote(outcome(t, res, "en-US/ping.prompt", ""), 0, "include cycle") && !hasNote(outcome(t, res, "en-US/pong.prompt", ""), 0, "include cycle") {
-		t.Errorf("no include cycle named")
-	}
+	wantCounts(t, res, 1, 3, 0, 0)
+	wantNote(t, outcome(t, res, "en-US/ping.prompt", ""), 0, "the module does not load", "aux.ping → aux.pong → aux.ping")
+	wantNote(t, outcome(t, res, "en-US/pong.prompt", ""), 0, "the module does not load", "aux.pong → aux.ping → aux.pong")
+	wantNote(t, outcome(t, res, "en-US/self.prompt", ""), 0, "the module does not load", "{{aux.self}} includes the module in itself")
 	loadAndRender(t, res)
 }
 
