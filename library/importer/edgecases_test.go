@@ -202,3 +202,29 @@ func TestSourceScalarsAreTheirText(t *testing.T) {
 		t.Errorf("weknora: id %s, title %q, description %q; want aux.yes, \"off\", \"no\"", m.ID, m.Title, m.Description)
 	}
 }
+
+// Large and broken input: a text over the module size limit, invalid
+// UTF-8 and a control character are each one clear reason, with the line
+// where there is one; the other items still come in.
+func TestOversizedAndBrokenSources(t *testing.T) {
+	big := strings.Repeat("A line of a very long prompt.\n", 3<<20/30)
+	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
+		"en-US/big.prompt":     big,
+		"en-US/latin1.prompt":  "Fine.\nCaf\xe9 {x}.\n",
+		"en-US/control.prompt": "Fine.\nStill fine.\nBell \x07 here.\n",
+		"en-US/ok.prompt":      "Fine {x}.\n",
+	}), Options{})
+	wantCounts(t, res, 1, 3, 0, 0)
+	o := outcome(t, res, "en-US/big.prompt", "")
+	if o.Status != StatusNotImported || len(o.Reasons) != 1 || !strings.HasSuffix(o.Reasons[0].Msg, "bytes; the limit is 262144 bytes (256 KiB)") {
+		t.Errorf("big: %s %v", o.Status, o.Reasons)
+	}
+	for src, want := range map[string]string{
+		"en-US/latin1.prompt":  "line 2: the text is not valid UTF-8",
+		"en-US/control.prompt": "line 3: the text contains the control character U+0007; module text may use only tabs and line breaks",
+	} {
+		if o := outcome(t, res, src, ""); o.Status != StatusNotImported || len(o.Reasons) != 1 || o.Reasons[0].String() != want {
+			t.Errorf("%s: %s %v, want %q", src, o.Status, o.Reasons, want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ type maiChar struct {
 // the pairs share no character). A maiLeft or maiRight already in the
 // source stays and, as in MaiBot, renders as a brace.
 func maiSwap(s string) []maiChar {
-	var out []maiChar
+	out := make([]maiChar, 0, len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; (c == '{' || c == '}') && i+1 < len(s) && s[i+1] == c {
 			r := maiLeft
