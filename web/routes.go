@@ -20,6 +20,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	// The console's body limit; /api has its own (handlers.LimitBody) that
 	// answers JSON and keeps the connection.
+	if s.cfg.Metrics != nil {
+		e.Use(s.measure())
+	}
 	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
 	// The client address of login throttling: the connection's, or behind
 	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
