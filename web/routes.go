@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -61,7 +62,11 @@ func (s *Server) newEcho() *echo.Echo {
 
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
-	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	// An unknown asset gets the 404 of every other unknown path (page or
+	// JSON), not net/http's plain text.
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handleError(echo.ErrNotFound, e.NewContext(r, w))
+	}))))
 	e.GET("/login", auth.LoginForm)
 	e.POST("/login", auth.Login)
 	e.GET("/setup/:token", auth.SetupForm)
