@@ -248,6 +248,9 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	for i := range res.Report {
 		res.Report[i].Line = res.Report[i].TextForm()
 	}
+	if req.Format == FormatMessages {
+		res.Messages = messages(res, req.SystemMessages)
+	}
 	return res, nil
 }
 

@@ -29,7 +29,8 @@ type APIModule struct {
 // APIModuleDetail is GET /api/v1/modules/{id}: the module text served for
 // the requested locale through the override chain, its frontmatter
 // fields and raw body, where it came from (Source: builtin, override,
-// override-drifted, file, user-module; Locale and Fallback as in the
+// override-drifted, file, user-module; Revision the served override's
+// revision, absent for a builtin; Locale and Fallback as in the
 // composition report), every locale the module exists in, and its status.
 type APIModuleDetail struct {
 	ID                  string             `json:"id"`
@@ -44,6 +45,7 @@ type APIModuleDetail struct {
 	Triggers            []library.Trigger  `json:"triggers"`
 	Body                string             `json:"body"`
 	Source              string             `json:"source"`
+	Revision            int                `json:"revision,omitempty"`
 	Locale              string             `json:"locale"`
 	Fallback            bool               `json:"fallback"`
 	Locales             []string           `json:"locales"`
@@ -108,6 +110,9 @@ func (h *API) Module(c echo.Context) error {
 		Fallback:            s.Fallback,
 		Locales:             v.Locales(id),
 		Status:              v.ModuleStatus(id),
+	}
+	if s.Override != nil {
+		d.Revision = s.Override.Revision
 	}
 	return WriteJSON(c, http.StatusOK, d)
 }

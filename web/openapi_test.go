@@ -205,6 +205,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
 		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"401", "403", "404", "503"}},
 		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"401", "403", "404", "422", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"401", "403", "404", "422", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -310,6 +312,10 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIDiffLine":      {reflect.TypeFor[handlers.APIDiffLine](), false},
 		"APIScenarioBody":  {reflect.TypeFor[handlers.APIScenarioBody](), true},
 		"APIAcceptBody":    {reflect.TypeFor[handlers.APIAcceptBody](), true},
+		"Message":          {reflect.TypeFor[assembler.Message](), false},
+		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
+		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},
+		"APIRevisionText":  {reflect.TypeFor[handlers.APIRevisionText](), false},
 		"ErrorBody":        {reflect.TypeFor[apiErrorBody](), false},
 		"Error":            {reflect.TypeFor[apiError](), false},
 	}
