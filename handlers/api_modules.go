@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -53,7 +52,8 @@ type APIModuleDetail struct {
 }
 
 // Modules handles GET /api/v1/modules: 200 with a JSON array of APIModule,
-// every builtin and user module sorted by id. A user module whose only
+// every builtin and user module sorted by id, with an ETag
+// (WriteCachedJSON: If-None-Match answers 304). A user module whose only
 // override rows no longer parse is left out, as on the library page.
 func (h *API) Modules(c echo.Context) error {
 	v := h.Served.Current().Published()
@@ -70,11 +70,12 @@ func (h *API) Modules(c echo.Context) error {
 		}
 		out = append(out, m)
 	}
-	return WriteJSON(c, http.StatusOK, out)
+	return WriteCachedJSON(c, out)
 }
 
 // Module handles GET /api/v1/modules/{id}[?locale=L]: 200 with the
-// APIModuleDetail served for L (default: the fallback locale). Errors: 404
+// APIModuleDetail served for L (default: the fallback locale), with an
+// ETag (WriteCachedJSON). Errors: 404
 // not_found for an unknown id or one with no text in L nor the fallback
 // locale; 422 invalid_request for a locale that is not a BCP 47 tag.
 func (h *API) Module(c echo.Context) error {
@@ -114,5 +115,5 @@ func (h *API) Module(c echo.Context) error {
 	if s.Override != nil {
 		d.Revision = s.Override.Revision
 	}
-	return WriteJSON(c, http.StatusOK, d)
+	return WriteCachedJSON(c, d)
 }
