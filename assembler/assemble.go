@@ -257,6 +257,9 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if watch.on {
 		a.cfg.Observe(Timing{Assemble: time.Since(watch.start), Tokens: watch.spent})
 	}
+	if req.Format == FormatMessages {
+		res.Messages = messages(res, req.SystemMessages)
+	}
 	return res, nil
 }
 
