@@ -43,6 +43,8 @@ type Overrides struct {
 	Served    *Served
 	Assembler *assembler.Assembler
 	Log       *slog.Logger
+	// Events, when set, is told of each publish, delete and restore.
+	Events Events
 }
 
 // Edit is a new text for the override of ID in Locale.
@@ -254,6 +256,7 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 		return store.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
+	s.tell(ctx, store.ActionPublish, id, saved.Locale, saved.Revision)
 	return saved, s.Served.refresh(ctx, "override published")
 }
 
@@ -297,6 +300,7 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
+	s.tell(ctx, store.ActionDelete, id, locale, revision+1)
 	return s.Served.refresh(ctx, "override deleted")
 }
 
@@ -375,6 +379,7 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 		return Outcome{}, err
 	}
 	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
+	s.tell(ctx, store.ActionRestore, id, saved.Locale, saved.Revision)
 	out.Kind, out.Saved = OutcomeStored, saved
 	return out, nil
 }
@@ -394,6 +399,7 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 		return store.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
+	s.tell(ctx, store.ActionKeepMine, id, saved.Locale, saved.Revision)
 	return saved, s.Served.refresh(ctx, "override kept")
 }
 
@@ -407,6 +413,7 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 		return err
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
+	s.tell(ctx, store.ActionTakeBuiltin, id, locale, revision+1)
 	return s.Served.refresh(ctx, "builtin taken")
 }
 
