@@ -8,7 +8,8 @@ import (
 
 // Events is told of every change of what an override serves that the
 // write path makes (publish, delete, restore and the drift review's
-// actions), after it is committed: webhooks listen here. It must not
+// actions), once it is committed and this process serves it (or failed
+// to reload): webhooks listen here. It must not
 // block for long; a failure to pass a change on is its own to log, since
 // the change stands.
 type Events interface {

@@ -256,8 +256,9 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 		return store.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
+	err = s.Served.refresh(ctx, "override published")
 	s.tell(ctx, store.ActionPublish, id, saved.Locale, saved.Revision)
-	return saved, s.Served.refresh(ctx, "override published")
+	return saved, err
 }
 
 // servable checks a draft override against v's served State with the
@@ -300,8 +301,9 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
+	err := s.Served.refresh(ctx, "override deleted")
 	s.tell(ctx, store.ActionDelete, id, locale, revision+1)
-	return s.Served.refresh(ctx, "override deleted")
+	return err
 }
 
 // includedBy refuses to remove the override of id in locale when that
@@ -375,11 +377,12 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	case err != nil:
 		return Outcome{}, err
 	}
-	if err := s.Served.refresh(ctx, "revision restored"); err != nil {
+	err = s.Served.refresh(ctx, "revision restored")
+	s.tell(ctx, store.ActionRestore, id, saved.Locale, saved.Revision)
+	if err != nil {
 		return Outcome{}, err
 	}
 	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
-	s.tell(ctx, store.ActionRestore, id, saved.Locale, saved.Revision)
 	out.Kind, out.Saved = OutcomeStored, saved
 	return out, nil
 }
@@ -399,8 +402,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 		return store.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
+	err = s.Served.refresh(ctx, "override kept")
 	s.tell(ctx, store.ActionKeepMine, id, saved.Locale, saved.Revision)
-	return saved, s.Served.refresh(ctx, "override kept")
+	return saved, err
 }
 
 // TakeBuiltin is the drift review's "take builtin": the override at
@@ -413,8 +417,9 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 		return err
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
+	err := s.Served.refresh(ctx, "builtin taken")
 	s.tell(ctx, store.ActionTakeBuiltin, id, locale, revision+1)
-	return s.Served.refresh(ctx, "builtin taken")
+	return err
 }
 
 // Rebase is the drift review's rebase: text, the operator's merge of the

@@ -75,6 +75,10 @@ func (p Policy) RetryAfter(attempt int) time.Duration {
 // leaves it due again after that.
 func (p Policy) lease() time.Duration { return p.Timeout + 10*time.Second }
 
+// shutdownGrace is how long attempts in flight may still take once Run is
+// told to stop (the web server waits 5 s for its loops).
+const shutdownGrace = 3 * time.Second
+
 // maxErrorBody is how much of a failed answer's body the log keeps.
 const maxErrorBody = 200
 
@@ -113,9 +117,15 @@ func (h *Webhooks) deliverBatch(ctx context.Context, client *http.Client) (more 
 		}
 		return false
 	}
+	// Attempts in flight when ctx ends get shutdownGrace to finish, so
+	// that an answered request is not sent again by the next process.
+	sendCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	defer stop()
 	var wg sync.WaitGroup
 	for _, d := range list {
-		wg.Go(func() { h.attempt(ctx, client, d) })
+		wg.Go(func() { h.attempt(sendCtx, client, d) })
 	}
 	wg.Wait()
 	return len(list) == h.policy.Batch && ctx.Err() == nil
@@ -134,7 +144,7 @@ func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d store.Del
 		out.RetryIn = h.policy.RetryAfter(d.Attempts)
 	}
 	// Recorded even when ctx ended meanwhile: the attempt happened.
-	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
 	if _, err := h.store.FinishAttempt(rec, d.ID, a, out); err != nil {
 		h.log.Warn("webhook delivery: recording the attempt failed; it is sent again when its lease ends",
