@@ -177,7 +177,9 @@ type RefusedError struct {
 	Body   string // the API's JSON error
 }
 
-func (e *RefusedError) Error() string { return fmt.Sprintf("promptdesk refused the request: %d %s", e.Status, e.Body) }
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("promptdesk refused the request: %d %s", e.Status, e.Body)
+}
 
 // response is a successful (2xx or 304) answer.
 type response struct {
