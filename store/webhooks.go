@@ -311,3 +311,16 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 	}
 	return list, nil
 }
+
+// PruneWebhookEvents deletes the events recorded more than olderThan ago
+// whose deliveries are all finished (delivered or failed), with their
+// deliveries and attempts, and returns how many events went.
+func (s *Store) PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM webhook_events e
+		WHERE e.created_at < now() - $1 * interval '1 millisecond'
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`, olderThan.Milliseconds())
+	if err != nil {
+		return 0, dbError(err, "prune webhook events")
+	}
+	return tag.RowsAffected(), nil
+}

@@ -31,13 +31,16 @@ type Policy struct {
 	Poll time.Duration
 	// Batch is the most deliveries Run attempts at once.
 	Batch int
+	// Keep is how long finished deliveries stay in the log; Run deletes
+	// older events (and their deliveries) every hour.
+	Keep time.Duration
 }
 
 // DefaultPolicy is the Policy of zero fields: 10 s per attempt, 8
 // attempts, retries after 5 s, 10 s, 20 s … up to 10 min (about 21 min in
-// all), polling every second, 10 at once.
+// all), polling every second, 10 at once, keeping the log 30 days.
 var DefaultPolicy = Policy{Timeout: 10 * time.Second, MaxAttempts: 8, FirstRetry: 5 * time.Second,
-	MaxRetry: 10 * time.Minute, Poll: time.Second, Batch: 10}
+	MaxRetry: 10 * time.Minute, Poll: time.Second, Batch: 10, Keep: 30 * 24 * time.Hour}
 
 func (p Policy) withDefaults() Policy {
 	if p.Timeout <= 0 {
@@ -57,6 +60,9 @@ func (p Policy) withDefaults() Policy {
 	}
 	if p.Batch <= 0 {
 		p.Batch = DefaultPolicy.Batch
+	}
+	if p.Keep <= 0 {
+		p.Keep = DefaultPolicy.Keep
 	}
 	return p
 }
@@ -79,12 +85,16 @@ func (p Policy) lease() time.Duration { return p.Timeout + 10*time.Second }
 // told to stop (the web server waits 5 s for its loops).
 const shutdownGrace = 3 * time.Second
 
+// pruneEvery is how often Run deletes events older than Policy.Keep.
+const pruneEvery = time.Hour
+
 // maxErrorBody is how much of a failed answer's body the log keeps.
 const maxErrorBody = 200
 
 // Run delivers until ctx ends: it claims due deliveries (at once after
 // Record, else every Policy.Poll), sends each, and logs the attempt. A
-// store failure is logged and retried at the next poll.
+// store failure is logged and retried at the next poll. Every hour it
+// deletes the finished events older than Policy.Keep.
 func (h *Webhooks) Run(ctx context.Context) {
 	client := &http.Client{
 		Timeout: h.policy.Timeout,
@@ -95,6 +105,8 @@ func (h *Webhooks) Run(ctx context.Context) {
 	defer client.CloseIdleConnections()
 	tick := time.NewTicker(h.policy.Poll)
 	defer tick.Stop()
+	prune := time.NewTicker(pruneEvery)
+	defer prune.Stop()
 	for {
 		for h.deliverBatch(ctx, client) {
 		}
@@ -103,7 +115,20 @@ func (h *Webhooks) Run(ctx context.Context) {
 			return
 		case <-tick.C:
 		case <-h.wake:
+		case <-prune.C:
+			h.prune(ctx)
 		}
+	}
+}
+
+// prune deletes the finished events older than Policy.Keep.
+func (h *Webhooks) prune(ctx context.Context) {
+	n, err := h.store.PruneWebhookEvents(ctx, h.policy.Keep)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		h.log.Warn("webhook log: deleting old events failed", "err", err)
+	case n > 0:
+		h.log.Info("webhook log: old events deleted", "events", n, "older_than", h.policy.Keep)
 	}
 }
 

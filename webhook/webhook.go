@@ -72,6 +72,7 @@ type Store interface {
 	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Delivery, error)
 	FinishAttempt(ctx context.Context, id int64, a store.DeliveryAttempt, outcome store.AttemptOutcome) (bool, error)
 	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]store.Delivery, error)
+	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)
 }
 
 // Webhooks records events and manages the endpoints; Run and WatchDrift

@@ -382,3 +382,43 @@ func TestDriftEventOnce(t *testing.T) {
 	case <-time.After(10 * fast.Poll):
 	}
 }
+
+// TestPruneKeepsPending: pruning deletes old finished events with their
+// log and keeps those still being delivered.
+func TestPruneKeepsPending(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	ctx := context.Background()
+	h := webhook.New(st, quiet, fast)
+	addEndpoint(t, h, "http://127.0.0.1:9/")
+	for _, k := range []string{"done", "waiting"} {
+		if err := h.Record(ctx, event(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimed, err := st.ClaimDeliveries(ctx, 1, time.Minute)
+	if err != nil || len(claimed) != 1 || claimed[0].EventKey != "done" {
+		t.Fatalf("claim: %+v %v", claimed, err)
+	}
+	if ok, err := st.FinishAttempt(ctx, claimed[0].ID, store.DeliveryAttempt{Attempt: 1, At: time.Now(), Status: 200}, store.AttemptOutcome{Delivered: true}); !ok || err != nil {
+		t.Fatalf("finish: %v %v", ok, err)
+	}
+	if n, err := st.PruneWebhookEvents(ctx, time.Hour); n != 0 || err != nil {
+		t.Errorf("prune of events older than an hour: %d %v, want none", n, err)
+	}
+	if n, err := st.PruneWebhookEvents(ctx, 0); n != 1 || err != nil {
+		t.Errorf("prune: %d %v, want the delivered event", n, err)
+	}
+	list, err := h.Deliveries(ctx, 0, 10)
+	if err != nil || len(list) != 1 || list[0].EventKey != "waiting" {
+		t.Errorf("left: %+v %v, want the pending delivery", list, err)
+	}
+	// A pruned key may be recorded again (a drift still there after the
+	// log forgot it is announced again).
+	if err := h.Record(ctx, event("done")); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := h.Deliveries(ctx, 0, 10); len(list) != 2 {
+		t.Errorf("%d deliveries after recording the pruned key again, want 2", len(list))
+	}
+}
