@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +140,57 @@ func TestWebhookOnPublish(t *testing.T) {
 	}
 	if strings.Contains(doc.Text(), secret) {
 		t.Error("the page shows the secret")
+	}
+}
+
+// TestWebhooksPageForms: the console adds an endpoint (a secret made and
+// shown once), keeps what was typed next to a refused field, deletes one,
+// and answers 404 for an unknown one; viewers and editors do not get the
+// page.
+func TestWebhooksPageForms(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	v, _ := clients.Load(h)
+	admin := v.(*client)
+
+	rec := admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/a b"}, "secret": {"short"}, "description": {"kept"}}))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("a short secret: %d %v", rec.Code, err)
+	}
+	if got := doc.Find(`[data-testid="field-error"][data-field="secret"]`).Text(); !strings.Contains(got, "at least 16") {
+		t.Errorf("secret error %q", got)
+	}
+	if got := doc.Find(`#webhook-description`).AttrOr("value", ""); got != "kept" {
+		t.Errorf("description kept as %q", got)
+	}
+
+	rec = admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/hook"}}))
+	doc, err = goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("add: %d %v", rec.Code, err)
+	}
+	secret := doc.Find(`[data-testid="webhook-secret"]`).Text()
+	hooks, err := st.ListWebhooks(context.Background())
+	if err != nil || len(hooks) != 1 || hooks[0].Secret != secret || !strings.HasPrefix(secret, "whsec_") || hooks[0].CreatedBy != testUser {
+		t.Fatalf("stored %+v %v; shown secret %q", hooks, err, secret)
+	}
+	if page := serve(h, http.MethodGet, "/webhooks"); strings.Contains(page.Body.String(), secret) {
+		t.Error("the page shows the secret again")
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, "/webhooks/999/delete", nil)); rec.Code != http.StatusNotFound {
+		t.Errorf("delete an unknown endpoint: %d, want 404", rec.Code)
+	}
+	target := "/webhooks/" + strconv.FormatInt(hooks[0].ID, 10) + "/delete"
+	if rec := admin.do(h, admin.form(http.MethodPost, target, nil)); rec.Code != http.StatusSeeOther {
+		t.Errorf("delete: %d, want 303", rec.Code)
+	}
+	if hooks, _ := st.ListWebhooks(context.Background()); len(hooks) != 0 {
+		t.Errorf("left after the delete: %+v", hooks)
+	}
+	newUser(t, st, "ed", store.RoleEditor)
+	if rec := login(t, h, "ed").do(h, httptest.NewRequest(http.MethodGet, "/webhooks", nil)); rec.Code != http.StatusForbidden {
+		t.Errorf("an editor on /webhooks: %d, want 403", rec.Code)
 	}
 }
