@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -59,6 +60,12 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	// Browsers ask for /favicon.ico whatever the page links: send them to
+	// the icon rather than into a 404.
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=86400")
+		return c.Redirect(http.StatusFound, static.URL("favicon.svg"))
+	})
 	e.GET("/login", auth.LoginForm)
 	e.POST("/login", auth.Login)
 	e.GET("/setup/:token", auth.SetupForm)
