@@ -195,11 +195,11 @@ type process struct {
 	name    string
 	url     string
 	metrics string // its /metrics URL
-	token string // API token sent by assemble
-	cmd   *exec.Cmd
-	out   *lockedBuffer
-	done  chan struct{} // closed when it has exited
-	err   error         // Wait's, once done is closed
+	token   string // API token sent by assemble
+	cmd     *exec.Cmd
+	out     *lockedBuffer
+	done    chan struct{} // closed when it has exited
+	err     error         // Wait's, once done is closed
 }
 
 // lockedBuffer collects a process's output while the test reads it.
