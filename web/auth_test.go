@@ -51,24 +51,28 @@ func serveAPI(h http.Handler, method, target, body, token string) *httptest.Resp
 // here fails TestEveryAPIRouteNeedsAToken, so a new route must be given its
 // scopes.
 var apiScopes = map[string][]string{
-	"POST /api/v1/assemble":              {store.ScopeAssemble},
-	"POST /api/v1/render":                {store.ScopeAssemble},
-	"GET /api/v1/modules":                {store.ScopeRead},
-	"GET /api/v1/modules/:id":            {store.ScopeRead},
-	"GET /api/v1/commands":               {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/tools":                  {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/openapi.json":           {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/overrides/:id":          {store.ScopeRead},
-	"PUT /api/v1/overrides/:id":          {store.ScopeWrite},
-	"DELETE /api/v1/overrides/:id":       {store.ScopeWrite},
-	"POST /api/v1/overrides/:id/publish": {store.ScopeWrite},
-	"GET /api/v1/scenarios":              {store.ScopeRead},
-	"POST /api/v1/scenarios":             {store.ScopeWrite},
-	"GET /api/v1/scenarios/:id":          {store.ScopeRead},
-	"PUT /api/v1/scenarios/:id":          {store.ScopeWrite},
-	"DELETE /api/v1/scenarios/:id":       {store.ScopeWrite},
-	"POST /api/v1/scenarios/:id/run":     {store.ScopeAssemble},
-	"POST /api/v1/scenarios/:id/accept":  {store.ScopeWrite},
+	"POST /api/v1/assemble":                           {store.ScopeAssemble},
+	"POST /api/v1/render":                             {store.ScopeAssemble},
+	"GET /api/v1/modules":                             {store.ScopeRead},
+	"GET /api/v1/modules/:id":                         {store.ScopeRead},
+	"GET /api/v1/commands":                            {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/tools":                               {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/changes":                             {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/openapi.json":                        {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/overrides/:id":                       {store.ScopeRead},
+	"PUT /api/v1/overrides/:id":                       {store.ScopeWrite},
+	"DELETE /api/v1/overrides/:id":                    {store.ScopeWrite},
+	"POST /api/v1/overrides/:id/publish":              {store.ScopeWrite},
+	"GET /api/v1/overrides/:id/revisions":             {store.ScopeRead},
+	"GET /api/v1/overrides/:id/revisions/:n":          {store.ScopeRead},
+	"POST /api/v1/overrides/:id/revisions/:n/restore": {store.ScopeWrite},
+	"GET /api/v1/scenarios":                           {store.ScopeRead},
+	"POST /api/v1/scenarios":                          {store.ScopeWrite},
+	"GET /api/v1/scenarios/:id":                       {store.ScopeRead},
+	"PUT /api/v1/scenarios/:id":                       {store.ScopeWrite},
+	"DELETE /api/v1/scenarios/:id":                    {store.ScopeWrite},
+	"POST /api/v1/scenarios/:id/run":                  {store.ScopeAssemble},
+	"POST /api/v1/scenarios/:id/accept":               {store.ScopeWrite},
 }
 
 // apiTargetID is the :id of a route in TestEveryAPIRouteNeedsAToken: a
@@ -123,6 +127,16 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Revision 1 of an override, for the revision routes to read.
+	seed := newToken(t, st, "seed", store.Scopes...)
+	var cur struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(serveAPI(h, http.MethodGet, "/api/v1/overrides/base.identity?locale=en-US", "", seed).Body.Bytes(), &cur)
+	if rec := serveAPI(h, http.MethodPut, "/api/v1/overrides/base.identity?locale=en-US", cur.Text+"\nSeeded for the revision routes.\n", seed); rec.Code != http.StatusOK {
+		t.Fatalf("seeding an override: %d %s", rec.Code, rec.Body.String())
+	}
+
 	seen := 0
 	for _, r := range srv.echo.Routes() {
 		if !strings.HasPrefix(r.Path, "/api/v1/") {
@@ -135,7 +149,7 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 			t.Errorf("route %s has no entry in apiScopes: give it its scopes", key)
 			continue
 		}
-		target := strings.ReplaceAll(r.Path, ":id", apiTargetID(r.Method, r.Path))
+		target := strings.ReplaceAll(strings.ReplaceAll(r.Path, ":id", apiTargetID(r.Method, r.Path)), ":n", "1")
 		body := apiBodies[key]
 		for what, token := range map[string]string{"no token": "", "unknown token": "pd_" + strings.Repeat("x", 43), "revoked token": revoked, "not bearer": "-"} {
 			req := httptest.NewRequest(r.Method, target, strings.NewReader(body))

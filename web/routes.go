@@ -139,9 +139,9 @@ func (s *Server) newEcho() *echo.Echo {
 	// changing overrides. commands, tools and openapi.json take assemble
 	// or read: a runtime lists commands and tools, and any client may read
 	// the API's description.
-	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -152,17 +152,21 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/commands", api.Commands, apiMW(assemble, read)...)
 	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
+	v1.GET("/changes", api.Changes, apiMW(assemble, read)...)
 	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
-	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, History: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)
 	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW(write)...)
+	v1.GET("/overrides/:id/revisions", apiOvr.Revisions, apiMW(read)...)
+	v1.GET("/overrides/:id/revisions/:n", apiOvr.Revision, apiMW(read)...)
+	v1.POST("/overrides/:id/revisions/:n/restore", apiOvr.Restore, apiMW(write)...)
 
 	// Scenarios: saved previews run against what is served and compared
 	// with their accepted outputs (docs/scenarios.md). Console: viewers
