@@ -57,6 +57,10 @@ type plan struct {
 // module not found, a missing or extra variable, an unknown placeholder, an
 // include cycle or depth, or an invalid request field.
 func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, now time.Time) (*Result, error) {
+	watch := stopwatch{on: a.cfg.Observe != nil}
+	if watch.on {
+		watch.start = time.Now()
+	}
 	if st == nil {
 		st = &State{}
 	}
@@ -172,9 +176,11 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	}
 	if counter != nil {
 		res.Encoding = counter.Name
-		for i := range ents {
-			ents[i].tokens = a.moduleTokens(counter, &ents[i], text, r.lab)
-		}
+		watch.time(func() {
+			for i := range ents {
+				ents[i].tokens = a.moduleTokens(counter, &ents[i], text, r.lab)
+			}
+		})
 	}
 
 	// Segments and the report, in order.
@@ -199,7 +205,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		for _, inc := range e.includes {
 			tokens := 0
 			if counter != nil {
-				tokens = counter.Count(text[inc.text.start:inc.text.end])
+				tokens = watch.count(counter, text[inc.text.start:inc.text.end])
 			}
 			res.Report = append(res.Report, entry(KindInclude, inc.served, "by:"+inc.by, tokens))
 		}
@@ -211,7 +217,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		case ModuleSelectedDocs:
 			sel := ReportEntry{Kind: KindSelectedDocs, Module: ModuleSelectedDocs, Reason: fmt.Sprintf("docs:%d", len(req.SelectedDocuments))}
 			if counter != nil {
-				sel.Tokens = counter.Count(res.Tables.Selected)
+				sel.Tokens = watch.count(counter, res.Tables.Selected)
 			}
 			res.Report = append(res.Report, sel)
 		}
@@ -232,7 +238,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		t := text[profileText.start:profileText.end]
 		tokens := 0
 		if counter != nil {
-			tokens = counter.Count(t)
+			tokens = watch.count(counter, t)
 		}
 		res.Segments = append(res.Segments, Segment{Layer: SegmentProfile, Text: t, Modules: []string{}, Tokens: tokens})
 		res.Report = append(res.Report, ReportEntry{Kind: KindProfilePrompt, Module: profile.ID, Reason: "profile:" + profile.ID, Tokens: tokens})
@@ -248,7 +254,38 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	}
 	res.Report = append(res.Report, warnings(ents, profile, res)...)
 	setLines(res.Report)
+	if watch.on {
+		a.cfg.Observe(Timing{Assemble: time.Since(watch.start), Tokens: watch.spent})
+	}
+	if req.Format == FormatMessages {
+		res.Messages = messages(res, req.SystemMessages)
+	}
 	return res, nil
+}
+
+// stopwatch adds up the time spent counting tokens in one Assemble when
+// Config.Observe wants it; when off it only runs what it is given.
+type stopwatch struct {
+	on    bool
+	start time.Time
+	spent time.Duration
+}
+
+// time runs f, adding its duration to spent.
+func (w *stopwatch) time(f func()) {
+	if !w.on {
+		f()
+		return
+	}
+	t := time.Now()
+	f()
+	w.spent += time.Since(t)
+}
+
+// count is c.Count(s), timed.
+func (w *stopwatch) count(c *tokens.Counter, s string) (n int) {
+	w.time(func() { n = c.Count(s) })
+	return n
 }
 
 // plan decides which modules enter each segment without rendering.
