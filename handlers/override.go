@@ -47,7 +47,7 @@ func (h *Overrides) Pick(c echo.Context) error {
 	if !h.Served.Current().Exists(id) {
 		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
-	locale, err := canonicalLocale(c.QueryParam("locale"))
+	locale, err := library.CanonicalLocale(c.QueryParam("locale"))
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Overrides) target(c echo.Context) (v *state.View, id, locale string, re
 	if !v.Exists(id) {
 		return nil, "", "", false, fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
-	locale, err = canonicalLocale(c.Param("locale"))
+	locale, err = library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
 		return nil, "", "", false, err
 	}
@@ -426,7 +426,7 @@ func (h *Overrides) Create(c echo.Context) error {
 	case v.Library.Has(e.ID):
 		e.FieldErrors["id"] = fmt.Sprintf("%s is a builtin module: override it from its page instead", e.ID)
 	}
-	if loc, err := canonicalLocale(e.Locale); err != nil {
+	if loc, err := library.CanonicalLocale(e.Locale); err != nil {
 		e.FieldErrors["locale"] = "a locale is a BCP 47 tag such as en-US or zh-CN"
 	} else {
 		e.Locale = loc

@@ -71,8 +71,10 @@ func TestTokens(t *testing.T) {
 			t.Errorf("scopes %v: %v, want invalid", scopes, err)
 		}
 	}
-	if _, _, err := s.CreateToken(ctx, " ", []string{"read"}); !errors.Is(err, library.ErrInvalid) {
-		t.Errorf("empty name: %v, want invalid", err)
+	for name, want := range map[string]string{" ": "required", "My Runtime": `begins with 'M'`, "ci/reader": `'/' is not allowed`, strings.Repeat("t", 65): "at most 64 characters"} {
+		if _, _, err := s.CreateToken(ctx, name, []string{"read"}); !errors.Is(err, library.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("name %q: %v, want invalid saying %s", name, err, want)
+		}
 	}
 	_, writer, err := s.CreateToken(ctx, "writer", []string{"write"})
 	if err != nil {

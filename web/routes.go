@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -20,6 +21,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	// The console's body limit; /api has its own (handlers.LimitBody) that
 	// answers JSON and keeps the connection.
+	if s.cfg.Metrics != nil {
+		e.Use(s.measure())
+	}
 	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
 	// The client address of login throttling: the connection's, or behind
 	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
@@ -58,7 +62,11 @@ func (s *Server) newEcho() *echo.Echo {
 
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
-	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	// An unknown asset gets the 404 of every other unknown path (page or
+	// JSON), not net/http's plain text.
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handleError(echo.ErrNotFound, e.NewContext(r, w))
+	}))))
 	e.GET("/login", auth.LoginForm)
 	e.POST("/login", auth.Login)
 	e.GET("/setup/:token", auth.SetupForm)

@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -46,8 +47,13 @@ type Config struct {
 	// Refresh is the period of the full reload of the operator state and
 	// the API tokens that catches changes whose notification was missed.
 	Refresh time.Duration
+	// Metrics, when set, records every request (method, route template,
+	// status, duration) and reads the served state, the token cache and
+	// the database pool at each scrape (metrics.Metrics.Watch).
+	Metrics *metrics.Metrics
 	// MetricsAddr, when set, is the listen address of a second server
-	// answering GET /metrics (Prometheus); "" serves no metrics.
+	// answering GET /metrics (Prometheus) from Metrics, which it needs;
+	// "" serves no metrics. Port 0 picks a free port (tests).
 	MetricsAddr string
 	// Timeouts of the HTTP server (http.Server's fields of the same
 	// names); zero takes the Default ones.
@@ -83,14 +89,16 @@ type Server struct {
 	scenarios *state.Scenarios
 	tokens    *state.Tokens
 	http      *http.Server
+	metrics   *http.Server // nil without Config.MetricsAddr
 
 	sessionManager *scs.SessionManager
 	auth           *handlers.Auth
 
-	mu       sync.Mutex
-	listener net.Listener
-	stop     context.CancelFunc // ends the refresh loop and the listener
-	loops    sync.WaitGroup
+	mu              sync.Mutex
+	listener        net.Listener
+	metricsListener net.Listener
+	stop            context.CancelFunc // ends the refresh loop and the listener
+	loops           sync.WaitGroup
 }
 
 // New builds the server: it loads the operator state into the in-memory
@@ -105,6 +113,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("web: Config.Library is required")
 	case cfg.Assembler == nil:
 		return nil, errors.New("web: Config.Assembler is required")
+	case cfg.MetricsAddr != "" && cfg.Metrics == nil:
+		return nil, errors.New("web: Config.MetricsAddr needs Config.Metrics")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -151,7 +161,35 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
+	if cfg.Metrics != nil {
+		cfg.Metrics.Watch(s.metricsState, cfg.Store.Pool().Stat, time.Now)
+	}
 	return s, nil
+}
+
+// metricsState is what metrics.Metrics reads of the served state at
+// each scrape. Drifted counts the published overrides the drift list
+// shows.
+func (s *Server) metricsState() metrics.State {
+	v := s.served.Current()
+	m := metrics.State{
+		Generation:        v.Generation,
+		LibraryGeneration: v.Library.Generation,
+		Overrides:         len(v.State.Overrides),
+		Drafts:            len(v.Drafts),
+		Broken:            len(v.Broken),
+		LastNotification:  s.served.LastNotification(),
+		TokensLoadedAt:    s.tokens.LoadedAt(),
+	}
+	for key, r := range v.Rows {
+		if v.Drift(key.ID, r.Locale).Drifted() {
+			m.Drifted++
+		}
+	}
+	if since, stale := s.served.StaleSince(); stale {
+		m.StaleSince = since
+	}
+	return m
 }
 
 // Handler returns the server's http.Handler, for httptest.
@@ -177,23 +215,44 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("web: listen: %w", err)
 	}
+	if s.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("web: metrics: listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET "+metrics.Path, s.cfg.Metrics.Handler())
+		s.metricsListener, s.metrics = mln, s.httpServer(mux)
+		go s.serve(s.metrics, mln, "metrics server stopped")
+		s.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
+	}
 	s.listener = ln
-	s.http = &http.Server{
-		Handler:           s.echo,
+	s.http = s.httpServer(s.echo)
+	go s.serve(s.http, ln, "http server stopped")
+	s.startRefresh()
+	s.log.Info("listening", "url", s.url())
+	return nil
+}
+
+// httpServer is an http.Server for h with the configured timeouts.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("http server stopped", "err", err)
-		}
-	}()
-	s.startRefresh()
-	s.log.Info("listening", "url", s.url())
-	return nil
+}
+
+// serve runs srv on ln until it is shut down, logging msg if it stops
+// otherwise.
+func (s *Server) serve(srv *http.Server, ln net.Listener, msg string) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error(msg, "err", err)
+	}
 }
 
 // startRefresh starts the overlay's refresh loop, the change listener and
@@ -233,6 +292,9 @@ func (s *Server) startRefresh() {
 			}
 			s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
 			s.served.Notified()
+			if s.cfg.Metrics != nil {
+				s.cfg.Metrics.Notified(ch.At, time.Now())
+			}
 			if ch.Subject == store.SubjectToken {
 				s.tokens.Changed()
 			} else {
@@ -271,6 +333,17 @@ func (s *Server) URL() string {
 	return s.url()
 }
 
+// MetricsURL is the URL of the metrics ("http://127.0.0.1:9464/metrics"),
+// or "" before Start or without Config.MetricsAddr.
+func (s *Server) MetricsURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.metricsListener == nil {
+		return ""
+	}
+	return "http://" + s.metricsListener.Addr().String() + metrics.Path
+}
+
 func (s *Server) url() string {
 	if s.listener == nil {
 		return ""
@@ -290,7 +363,7 @@ const loopsStopWait = 5 * time.Second
 // the Store. Errors: the loops did not stop within 5 s.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
-	srv, stop := s.http, s.stop
+	srv, metricsSrv, stop := s.http, s.metrics, s.stop
 	s.mu.Unlock()
 	if srv == nil {
 		return nil
@@ -298,6 +371,9 @@ func (s *Server) Close(ctx context.Context) error {
 	if err := srv.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown: requests still running at the deadline were cut off")
 		_ = srv.Close()
+	}
+	if metricsSrv != nil {
+		_ = metricsSrv.Close() // a scrape is short; its answer may be lost
 	}
 	stop()
 	flush, cancel := context.WithTimeout(context.Background(), time.Second)
