@@ -54,7 +54,9 @@ func (h *APIOverrides) List(c echo.Context) error {
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b assembler.OverrideKey) int { return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Locale, b.Locale)) })
+	slices.SortFunc(keys, func(a, b assembler.OverrideKey) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Locale, b.Locale))
+	})
 	out := make([]APIOverrideEntry, 0, len(keys))
 	for _, k := range keys {
 		head, _ := v.Head(k.ID, k.Locale)

@@ -141,7 +141,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// read: a runtime lists commands, tools and profiles and follows the
 	// change feed, and any client may read the API's description. Every
 	// answer carries the served generation (handlers.Generation).
-	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Now: s.cfg.Now}
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
