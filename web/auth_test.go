@@ -75,13 +75,24 @@ var apiScopes = map[string][]string{
 	"DELETE /api/v1/scenarios/:id":                    {store.ScopeWrite},
 	"POST /api/v1/scenarios/:id/run":                  {store.ScopeAssemble},
 	"POST /api/v1/scenarios/:id/accept":               {store.ScopeWrite},
+	"GET /api/v1/webhooks":                            {store.ScopeAdmin},
+	"POST /api/v1/webhooks":                           {store.ScopeAdmin},
+	"GET /api/v1/webhooks/:id":                        {store.ScopeAdmin},
+	"PUT /api/v1/webhooks/:id":                        {store.ScopeAdmin},
+	"DELETE /api/v1/webhooks/:id":                     {store.ScopeAdmin},
+	"GET /api/v1/webhooks/:id/deliveries":             {store.ScopeAdmin},
 }
 
 // apiTargetID is the :id of a route in TestEveryAPIRouteNeedsAToken: a
 // seeded example scenario for the scenario routes (DELETE another one,
-// since the routes come in any order), else a module.
+// since the routes come in any order), webhook 1 (DELETE 2) for the
+// webhook routes, else a module.
 func apiTargetID(method, path string) string {
 	switch {
+	case strings.HasPrefix(path, "/api/v1/webhooks/") && method == http.MethodDelete:
+		return "2"
+	case strings.HasPrefix(path, "/api/v1/webhooks/"):
+		return "1"
 	case !strings.HasPrefix(path, "/api/v1/scenarios/"):
 		return "base.identity"
 	case method == http.MethodDelete:
@@ -127,6 +138,12 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	revoked := newToken(t, st, "revoked", store.Scopes...)
 	if _, err := st.RevokeToken(context.Background(), "revoked"); err != nil {
 		t.Fatal(err)
+	}
+	// Webhooks 1 and 2 (apiTargetID): the routes that take an id find one.
+	for range 2 {
+		if _, err := st.CreateWebhook(context.Background(), store.Webhook{URL: "http://127.0.0.1:9/", Secret: strings.Repeat("s", 16)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// Revision 1 of an override, for the revision routes to read.

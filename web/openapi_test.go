@@ -19,6 +19,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // jsonObject is a decoded JSON object of the OpenAPI document.
@@ -321,6 +322,12 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIDiffLine":      {reflect.TypeFor[handlers.APIDiffLine](), false},
 		"APIScenarioBody":  {reflect.TypeFor[handlers.APIScenarioBody](), true},
 		"APIAcceptBody":    {reflect.TypeFor[handlers.APIAcceptBody](), true},
+		"APIWebhook":       {reflect.TypeFor[handlers.APIWebhook](), false},
+		"APIWebhookBody":   {reflect.TypeFor[handlers.APIWebhookBody](), true},
+		"APIDelivery":      {reflect.TypeFor[handlers.APIDelivery](), false},
+		"APIAttempt":       {reflect.TypeFor[handlers.APIAttempt](), false},
+		"WebhookEvent":     {reflect.TypeFor[webhook.Event](), false},
+		"WebhookDrift":     {reflect.TypeFor[webhook.Drift](), false},
 		"Message":          {reflect.TypeFor[assembler.Message](), false},
 		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},

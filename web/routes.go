@@ -125,6 +125,11 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/tokens", tokens.Create, admin)
 	e.POST("/tokens/revoke", tokens.Revoke, admin)
 
+	hooks := &handlers.Webhooks{Service: s.webhooks}
+	e.GET("/webhooks", hooks.List, admin)
+	e.POST("/webhooks", hooks.Create, admin)
+	e.POST("/webhooks/:id/delete", hooks.Delete, admin)
+
 	// The runtime API, JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
 	// catch-all 404 route to the group, which would answer 404 where a
@@ -136,11 +141,12 @@ func (s *Server) newEcho() *echo.Echo {
 	// without a token learns nothing else. Scopes: assemble for what a
 	// runtime calls (assemble, render, commands, tools); read for the
 	// library and overrides as stored (modules, overrides and their
-	// revisions); write for changing overrides (restore included).
-	// commands, tools, profiles, changes and openapi.json take assemble or
-	// read: a runtime lists commands, tools and profiles and follows the
-	// change feed, and any client may read the API's description. Every
-	// answer carries the served generation (handlers.Generation).
+	// revisions); write for changing overrides (restore included); admin
+	// for the webhooks. commands, tools, profiles, changes and
+	// openapi.json take assemble or read: a runtime lists commands, tools
+	// and profiles and follows the change feed, and any client may read
+	// the API's description. Every answer carries the served generation
+	// (handlers.Generation).
 	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
@@ -194,6 +200,16 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.DELETE("/scenarios/:id", apiScen.Delete, apiMW(write)...)
 	v1.POST("/scenarios/:id/run", apiScen.Run, apiMW(assemble)...)
 	v1.POST("/scenarios/:id/accept", apiScen.Accept, apiMW(write)...)
+
+	// Webhooks: the endpoints events are sent to and their delivery log,
+	// for admins only.
+	apiHooks := &handlers.APIWebhooks{Service: s.webhooks}
+	v1.GET("/webhooks", apiHooks.List, apiMW(store.ScopeAdmin)...)
+	v1.POST("/webhooks", apiHooks.Create, apiMW(store.ScopeAdmin)...)
+	v1.GET("/webhooks/:id", apiHooks.Get, apiMW(store.ScopeAdmin)...)
+	v1.PUT("/webhooks/:id", apiHooks.Put, apiMW(store.ScopeAdmin)...)
+	v1.DELETE("/webhooks/:id", apiHooks.Delete, apiMW(store.ScopeAdmin)...)
+	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(store.ScopeAdmin)...)
 	return e
 }
 

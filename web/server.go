@@ -23,6 +23,7 @@ import (
 	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // Config is what the server is built from. Every field is required except
@@ -58,6 +59,9 @@ type Config struct {
 	// Timeouts of the HTTP server (http.Server's fields of the same
 	// names); zero takes the Default ones.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// Webhooks is how webhook deliveries are attempted; zero fields take
+	// webhook.DefaultPolicy's.
+	Webhooks webhook.Policy
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -88,6 +92,7 @@ type Server struct {
 	profiles  *state.Profiles
 	scenarios *state.Scenarios
 	tokens    *state.Tokens
+	webhooks  *webhook.Webhooks
 	http      *http.Server
 	metrics   *http.Server // nil without Config.MetricsAddr
 
@@ -145,7 +150,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.tokens, err = state.OpenTokens(ctx, cfg.Store, cfg.Logger, served.Unreachable); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger}
+	s.webhooks = webhook.New(cfg.Store, cfg.Logger, cfg.Webhooks)
+	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Events: s.webhooks}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
 	// Under a lock: processes starting together on an empty database
@@ -203,7 +209,8 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // the same database: it listens for their change notifications
 // (store.Listen) and rebuilds on each, and every Config.Refresh; and it
 // watches a library folder (Config.Library's Run), rebuilding after each
-// reload. Errors:
+// reload. It delivers webhooks and watches for drift (package webhook).
+// Errors:
 // the address cannot be listened on, or Start was called twice.
 func (s *Server) Start() error {
 	s.mu.Lock()
@@ -266,6 +273,8 @@ func (s *Server) startRefresh() {
 	s.stop = cancel
 	s.loops.Go(func() { s.served.Run(ctx, s.cfg.Refresh) })
 	s.loops.Go(func() { s.tokens.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() { s.webhooks.Run(ctx) })
+	s.loops.Go(func() { s.webhooks.WatchDrift(ctx, s.served) })
 	s.loops.Go(func() {
 		tick := time.NewTicker(sessionCleanup)
 		defer tick.Stop()
@@ -362,7 +371,8 @@ const loopsStopWait = 5 * time.Second
 // ctx ends (graceful shutdown); requests still running then are cut off
 // (their connections closed; logged, not an error). Then it stops the
 // loops of Start: refresh, token loading and use recording, change
-// listener, session cleanup, library folder watcher. It does not close
+// listener, session cleanup, library folder watcher, webhook delivery
+// and drift watching. It does not close
 // the Store. Errors: the loops did not stop within 5 s.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
