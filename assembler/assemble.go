@@ -80,7 +80,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if req.Now != nil {
 		now = *req.Now
 	}
-	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
+	r := &renderer{a: a, snap: snap, st: st, locale: library.LocaleKey(locale), vars: req.Variables, declared: map[string]bool{},
 		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
 		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
@@ -291,10 +291,11 @@ func (w *stopwatch) count(c *tokens.Counter, s string) (n int) {
 // plan decides which modules enter each segment without rendering.
 func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
 	pl := &plan{}
+	key := library.LocaleKey(locale) // lookups with it lower nothing again
 	// itself: the assembler enters id on its own (knowledge, skills), not
 	// because a profile names it.
 	resolve := func(id string, itself bool) (Served, error) {
-		s, ok := a.Resolve(snap, st, id, locale)
+		s, ok := a.Resolve(snap, st, id, key)
 		if !ok {
 			msg := "the library has no such module in " + a.lookedIn(locale)
 			if itself {
@@ -340,7 +341,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		pl.selected = &s
 	}
 	// 3. Skills hit.
-	tasks := a.taskModules(snap, st, locale, inBase)
+	tasks := a.taskModules(snap, st, key, inBase)
 	folded, command := fold(req.Message), leadingCommand(req)
 	var hits []int
 	reasons := make([]string, len(tasks))
@@ -550,7 +551,7 @@ func (a *Assembler) triggerCell(l labeler, m *library.Module) string {
 // overlay rebuilds and library reloads replace modules all the time, and
 // a cache keyed by module must not keep the old ones (or their entries)
 // alive.
-func forget[K comparable](m *library.Module, cache *sync.Map, key K, v any) {
+func forget[T any, K comparable](m *T, cache *sync.Map, key K, v any) {
 	if _, loaded := cache.LoadOrStore(key, v); !loaded {
 		runtime.AddCleanup(m, func(k K) { cache.Delete(k) }, key)
 	}
@@ -641,22 +642,15 @@ func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *Profile) [
 		}
 		return ids
 	}
-	var ids []string
-	for _, layer := range []library.Layer{library.LayerBase, library.LayerEnv} {
-		for _, id := range allIDs(snap, st) {
-			if strings.HasPrefix(id, string(layer)+".") && !assemblerEntered[id] {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
+	return a.index(snap, st).base
 }
 
 // taskModules resolves every task module not already in the base segment.
 func (a *Assembler) taskModules(snap *library.Snapshot, st *State, locale string, skip map[string]bool) []Served {
-	var out []Served
-	for _, id := range allIDs(snap, st) {
-		if !strings.HasPrefix(id, "task.") || skip[id] {
+	ids := a.index(snap, st).tasks
+	out := make([]Served, 0, len(ids))
+	for _, id := range ids {
+		if skip[id] {
 			continue
 		}
 		if s, ok := a.Resolve(snap, st, id, locale); ok {
@@ -666,22 +660,60 @@ func (a *Assembler) taskModules(snap *library.Snapshot, st *State, locale string
 	return out
 }
 
-// allIDs is every builtin id plus user modules (override ids with no
-// builtin), sorted.
-func allIDs(snap *library.Snapshot, st *State) []string {
-	ids := snap.IDs()
-	var extra []string
-	for k := range st.Overrides {
-		if !snap.Has(k.ID) && !contains(extra, k.ID) {
-			extra = append(extra, k.ID)
+// idIndex is the ids of a library with its user modules: the default
+// base segment (every base module, then every always-on env module) and
+// the task modules, each sorted.
+type idIndex struct{ base, tasks []string }
+
+// index returns the idIndex of snap and st's user modules; without user
+// modules it depends on the snapshot alone and is made once per snapshot.
+func (a *Assembler) index(snap *library.Snapshot, st *State) *idIndex {
+	ids, extra := allIDs(snap, st)
+	if extra {
+		return newIDIndex(ids)
+	}
+	key := weak.Make(snap)
+	if ix, ok := a.indexes.Load(key); ok {
+		return ix.(*idIndex)
+	}
+	ix := newIDIndex(ids)
+	forget(snap, &a.indexes, key, ix)
+	return ix
+}
+
+func newIDIndex(ids []string) *idIndex {
+	ix := &idIndex{}
+	for _, layer := range []library.Layer{library.LayerBase, library.LayerEnv} {
+		for _, id := range ids {
+			if strings.HasPrefix(id, string(layer)+".") && !assemblerEntered[id] {
+				ix.base = append(ix.base, id)
+			}
 		}
 	}
-	if len(extra) == 0 {
-		return ids
+	for _, id := range ids {
+		if strings.HasPrefix(id, "task.") {
+			ix.tasks = append(ix.tasks, id)
+		}
 	}
-	all := append(append([]string{}, ids...), extra...)
+	return ix
+}
+
+// allIDs is every builtin id plus user modules (override ids with no
+// builtin), sorted; extra says whether there are user modules.
+func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
+	ids = snap.IDs()
+	var more []string
+	for k := range st.Overrides {
+		if !snap.Has(k.ID) && !contains(more, k.ID) {
+			more = append(more, k.ID)
+		}
+	}
+	if len(more) == 0 {
+		return ids, false
+	}
+	all := append(append([]string{}, ids...), more...)
 	sort.Strings(all)
-	return all
+	return all, true
 }
 
 func profileField(p *Profile, f func(*Profile) string) string {

@@ -468,7 +468,10 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 		return err
 	}
 	err = h.Service.Delete(c.Request().Context(), id, locale, base)
+	var gone *store.AlreadyDeleted
 	switch {
+	case errors.As(err, &gone):
+		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}
 	case errors.Is(err, library.ErrConflict):
 		return apiConflict(err)
 	case errors.Is(err, library.ErrNotFound):

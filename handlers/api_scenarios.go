@@ -174,7 +174,10 @@ func apiNoScenario(id string) error {
 // scenarioErr turns the service's errors into the API's.
 func scenarioErr(id string, err error) error {
 	var se state.ScenarioError
+	var gone *store.AlreadyDeleted
 	switch {
+	case errors.As(err, &gone):
+		return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: gone.Error()}
 	case errors.As(err, &se):
 		msgs := make([]string, len(se))
 		for i, f := range se {

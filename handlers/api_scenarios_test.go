@@ -91,7 +91,9 @@ func TestAPIScenariosCRUD(t *testing.T) {
 	if rec := a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""); rec.Code != http.StatusNoContent {
 		t.Errorf("DELETE: %d %s", rec.Code, rec.Body.String())
 	}
-	wantError(t, "DELETE again", a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""), http.StatusNotFound, "not_found", "id")
+	wantError(t, "DELETE again", a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""), http.StatusNotFound, "not_found", "id",
+		"scenario clockless was already deleted (by "+handlers.TokenActor(testToken)+", ")
+	wantError(t, "DELETE never saved", a.api(http.MethodDelete, "/api/v1/scenarios/never-saved", ""), http.StatusNotFound, "not_found", "id", `no scenario "never-saved"`)
 	wantError(t, "PATCH", a.api(http.MethodPatch, "/api/v1/scenarios/translate-a-note", "{}"), http.StatusMethodNotAllowed, "method_not_allowed", "")
 
 	// Every change is in the audit log under the token.

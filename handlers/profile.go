@@ -118,10 +118,15 @@ func (h *Profiles) ConfirmDelete(c echo.Context) error {
 	return Render(c, http.StatusOK, profilepage.DeletePage(profilepage.Delete{ID: p.ID, Name: p.Name, Action: "/profiles/" + p.ID + "/delete"}))
 }
 
-// Delete handles POST /profiles/:id/delete. Errors: ErrNotFound.
+// Delete handles POST /profiles/:id/delete. A profile deleted before
+// goes back to the list saying so. Errors: ErrNotFound.
 func (h *Profiles) Delete(c echo.Context) error {
 	id := c.Param("id")
-	if err := h.Service.Delete(consoleContext(c), id); err != nil {
+	err := h.Service.Delete(consoleContext(c), id)
+	if again, err := goneAgain(c, err, "/profiles"); again {
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s deleted.", id))

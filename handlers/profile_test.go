@@ -76,7 +76,8 @@ func TestProfileCreateEditDelete(t *testing.T) {
 	a.get("/profiles/support/delete").want(t, http.StatusOK)
 	a.post("/profiles/support/delete", nil).want(t, http.StatusSeeOther)
 	a.get("/profiles/support").want(t, http.StatusNotFound)
-	a.post("/profiles/support/delete", nil).want(t, http.StatusNotFound)
+	a.wantDeletedAgain(t, a.post("/profiles/support/delete", nil), "/profiles", "Profile support")
+	a.post("/profiles/never-made/delete", nil).want(t, http.StatusNotFound)
 	a.post("/profiles/support", profileForm("support")).want(t, http.StatusNotFound)
 }
 

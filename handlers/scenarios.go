@@ -261,17 +261,21 @@ func (h *Scenarios) ConfirmDelete(c echo.Context) error {
 		Action: scenarioURL(sc.ID) + "/delete", CancelURL: scenarioURL(sc.ID), Accepted: sc.Accepted != nil}))
 }
 
-// Delete handles POST /scenarios/:id/delete, then goes to the list.
-// Errors: ErrNotFound.
+// Delete handles POST /scenarios/:id/delete, then goes to the list; a
+// scenario deleted before goes there too, saying so. Errors: ErrNotFound.
 func (h *Scenarios) Delete(c echo.Context) error {
 	id := c.Param("id")
-	sc, err := h.Service.Get(c.Request().Context(), id)
+	name := id
+	if sc, err := h.Service.Get(c.Request().Context(), id); err == nil {
+		name = sc.Name
+	}
+	err := h.Service.Delete(consoleContext(c), id)
+	if again, err := goneAgain(c, err, "/scenarios"); again {
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if err := h.Service.Delete(consoleContext(c), id); err != nil {
-		return err
-	}
-	setFlash(c, fmt.Sprintf("Scenario %s deleted.", sc.Name))
+	setFlash(c, fmt.Sprintf("Scenario %s deleted.", name))
 	return seeOther(c, "/scenarios")
 }

@@ -235,7 +235,8 @@ func TestScenarioEditDeleteRequest(t *testing.T) {
 	}
 	a.post("/scenarios/english/delete", url.Values{}).want(t, http.StatusSeeOther)
 	a.get("/scenarios/english").want(t, http.StatusNotFound)
-	a.post("/scenarios/english/delete", url.Values{}).want(t, http.StatusNotFound)
+	a.wantDeletedAgain(t, a.post("/scenarios/english/delete", url.Values{}), "/scenarios", "Scenario english")
+	a.post("/scenarios/never-saved/delete", url.Values{}).want(t, http.StatusNotFound)
 	// The seeded examples are ordinary scenarios: deletable too.
 	a.post("/scenarios/minutes-zh/delete", url.Values{}).want(t, http.StatusSeeOther)
 }

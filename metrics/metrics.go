@@ -111,7 +111,7 @@ func (m *Metrics) Notified(at, now time.Time) {
 // State is what is served, read at each scrape.
 type State struct {
 	// Generation is the served state's generation, rising with every
-	// rebuild; LibraryGeneration the library's, rising with every reload
+	// change of what the runtime API serves; LibraryGeneration the library's, rising with every reload
 	// of a library folder.
 	Generation        int64
 	LibraryGeneration int
@@ -144,7 +144,7 @@ type stateCollector struct {
 }
 
 var (
-	generationDesc        = prometheus.NewDesc("promptdesk_snapshot_generation", "Generation of the served state (library, overrides and profiles); it rises with every rebuild.", nil, nil)
+	generationDesc        = prometheus.NewDesc("promptdesk_snapshot_generation", "Generation of what the runtime API serves; it rises with every change of a published override, a profile or the library.", nil, nil)
 	libraryGenerationDesc = prometheus.NewDesc("promptdesk_library_generation", "Generation of the library that serves; it rises with every reload of a library folder.", nil, nil)
 	overridesDesc         = prometheus.NewDesc("promptdesk_overrides", "Published overrides, by state: serving (including drifted), drifted (their builtin moved on), broken (no longer parse, not served).", []string{"state"}, nil)
 	draftsDesc            = prometheus.NewDesc("promptdesk_drafts", "Draft overrides pending publication.", nil, nil)

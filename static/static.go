@@ -1,5 +1,5 @@
 // Package static holds the console's embedded assets: the stylesheet,
-// app.js, and the front-end bundles built from npm packages by
+// app.js, the icon (favicon.svg), and the front-end bundles built from npm packages by
 // build/build.sh and committed (htmx.min.js, and editor.min.js, the
 // override editor), so the Go build needs no Node. They are served under
 // content-hashed URLs with long cache headers, so a new binary never
@@ -21,7 +21,7 @@ import (
 // Prefix is the URL path the assets are served under.
 const Prefix = "/static/"
 
-//go:embed app.css app.js htmx.min.js editor.min.js
+//go:embed app.css app.js htmx.min.js editor.min.js favicon.svg
 var files embed.FS
 
 type asset struct {

@@ -28,7 +28,7 @@ import (
 
 // openConsole are the console routes that need no session.
 var openConsole = map[string]bool{
-	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true,
+	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true, "GET /favicon.ico": true,
 	"GET /login": true, "POST /login": true,
 	"GET /setup/:token": true, "POST /setup/:token": true,
 }

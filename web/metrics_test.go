@@ -25,9 +25,9 @@ import (
 // TestMetrics scrapes /metrics on its own listener: every named metric is
 // there; requests are counted per route template (not per raw path, and
 // unknown paths as "unmatched") with the status sent; each assembly is
-// timed, token counting too; a draft and then its publication move the
-// generation and the override counts; the database pool and the token
-// cache are reported. The console's port does not answer /metrics.
+// timed, token counting too; a draft moves the draft count, its
+// publication the generation and the override counts; the database pool
+// and the token cache are reported. The console's port does not answer /metrics.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	st, err := store.Open(context.Background(), storetest.NewDatabase(t))
@@ -142,13 +142,16 @@ func TestMetrics(t *testing.T) {
 	if v := value(draft, "promptdesk_drafts"); v != 1 {
 		t.Errorf("promptdesk_drafts after a draft = %v, want 1", v)
 	}
-	if v := value(draft, "promptdesk_snapshot_generation"); v <= gen {
-		t.Errorf("promptdesk_snapshot_generation after a draft = %v, want above %v", v, gen)
+	if v := value(draft, "promptdesk_snapshot_generation"); v != gen {
+		t.Errorf("promptdesk_snapshot_generation after a draft = %v, want %v (nothing served changed)", v, gen)
 	}
 	if code := apiCall(t, srv.URL(), http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", token, strconv.Itoa(put.Revision)); code != http.StatusOK {
 		t.Fatalf("publish revision %d: %d", put.Revision, code)
 	}
 	published := scrape(t, srv.MetricsURL())
+	if v := value(published, "promptdesk_snapshot_generation"); v <= gen {
+		t.Errorf("promptdesk_snapshot_generation after publishing = %v, want above %v", v, gen)
+	}
 	if v := value(published, "promptdesk_overrides", map[string]string{"state": "serving"}); v != 1 {
 		t.Errorf(`promptdesk_overrides{state="serving"} = %v, want 1`, v)
 	}

@@ -67,6 +67,12 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.handleError(echo.ErrNotFound, e.NewContext(r, w))
 	}))))
+	// Browsers ask for /favicon.ico whatever the page links: send them to
+	// the icon rather than into a 404.
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=86400")
+		return c.Redirect(http.StatusFound, static.URL("favicon.svg"))
+	})
 	e.GET("/login", auth.LoginForm)
 	e.POST("/login", auth.Login)
 	e.GET("/setup/:token", auth.SetupForm)

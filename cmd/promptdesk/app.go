@@ -164,6 +164,9 @@ func (a *app) serve(ctx context.Context) error {
 	if err := fallbackLabels(lib.Current().Snapshot, asm.FallbackLocale()); err != nil {
 		return err
 	}
+	// While Postgres starts: the first request should not load the
+	// tokenizer's vocabulary.
+	go asm.Warm(lib.Current().Snapshot)
 	st, closeStore, err := a.openStore(ctx, log)
 	if err != nil {
 		return err
