@@ -25,6 +25,8 @@ type Assembler struct {
 	// triggers caches the skill-table trigger text of a task module
 	// (triggerKey → string).
 	triggers sync.Map
+	// tables caches rendered knowledge-base and skill tables by content.
+	tables *tableCache
 }
 
 // New returns an Assembler; zero fields of cfg take their defaults
@@ -36,7 +38,7 @@ func New(cfg Config) *Assembler {
 	if cfg.TimeZone == nil {
 		cfg.TimeZone = time.UTC
 	}
-	return &Assembler{cfg: cfg}
+	return &Assembler{cfg: cfg, tables: newTableCache(DefaultTableCacheBytes)}
 }
 
 // FallbackLocale is the locale tried when the requested one has no text.

@@ -31,7 +31,9 @@ import (
 // message naming the current one, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
-	Store     OverrideReader
+	Store OverrideReader
+	// History reads an override's revisions (the revision routes).
+	History   RevisionStore
 	Service   *state.Overrides
 	Served    *state.Served
 	Assembler *assembler.Assembler
@@ -350,14 +352,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	switch out.Kind {
 	case state.OutcomeInvalid:
-		msgs := make([]string, len(out.Errors))
-		for i, le := range out.Errors {
-			msgs[i] = le.Msg
-			if le.Line > 0 {
-				msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
-			}
-		}
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
+		return invalidText(id, out.Errors)
 	case state.OutcomeConflict:
 		if out.Head == nil && base > 0 {
 			return apiConflict(fmt.Errorf("override %s (%s) does not exist (revision 0), not at revision %d", id, locale, base))
@@ -384,6 +379,19 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	setETag(c, saved.Revision)
 	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: out.Warnings, Notices: out.Notices,
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
+}
+
+// invalidText is the 422 invalid_request (field text) of a module text
+// that fails the checks of a save, the message naming the lines.
+func invalidText(id string, errs []state.LineError) error {
+	msgs := make([]string, len(errs))
+	for i, le := range errs {
+		msgs[i] = le.Msg
+		if le.Line > 0 {
+			msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
+		}
+	}
+	return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
 }
 
 // revisionTarget reads the target and the If-Match revision of a publish

@@ -58,15 +58,16 @@ func URL(name string) string {
 	return Prefix + name + "?v=" + a.hash
 }
 
-// Handler serves the embedded files under Prefix. A request whose v
+// Handler serves the embedded files under Prefix, and any other path
+// with notFound (the server's own 404 answer). A request whose v
 // parameter is the file's current hash is cacheable for a year (immutable);
 // any other is revalidated, so an old page never pins a new file.
-func Handler() http.Handler {
+func Handler(notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, Prefix)
 		a, ok := assets()[name]
 		if !ok {
-			http.NotFound(w, r)
+			notFound.ServeHTTP(w, r)
 			return
 		}
 		if r.URL.Query().Get("v") == a.hash {

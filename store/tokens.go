@@ -35,10 +35,11 @@ const (
 	ScopeAssemble = "assemble" // runtimes: assemble, render, commands, tools
 	ScopeRead     = "read"     // modules, overrides (GET)
 	ScopeWrite    = "write"    // the override API's PUT, DELETE and publish
+	ScopeAdmin    = "admin"    // the webhooks API
 )
 
 // Scopes lists every scope, in order.
-var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite}
+var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite, ScopeAdmin}
 
 // TokenPrefix starts every API token.
 const TokenPrefix = "pd_"

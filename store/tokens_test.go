@@ -66,7 +66,7 @@ func TestTokens(t *testing.T) {
 	if _, _, err := s.CreateToken(ctx, "runtime", []string{"read"}); !errors.Is(err, library.ErrConflict) {
 		t.Errorf("duplicate name: %v, want conflict", err)
 	}
-	for _, scopes := range [][]string{nil, {"admin"}, {"read", "all"}} {
+	for _, scopes := range [][]string{nil, {"root"}, {"read", "all"}} {
 		if _, _, err := s.CreateToken(ctx, "other", scopes); !errors.Is(err, library.ErrInvalid) {
 			t.Errorf("scopes %v: %v, want invalid", scopes, err)
 		}
