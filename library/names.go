@@ -30,6 +30,9 @@ func NameProblem(s string) string {
 		return fmt.Sprintf("begins with %q: use %s", r, rule)
 	}
 	for _, r := range s {
+		if r == 0 {
+			return "contains a NUL character (U+0000): use " + rule
+		}
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
 			return fmt.Sprintf("%q is not allowed: use %s", r, rule)
 		}
