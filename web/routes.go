@@ -133,7 +133,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// the API's description.
 	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -149,7 +149,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)

@@ -77,6 +77,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	echo      *echo.Echo
+	handler   http.Handler // echo, with HEAD served as GET
 	served    *state.Served
 	overrides *state.Overrides
 	profiles  *state.Profiles
@@ -151,11 +152,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
+	s.handler = &headAsGet{next: s.echo}
 	return s, nil
 }
 
 // Handler returns the server's http.Handler, for httptest.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Start listens on Config.Addr and serves in the background until Close.
 // It also keeps the in-memory state current with the other processes on
@@ -179,7 +181,7 @@ func (s *Server) Start() error {
 	}
 	s.listener = ln
 	s.http = &http.Server{
-		Handler:           s.echo,
+		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,
@@ -187,7 +189,7 @@ func (s *Server) Start() error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(apiErrorListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)
 		}
 	}()
