@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 	"weak"
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
@@ -56,6 +57,10 @@ type plan struct {
 // module not found, a missing or extra variable, an unknown placeholder, an
 // include cycle or depth, or an invalid request field.
 func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, now time.Time) (*Result, error) {
+	watch := stopwatch{on: a.cfg.Observe != nil}
+	if watch.on {
+		watch.start = time.Now()
+	}
 	if st == nil {
 		st = &State{}
 	}
@@ -75,7 +80,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if req.Now != nil {
 		now = *req.Now
 	}
-	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
+	r := &renderer{a: a, snap: snap, st: st, locale: library.LocaleKey(locale), vars: req.Variables, declared: map[string]bool{},
 		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
 		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
@@ -85,7 +90,8 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if err != nil {
 		return nil, err
 	}
-	r.out.Grow(estimate(pl, req))
+	r.prepareTables()
+	r.out.Grow(estimate(pl, r))
 	r.uses = make([]placeholderUse, 0, 16)
 
 	// Render in segment order into the one buffer.
@@ -170,9 +176,11 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	}
 	if counter != nil {
 		res.Encoding = counter.Name
-		for i := range ents {
-			ents[i].tokens = a.moduleTokens(counter, &ents[i], text, r.lab)
-		}
+		watch.time(func() {
+			for i := range ents {
+				ents[i].tokens = a.moduleTokens(counter, &ents[i], text, r.lab)
+			}
+		})
 	}
 
 	// Segments and the report, in order.
@@ -197,7 +205,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		for _, inc := range e.includes {
 			tokens := 0
 			if counter != nil {
-				tokens = counter.Count(text[inc.text.start:inc.text.end])
+				tokens = watch.count(counter, text[inc.text.start:inc.text.end])
 			}
 			res.Report = append(res.Report, entry(KindInclude, inc.served, "by:"+inc.by, tokens))
 		}
@@ -209,7 +217,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		case ModuleSelectedDocs:
 			sel := ReportEntry{Kind: KindSelectedDocs, Module: ModuleSelectedDocs, Reason: fmt.Sprintf("docs:%d", len(req.SelectedDocuments))}
 			if counter != nil {
-				sel.Tokens = counter.Count(res.Tables.Selected)
+				sel.Tokens = watch.count(counter, res.Tables.Selected)
 			}
 			res.Report = append(res.Report, sel)
 		}
@@ -230,7 +238,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		t := text[profileText.start:profileText.end]
 		tokens := 0
 		if counter != nil {
-			tokens = counter.Count(t)
+			tokens = watch.count(counter, t)
 		}
 		res.Segments = append(res.Segments, Segment{Layer: SegmentProfile, Text: t, Modules: []string{}, Tokens: tokens})
 		res.Report = append(res.Report, ReportEntry{Kind: KindProfilePrompt, Module: profile.ID, Reason: "profile:" + profile.ID, Tokens: tokens})
@@ -245,19 +253,49 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		res.Report = append(res.Report, ReportEntry{Kind: KindPlaceholder, Module: u.module, Reason: u.name + "→" + u.source})
 	}
 	res.Report = append(res.Report, warnings(ents, profile, res)...)
-	for i := range res.Report {
-		res.Report[i].Line = res.Report[i].TextForm()
+	setLines(res.Report)
+	if watch.on {
+		a.cfg.Observe(Timing{Assemble: time.Since(watch.start), Tokens: watch.spent})
+	}
+	if req.Format == FormatMessages {
+		res.Messages = messages(res, req.SystemMessages)
 	}
 	return res, nil
+}
+
+// stopwatch adds up the time spent counting tokens in one Assemble when
+// Config.Observe wants it; when off it only runs what it is given.
+type stopwatch struct {
+	on    bool
+	start time.Time
+	spent time.Duration
+}
+
+// time runs f, adding its duration to spent.
+func (w *stopwatch) time(f func()) {
+	if !w.on {
+		f()
+		return
+	}
+	t := time.Now()
+	f()
+	w.spent += time.Since(t)
+}
+
+// count is c.Count(s), timed.
+func (w *stopwatch) count(c *tokens.Counter, s string) (n int) {
+	w.time(func() { n = c.Count(s) })
+	return n
 }
 
 // plan decides which modules enter each segment without rendering.
 func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
 	pl := &plan{}
+	key := library.LocaleKey(locale) // lookups with it lower nothing again
 	// itself: the assembler enters id on its own (knowledge, skills), not
 	// because a profile names it.
 	resolve := func(id string, itself bool) (Served, error) {
-		s, ok := a.Resolve(snap, st, id, locale)
+		s, ok := a.Resolve(snap, st, id, key)
 		if !ok {
 			msg := "the library has no such module in " + a.lookedIn(locale)
 			if itself {
@@ -303,7 +341,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		pl.selected = &s
 	}
 	// 3. Skills hit.
-	tasks := a.taskModules(snap, st, locale, inBase)
+	tasks := a.taskModules(snap, st, key, inBase)
 	folded, command := fold(req.Message), leadingCommand(req)
 	var hits []int
 	reasons := make([]string, len(tasks))
@@ -363,12 +401,20 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 }
 
 // estimate guesses the output size in bytes, from above and closely, so
-// the buffer is allocated once and not much larger than the text.
-func estimate(pl *plan, req *Request) int {
-	n := len(pl.profilePrompt)
+// the buffer is allocated once and not much larger than the text. The
+// knowledge-base and skill tables are prepared (r.prepareTables), so their
+// lengths are exact.
+func estimate(pl *plan, r *renderer) int {
+	n := len(pl.profilePrompt) + len(r.model) + 64
+	heading := len(r.lab.get("output_contract.heading"))
 	add := func(s *Served) {
 		if s != nil {
-			n += len(s.Module.Body) + len(s.Module.OutputContract) + 64
+			// A blank line before the module and room for short
+			// environment values; the contract under its heading.
+			n += len(s.Module.Body) + 8
+			if s.Module.OutputContract != "" {
+				n += len(s.Module.OutputContract) + heading + 4
+			}
 		}
 	}
 	for i := range pl.base {
@@ -378,30 +424,16 @@ func estimate(pl *plan, req *Request) int {
 	add(pl.selected)
 	add(pl.hit)
 	add(pl.skills)
-	cell := func(s string) int { return len(s) + 3*strings.Count(s, "\n") + strings.Count(s, "|") }
-	for i := range req.KnowledgeBases {
-		kb := &req.KnowledgeBases[i]
-		n += 160 + cell(kb.Name) + cell(kb.Description)
-		for j := 0; j < len(kb.RecentDocs) && j < MaxRowsPerBase; j++ {
-			d := &kb.RecentDocs[j]
-			cut, _ := truncateAt(d.Summary, SummaryRunes)
-			n += 48 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + cell(d.Summary[:cut]) + len(ellipsis)
-		}
-		for j := 0; j < len(kb.FAQEntries) && j < MaxRowsPerBase; j++ {
-			e := &kb.FAQEntries[j]
-			n += 16 + cell(e.Question) + len(e.ChunkID)
-			for _, ans := range e.Answers {
-				n += cell(ans) + 8
-			}
-		}
+	for _, at := range r.req.Attachments {
+		n += len(at.Name) + 4
 	}
-	for _, d := range req.SelectedDocuments {
+	for _, v := range r.vars {
+		n += len(v)
+	}
+	for _, d := range r.req.SelectedDocuments {
 		n += 20 + max(len(d.Title), len(d.FileName)) + len(d.FileType) + len(d.KnowledgeBaseID) + len(d.KnowledgeID)
 	}
-	for _, s := range req.Skills {
-		n += 40 + cell(s.Name) + cell(s.Description)
-	}
-	return n + n/64
+	return n + n/128 + r.tablesLen()
 }
 
 // warnings are the report's warning entries: drifted overrides
@@ -449,46 +481,58 @@ func entry(kind string, s Served, reason string, tokens int) ReportEntry {
 // served-by-fallback locale are appended, for include entries too:
 // `include(aux.signature v1 · by:base.identity · fallback:zh-CN)`.
 // The library entry reads `library(embedded · generation:1)`.
-func (e ReportEntry) TextForm() string {
+func (e ReportEntry) TextForm() string { return string(e.appendTextForm(nil)) }
+
+// appendTextForm appends the TextForm of e to b.
+func (e ReportEntry) appendTextForm(b []byte) []byte {
 	if e.Kind == KindLibrary {
 		if e.Source == "" {
-			return e.Kind + "(" + e.Reason + ")"
+			return append(append(append(append(b, e.Kind...), '('), e.Reason...), ')')
 		}
-		return e.Kind + "(" + e.Source + " · " + e.Reason + ")"
+		return append(append(append(append(append(append(b, e.Kind...), '('), e.Source...), " · "...), e.Reason...), ')')
 	}
 	served := e.Kind == KindPrompt || e.Kind == KindInclude
-	var num [20]byte
-	version := ""
+	b = append(append(append(b, e.Kind...), '('), e.Module...)
 	if served && e.Version > 0 {
-		version = string(strconv.AppendInt(append(num[:0], " v"...), int64(e.Version), 10))
+		b = strconv.AppendInt(append(b, " v"...), int64(e.Version), 10)
 	}
-	source := ""
-	if served && e.Source != SourceBuiltin && e.Source != "" {
-		source = e.Source
-	}
-	var b strings.Builder
-	b.Grow(len(e.Kind) + len(e.Module) + len(version) + len(e.Reason) + len(source) + len(e.Locale) + 32)
-	b.WriteString(e.Kind)
-	b.WriteString("(")
-	b.WriteString(e.Module)
-	b.WriteString(version)
 	if e.Reason != "" {
-		b.WriteString(" · ")
-		b.WriteString(e.Reason)
+		b = append(append(b, " · "...), e.Reason...)
 	}
-	if source != "" {
-		b.WriteString(" · ")
-		b.WriteString(source)
+	if served && e.Source != SourceBuiltin && e.Source != "" {
+		b = append(append(b, " · "...), e.Source...)
 		if e.Revision > 0 {
-			b.Write(strconv.AppendInt(append(num[:0], " r"...), int64(e.Revision), 10))
+			b = strconv.AppendInt(append(b, " r"...), int64(e.Revision), 10)
 		}
 	}
 	if e.Fallback {
-		b.WriteString(" · fallback:")
-		b.WriteString(e.Locale)
+		b = append(append(b, " · fallback:"...), e.Locale...)
 	}
-	b.WriteString(")")
-	return b.String()
+	return append(b, ')')
+}
+
+// setLines fills the Line of every entry, all lines in one allocation.
+func setLines(report []ReportEntry) {
+	n := 0
+	for i := range report {
+		e := &report[i]
+		// Room for numbers below 10^6; a longer line grows buf.
+		n += len(e.Kind) + len(e.Module) + len(e.Reason) + len(e.Source) + 2*len(" · ") + 2 + 8
+		if e.Fallback {
+			n += len(" · fallback:") + len(e.Locale)
+		}
+		if e.Revision > 0 {
+			n += 8
+		}
+	}
+	buf := make([]byte, 0, n)
+	for i := range report {
+		start := len(buf)
+		buf = report[i].appendTextForm(buf)
+		// The bytes are never written again (a grown buf is a new array),
+		// so the line can share them.
+		report[i].Line = unsafe.String(unsafe.SliceData(buf[start:]), len(buf)-start)
+	}
 }
 
 // triggerCell returns the skill-table trigger cell of a task module in the
@@ -507,7 +551,7 @@ func (a *Assembler) triggerCell(l labeler, m *library.Module) string {
 // overlay rebuilds and library reloads replace modules all the time, and
 // a cache keyed by module must not keep the old ones (or their entries)
 // alive.
-func forget[K comparable](m *library.Module, cache *sync.Map, key K, v any) {
+func forget[T any, K comparable](m *T, cache *sync.Map, key K, v any) {
 	if _, loaded := cache.LoadOrStore(key, v); !loaded {
 		runtime.AddCleanup(m, func(k K) { cache.Delete(k) }, key)
 	}
@@ -598,22 +642,15 @@ func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *Profile) [
 		}
 		return ids
 	}
-	var ids []string
-	for _, layer := range []library.Layer{library.LayerBase, library.LayerEnv} {
-		for _, id := range allIDs(snap, st) {
-			if strings.HasPrefix(id, string(layer)+".") && !assemblerEntered[id] {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
+	return a.index(snap, st).base
 }
 
 // taskModules resolves every task module not already in the base segment.
 func (a *Assembler) taskModules(snap *library.Snapshot, st *State, locale string, skip map[string]bool) []Served {
-	var out []Served
-	for _, id := range allIDs(snap, st) {
-		if !strings.HasPrefix(id, "task.") || skip[id] {
+	ids := a.index(snap, st).tasks
+	out := make([]Served, 0, len(ids))
+	for _, id := range ids {
+		if skip[id] {
 			continue
 		}
 		if s, ok := a.Resolve(snap, st, id, locale); ok {
@@ -623,22 +660,60 @@ func (a *Assembler) taskModules(snap *library.Snapshot, st *State, locale string
 	return out
 }
 
-// allIDs is every builtin id plus user modules (override ids with no
-// builtin), sorted.
-func allIDs(snap *library.Snapshot, st *State) []string {
-	ids := snap.IDs()
-	var extra []string
-	for k := range st.Overrides {
-		if !snap.Has(k.ID) && !contains(extra, k.ID) {
-			extra = append(extra, k.ID)
+// idIndex is the ids of a library with its user modules: the default
+// base segment (every base module, then every always-on env module) and
+// the task modules, each sorted.
+type idIndex struct{ base, tasks []string }
+
+// index returns the idIndex of snap and st's user modules; without user
+// modules it depends on the snapshot alone and is made once per snapshot.
+func (a *Assembler) index(snap *library.Snapshot, st *State) *idIndex {
+	ids, extra := allIDs(snap, st)
+	if extra {
+		return newIDIndex(ids)
+	}
+	key := weak.Make(snap)
+	if ix, ok := a.indexes.Load(key); ok {
+		return ix.(*idIndex)
+	}
+	ix := newIDIndex(ids)
+	forget(snap, &a.indexes, key, ix)
+	return ix
+}
+
+func newIDIndex(ids []string) *idIndex {
+	ix := &idIndex{}
+	for _, layer := range []library.Layer{library.LayerBase, library.LayerEnv} {
+		for _, id := range ids {
+			if strings.HasPrefix(id, string(layer)+".") && !assemblerEntered[id] {
+				ix.base = append(ix.base, id)
+			}
 		}
 	}
-	if len(extra) == 0 {
-		return ids
+	for _, id := range ids {
+		if strings.HasPrefix(id, "task.") {
+			ix.tasks = append(ix.tasks, id)
+		}
 	}
-	all := append(append([]string{}, ids...), extra...)
+	return ix
+}
+
+// allIDs is every builtin id plus user modules (override ids with no
+// builtin), sorted; extra says whether there are user modules.
+func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
+	ids = snap.IDs()
+	var more []string
+	for k := range st.Overrides {
+		if !snap.Has(k.ID) && !contains(more, k.ID) {
+			more = append(more, k.ID)
+		}
+	}
+	if len(more) == 0 {
+		return ids, false
+	}
+	all := append(append([]string{}, ids...), more...)
 	sort.Strings(all)
-	return all
+	return all, true
 }
 
 func profileField(p *Profile, f func(*Profile) string) string {

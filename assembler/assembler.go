@@ -17,6 +17,8 @@ import (
 // concurrent use.
 type Assembler struct {
 	cfg Config
+	// fallbackKey is library.LocaleKey(cfg.FallbackLocale).
+	fallbackKey string
 	// static caches token counts of modules without placeholders
 	// (staticKey → int).
 	static sync.Map
@@ -25,6 +27,11 @@ type Assembler struct {
 	// triggers caches the skill-table trigger text of a task module
 	// (triggerKey → string).
 	triggers sync.Map
+	// tables caches rendered knowledge-base and skill tables by content.
+	tables *tableCache
+	// indexes caches the base and task ids of a snapshot
+	// (weak.Pointer[library.Snapshot] → *idIndex).
+	indexes sync.Map
 }
 
 // New returns an Assembler; zero fields of cfg take their defaults
@@ -36,7 +43,7 @@ func New(cfg Config) *Assembler {
 	if cfg.TimeZone == nil {
 		cfg.TimeZone = time.UTC
 	}
-	return &Assembler{cfg: cfg}
+	return &Assembler{cfg: cfg, fallbackKey: library.LocaleKey(cfg.FallbackLocale), tables: newTableCache(DefaultTableCacheBytes)}
 }
 
 // FallbackLocale is the locale tried when the requested one has no text.
@@ -58,9 +65,10 @@ type Served struct {
 // Resolve walks the override chain for id and locale: override(L) →
 // builtin(L) → override(F) → builtin(F). ok is false when none exists.
 func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string) (s Served, ok bool) {
+	// loc is a locale key (lower case), so no lookup lowers it again.
 	try := func(loc string, fallback bool) bool {
 		if st != nil {
-			if o, found := st.Overrides[Key(id, loc)]; found {
+			if o, found := st.Overrides[OverrideKey{id, loc}]; found {
 				s = Served{Module: o.Module, Source: SourceOverride, Locale: o.Locale, Fallback: fallback, Override: o}
 				s.Drift = DriftOf(o, snap)
 				switch {
@@ -81,10 +89,11 @@ func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string
 		}
 		return false
 	}
-	if try(locale, false) {
+	key := library.LocaleKey(locale)
+	if try(key, false) {
 		return s, true
 	}
-	if library.LocaleKey(locale) != library.LocaleKey(a.cfg.FallbackLocale) && try(a.cfg.FallbackLocale, true) {
+	if key != a.fallbackKey && try(a.fallbackKey, true) {
 		return s, true
 	}
 	return Served{}, false

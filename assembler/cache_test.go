@@ -1,11 +1,13 @@
 package assembler
 
 import (
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -59,5 +61,38 @@ func TestCachesForgetReplacedModules(t *testing.T) {
 	}
 	if tr, st := size(&a.triggers), size(&a.static); tr != 0 || st != 0 {
 		t.Errorf("after collection: %d trigger and %d token entries remain, want 0", tr, st)
+	}
+}
+
+// Warming leaves no trace in results: every example assembles to the same
+// result on a warmed assembler (caches and memo filled) as on a fresh one.
+func TestWarmChangesNoResult(t *testing.T) {
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := New(Config{CountTokens: true})
+	warm.Warm(snap)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, ex := range examples {
+		req, err := DecodeRequest(ex.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := warm.Assemble(snap, nil, req, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := New(Config{CountTokens: true, TokenMemo: tokens.NewMemo(tokens.DefaultMemoBytes)}).Assemble(snap, nil, req, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the warmed assembler's result differs from a fresh one's", ex.ID)
+		}
 	}
 }

@@ -83,7 +83,11 @@ func (r *Request) Validate() error {
 			return bad("variables."+name, "not a placeholder name [a-z_][a-z0-9_.-]*")
 		}
 	}
-	return nil
+	if err := checkFormat(r.Format, r.SystemMessages); err != nil {
+		return err
+	}
+	_, err := Pins(r.Revisions)
+	return err
 }
 
 // jsonError turns a decoding error into an *Error naming the field or the

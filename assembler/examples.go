@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
 )
 
 //go:embed examples/*.json
@@ -46,4 +49,21 @@ func Examples() ([]Example, error) {
 		out = append(out, ex)
 	}
 	return out, nil
+}
+
+// Warm assembles each example once with snap and no operator state, so
+// that the first real request does not wait for the tokenizer's
+// vocabulary to load or for the caches to fill. An example the library
+// cannot assemble (a folder without some builtin module) is skipped: its
+// error is the request's to report, not the warm-up's.
+func (a *Assembler) Warm(snap *library.Snapshot) {
+	examples, err := Examples()
+	if err != nil {
+		return
+	}
+	for _, ex := range examples {
+		if req, err := DecodeRequest(ex.Request); err == nil {
+			_, _ = a.Assemble(snap, nil, req, time.Unix(0, 0).UTC())
+		}
+	}
 }

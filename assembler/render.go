@@ -50,6 +50,11 @@ type renderer struct {
 	// Tables are rendered at their first use and copied after that.
 	kb, selected, skills span
 	skillRows            []skillRow
+	// kbTables (one per knowledge base) and skillTable are the tables'
+	// texts, from the table cache, before rendering.
+	kbTables   []string
+	kbBuf      [4]string
+	skillTable string
 
 	// declared collects every variable declared by a rendered module, to
 	// find extra variables after assembly.
@@ -173,15 +178,51 @@ func (r *renderer) writeEnv(name string) bool {
 			r.out.WriteString(r.lab.get("web_search.disabled"))
 		}
 	case library.EnvKnowledgeBases:
-		r.table(&r.kb, func() { writeKnowledgeTables(&r.out, r.lab, r.req.KnowledgeBases, r.loc) }, len(r.req.KnowledgeBases) > 0)
+		r.table(&r.kb, func() {
+			for i, t := range r.kbTables {
+				if i > 0 {
+					r.out.WriteString("\n\n")
+				}
+				r.out.WriteString(t)
+			}
+		}, len(r.kbTables) > 0)
 	case library.EnvSelectedDocuments:
 		r.table(&r.selected, func() { writeSelectedTable(&r.out, r.lab, r.req.SelectedDocuments, r.req.KnowledgeBases) }, len(r.req.SelectedDocuments) > 0)
 	case library.EnvSkills:
-		r.table(&r.skills, func() { writeSkillTable(&r.out, r.lab, r.skillRows) }, len(r.skillRows) > 0)
+		r.table(&r.skills, func() { r.out.WriteString(r.skillTable) }, len(r.skillRows) > 0)
 	default:
 		return false
 	}
 	return true
+}
+
+// prepareTables takes the knowledge-base and skill tables from the
+// table cache, rendering the ones not there, so their sizes are known
+// before the output buffer is sized.
+func (r *renderer) prepareTables() {
+	kbs := r.req.KnowledgeBases
+	r.kbTables = r.kbBuf[:0]
+	for i := range kbs {
+		kb := &kbs[i]
+		docs := shownDocs(kb)
+		r.kbTables = append(r.kbTables, r.a.cachedTable(r.lab, r.loc,
+			func(w tableInputs) { tableContext(w, tableKnowledge, r.lab, r.loc); knowledgeInputs(w, kb, docs) },
+			func(b *strings.Builder) { writeKnowledgeTable(b, r.lab, kb, docs, r.loc) }))
+	}
+	if len(r.skillRows) > 0 {
+		r.skillTable = r.a.cachedTable(r.lab, nil,
+			func(w tableInputs) { tableContext(w, tableSkills, r.lab, nil); skillInputs(w, r.skillRows) },
+			func(b *strings.Builder) { writeSkillTable(b, r.lab, r.skillRows) })
+	}
+}
+
+// tablesLen is the length of the prepared tables' texts.
+func (r *renderer) tablesLen() int {
+	n := len(r.skillTable)
+	for _, t := range r.kbTables {
+		n += len(t) + 2
+	}
+	return n
 }
 
 // table writes a table at its first use and copies it after that; an

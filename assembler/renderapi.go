@@ -18,18 +18,27 @@ type RenderRequest struct {
 	Model     string            `json:"model,omitempty"`
 	TimeZone  string            `json:"timeZone,omitempty"`
 	Now       *time.Time        `json:"now,omitempty"`
+	// Format is "" or FormatText, or FormatMessages to add
+	// Rendered.Messages (one system message: the text).
+	Format string `json:"format,omitempty"`
+	// Revisions pins overrides as Request.Revisions does.
+	Revisions map[string]int `json:"revisions,omitempty"`
 }
 
 // Rendered is one rendered module: its text, token count (0 when counting
-// is off) and where the text came from.
+// is off) and where the text came from: Revision is the revision of the
+// override that served (0, and absent from the JSON, for a builtin).
+// Messages holds the text as one system message with FormatMessages.
 type Rendered struct {
-	Text     string `json:"text"`
-	Tokens   int    `json:"tokens"`
-	Module   string `json:"module"`
-	Version  int    `json:"version"`
-	Source   string `json:"source"`
-	Locale   string `json:"locale"`
-	Fallback bool   `json:"fallback"`
+	Text     string    `json:"text"`
+	Tokens   int       `json:"tokens"`
+	Module   string    `json:"module"`
+	Version  int       `json:"version"`
+	Source   string    `json:"source"`
+	Revision int       `json:"revision,omitempty"`
+	Locale   string    `json:"locale"`
+	Fallback bool      `json:"fallback"`
+	Messages []Message `json:"messages,omitempty"`
 }
 
 // Render renders one module by id through the override chain.
@@ -38,6 +47,9 @@ type Rendered struct {
 func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest, now time.Time) (*Rendered, error) {
 	if req.Module == "" {
 		return nil, &Error{Code: CodeInvalidRequest, Field: "module", Msg: "the module id is required"}
+	}
+	if err := checkFormat(req.Format, ""); err != nil {
+		return nil, err
 	}
 	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)
 	s, ok := a.Resolve(snap, st, req.Module, locale)
@@ -67,6 +79,12 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 		}
 	}
 	out := &Rendered{Text: text, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source, Locale: s.Locale, Fallback: s.Fallback}
+	if s.Override != nil {
+		out.Revision = s.Override.Revision
+	}
+	if req.Format == FormatMessages {
+		out.Messages = []Message{{Role: RoleSystem, Content: text}}
+	}
 	counter, err := a.counter(req.Model)
 	if err != nil {
 		return nil, err

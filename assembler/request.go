@@ -23,6 +23,17 @@ type Request struct {
 	SelectedDocuments []SelectedDocument `json:"selectedDocuments,omitempty"`
 	Skills            []Skill            `json:"skills,omitempty"`
 	Variables         map[string]string  `json:"variables,omitempty"`
+	// Format is the answer's form: "" or FormatText, or FormatMessages
+	// to add Result.Messages.
+	Format string `json:"format,omitempty"`
+	// SystemMessages splits the messages of FormatMessages:
+	// SystemMessagesOne (default, "") or SystemMessagesPerSegment.
+	SystemMessages string `json:"systemMessages,omitempty"`
+	// Revisions pins overrides to past revisions, to reproduce an old
+	// answer: keyed "<module id>@<locale>" (Pins), valued a revision
+	// number. Assemble does not read it: the caller builds the State
+	// with the pinned revisions.
+	Revisions map[string]int `json:"revisions,omitempty"`
 }
 
 // Attachment is a file the user attached: its name and MIME type.

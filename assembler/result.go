@@ -24,6 +24,9 @@ type Result struct {
 	// Generation is the library snapshot's Generation: 1 for the
 	// embedded library, one more for each change a watched folder applied.
 	Generation int `json:"generation"`
+	// Messages are the system messages of the text, with FormatMessages
+	// only (Request.SystemMessages says how many).
+	Messages []Message `json:"messages,omitempty"`
 }
 
 // Segment is one system segment: its name (Segment* constants, in the

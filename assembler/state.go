@@ -61,4 +61,13 @@ type Config struct {
 	// TokenMemo keeps token counts of chunks of text between requests;
 	// nil uses the process-wide memo (tokens.DefaultMemoBytes).
 	TokenMemo *tokens.Memo
+	// Observe, when set, is told how long each successful Assemble took
+	// (for metrics); it must be fast and safe for concurrent use.
+	Observe func(Timing)
+}
+
+// Timing is how long one Assemble took in all, and the part of it spent
+// counting tokens (zero when CountTokens is off).
+type Timing struct {
+	Assemble, Tokens time.Duration
 }

@@ -104,59 +104,54 @@ func (kb *KnowledgeBase) rows() int {
 	return len(kb.RecentDocs)
 }
 
-// writeKnowledgeTables writes one heading and table per knowledge base.
-func writeKnowledgeTables(b *strings.Builder, l labeler, kbs []KnowledgeBase, loc *time.Location) {
+// writeKnowledgeTable writes the heading and table of one knowledge base;
+// docs are the documents shown, shownDocs(kb).
+func writeKnowledgeTable(b *strings.Builder, l labeler, kb *KnowledgeBase, docs []*Document, loc *time.Location) {
 	var num [24]byte
-	for i := range kbs {
-		kb := &kbs[i]
-		if i > 0 {
-			b.WriteString("\n\n")
+	typ := l.get("kb.type.document")
+	if kb.Type == KnowledgeFAQ {
+		typ = l.get("kb.type.faq")
+	}
+	rows := kb.rows()
+	total := max(kb.DocCount, rows)
+	count := string(strconv.AppendInt(num[:0], int64(total), 10))
+	l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ, "count", count,
+		"documents", l.plural("kb.documents", total, count), "description", inline(kb.Description))
+	b.WriteString("\n\n")
+	shown := min(rows, MaxRowsPerBase)
+	switch {
+	case shown == 0:
+		b.WriteString(l.get("kb.empty"))
+	case kb.Type == KnowledgeFAQ:
+		writeHeader(b, l, "kb.col.question", "kb.col.answer", "kb.col.chunk")
+		for _, e := range kb.FAQEntries[:shown] {
+			b.WriteString("\n| ")
+			writeCell(b, e.Question)
+			b.WriteString(" | ")
+			writeAnswers(b, e.Answers)
+			b.WriteString(" | ")
+			writeCell(b, e.ChunkID)
+			b.WriteString(" |")
 		}
-		typ := l.get("kb.type.document")
-		if kb.Type == KnowledgeFAQ {
-			typ = l.get("kb.type.faq")
+	default:
+		writeHeader(b, l, "kb.col.title", "kb.col.type", "kb.col.created", "kb.col.size", "kb.col.summary")
+		for _, d := range docs {
+			b.WriteString("\n| ")
+			writeCell(b, firstNonEmpty(d.Title, d.FileName))
+			b.WriteString(" | ")
+			writeCell(b, d.FileType)
+			b.WriteString(" | ")
+			writeTime(b, d.CreatedAt, loc)
+			b.WriteString(" | ")
+			writeSize(b, d.FileSize)
+			b.WriteString(" | ")
+			writeSummary(b, d.Summary)
+			b.WriteString(" |")
 		}
-		rows := kb.rows()
-		total := max(kb.DocCount, rows)
-		count := string(strconv.AppendInt(num[:0], int64(total), 10))
-		l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ, "count", count,
-			"documents", l.plural("kb.documents", total, count), "description", inline(kb.Description))
+	}
+	if more := total - shown; more > 0 {
 		b.WriteString("\n\n")
-		shown := min(rows, MaxRowsPerBase)
-		switch {
-		case shown == 0:
-			b.WriteString(l.get("kb.empty"))
-		case kb.Type == KnowledgeFAQ:
-			writeHeader(b, l, "kb.col.question", "kb.col.answer", "kb.col.chunk")
-			for _, e := range kb.FAQEntries[:shown] {
-				b.WriteString("\n| ")
-				writeCell(b, e.Question)
-				b.WriteString(" | ")
-				writeAnswers(b, e.Answers)
-				b.WriteString(" | ")
-				writeCell(b, e.ChunkID)
-				b.WriteString(" |")
-			}
-		default:
-			writeHeader(b, l, "kb.col.title", "kb.col.type", "kb.col.created", "kb.col.size", "kb.col.summary")
-			for _, d := range mostRecent(kb.RecentDocs, shown) {
-				b.WriteString("\n| ")
-				writeCell(b, firstNonEmpty(d.Title, d.FileName))
-				b.WriteString(" | ")
-				writeCell(b, d.FileType)
-				b.WriteString(" | ")
-				writeTime(b, d.CreatedAt, loc)
-				b.WriteString(" | ")
-				writeSize(b, d.FileSize)
-				b.WriteString(" | ")
-				writeSummary(b, d.Summary)
-				b.WriteString(" |")
-			}
-		}
-		if more := total - shown; more > 0 {
-			b.WriteString("\n\n")
-			l.write(b, "kb.more", "count", string(strconv.AppendInt(num[:0], int64(more), 10)))
-		}
+		l.write(b, "kb.more", "count", string(strconv.AppendInt(num[:0], int64(more), 10)))
 	}
 }
 
@@ -470,6 +465,15 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// shownDocs returns the documents a document base's table shows: the
+// MaxRowsPerBase most recent; none for a FAQ base.
+func shownDocs(kb *KnowledgeBase) []*Document {
+	if kb.Type == KnowledgeFAQ {
+		return nil
+	}
+	return mostRecent(kb.RecentDocs, min(len(kb.RecentDocs), MaxRowsPerBase))
 }
 
 // mostRecent returns the n newest documents, newest first (undated last,

@@ -47,26 +47,33 @@ func isCJK(keyword string) bool {
 	return false
 }
 
-// foldedKeywords caches fold(keyword): keywords come from modules and
-// repeat on every request, messages do not.
+// foldedKeywords caches fold(keyword) and whether it is CJK: keywords
+// come from modules and repeat on every request, messages do not.
 var foldedKeywords sync.Map
 
-func foldKeyword(k string) string {
+type foldedKeyword struct {
+	text string
+	cjk  bool
+}
+
+func foldKeyword(k string) foldedKeyword {
 	if f, ok := foldedKeywords.Load(k); ok {
-		return f.(string)
+		return f.(foldedKeyword)
 	}
-	f := fold(k)
+	text := fold(k)
+	f := foldedKeyword{text, isCJK(text)}
 	foldedKeywords.Store(k, f)
 	return f
 }
 
 // matchKeyword reports whether keyword occurs in the folded message.
 func matchKeyword(folded, keyword string) bool {
-	kw := foldKeyword(keyword)
+	f := foldKeyword(keyword)
+	kw := f.text
 	if kw == "" {
 		return false
 	}
-	if isCJK(kw) {
+	if f.cjk {
 		return strings.Contains(folded, kw)
 	}
 	for from := 0; from <= len(folded); {

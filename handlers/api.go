@@ -46,6 +46,8 @@ import (
 type API struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler
+	// Revisions reads the past revisions a request pins ("revisions").
+	Revisions state.RevisionSource
 	// Now is the clock of requests that set no "now".
 	Now func() time.Time
 }

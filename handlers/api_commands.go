@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"net/http"
 	"slices"
 
 	"github.com/labstack/echo/v4"
@@ -23,7 +22,8 @@ type APICommand struct {
 // Commands handles GET /api/v1/commands[?locale=L]: 200 with a JSON array
 // of APICommand from the command triggers of every task module (builtin
 // and user modules) as served for L through the override chain (default:
-// the fallback locale), sorted by command, then module. Errors: 422
+// the fallback locale), sorted by command, then module, with an ETag
+// (WriteCachedJSON). Errors: 422
 // invalid_request for a locale that is not a BCP 47 tag.
 func (h *API) Commands(c echo.Context) error {
 	locale, err := h.queryLocale(c)
@@ -44,5 +44,5 @@ func (h *API) Commands(c echo.Context) error {
 	slices.SortFunc(out, func(a, b APICommand) int {
 		return cmp.Or(cmp.Compare(a.Command, b.Command), cmp.Compare(a.Module, b.Module))
 	})
-	return WriteJSON(c, http.StatusOK, out)
+	return WriteCachedJSON(c, out)
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -29,7 +28,8 @@ type APIModule struct {
 // APIModuleDetail is GET /api/v1/modules/{id}: the module text served for
 // the requested locale through the override chain, its frontmatter
 // fields and raw body, where it came from (Source: builtin, override,
-// override-drifted, file, user-module; Locale and Fallback as in the
+// override-drifted, file, user-module; Revision the served override's
+// revision, absent for a builtin; Locale and Fallback as in the
 // composition report), every locale the module exists in, and its status.
 type APIModuleDetail struct {
 	ID                  string             `json:"id"`
@@ -44,6 +44,7 @@ type APIModuleDetail struct {
 	Triggers            []library.Trigger  `json:"triggers"`
 	Body                string             `json:"body"`
 	Source              string             `json:"source"`
+	Revision            int                `json:"revision,omitempty"`
 	Locale              string             `json:"locale"`
 	Fallback            bool               `json:"fallback"`
 	Locales             []string           `json:"locales"`
@@ -51,7 +52,8 @@ type APIModuleDetail struct {
 }
 
 // Modules handles GET /api/v1/modules: 200 with a JSON array of APIModule,
-// every builtin and user module sorted by id. A user module whose only
+// every builtin and user module sorted by id, with an ETag
+// (WriteCachedJSON: If-None-Match answers 304). A user module whose only
 // override rows no longer parse is left out, as on the library page.
 func (h *API) Modules(c echo.Context) error {
 	v := h.Served.Current().Published()
@@ -68,11 +70,12 @@ func (h *API) Modules(c echo.Context) error {
 		}
 		out = append(out, m)
 	}
-	return WriteJSON(c, http.StatusOK, out)
+	return WriteCachedJSON(c, out)
 }
 
 // Module handles GET /api/v1/modules/{id}[?locale=L]: 200 with the
-// APIModuleDetail served for L (default: the fallback locale). Errors: 404
+// APIModuleDetail served for L (default: the fallback locale), with an
+// ETag (WriteCachedJSON). Errors: 404
 // not_found for an unknown id or one with no text in L nor the fallback
 // locale; 422 invalid_request for a locale that is not a BCP 47 tag.
 func (h *API) Module(c echo.Context) error {
@@ -109,5 +112,8 @@ func (h *API) Module(c echo.Context) error {
 		Locales:             v.Locales(id),
 		Status:              v.ModuleStatus(id),
 	}
-	return WriteJSON(c, http.StatusOK, d)
+	if s.Override != nil {
+		d.Revision = s.Override.Revision
+	}
+	return WriteCachedJSON(c, d)
 }

@@ -31,7 +31,9 @@ import (
 // ETag naming the current revision, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
-	Store     OverrideReader
+	Store OverrideReader
+	// History reads an override's revisions (the revision routes).
+	History   RevisionStore
 	Service   *state.Overrides
 	Served    *state.Served
 	Assembler *assembler.Assembler
@@ -379,14 +381,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	switch out.Kind {
 	case state.OutcomeInvalid:
-		msgs := make([]string, len(out.Errors))
-		for i, le := range out.Errors {
-			msgs[i] = le.Msg
-			if le.Line > 0 {
-				msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
-			}
-		}
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
+		return invalidText(id, out.Errors)
 	case state.OutcomeConflict:
 		if out.Head == nil && base > 0 {
 			return h.preconditionFailed(c, id, locale, fmt.Errorf("If-Match is revision %d but there is no override", base))
@@ -413,6 +408,19 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	setETag(c, saved.Revision)
 	return WriteJSON(c, http.StatusOK, APIOverrideSaved{Stored: true, Text: saved.Text, Revision: saved.Revision, Warnings: out.Warnings, Notices: out.Notices,
 		Status: headStatus(saved), Message: fmt.Sprintf("saved as draft revision %d: not served until published (POST …/publish with If-Match: %d)", saved.Revision, saved.Revision)})
+}
+
+// invalidText is the 422 invalid_request (field text) of a module text
+// that fails the checks of a save, the message naming the lines.
+func invalidText(id string, errs []state.LineError) error {
+	msgs := make([]string, len(errs))
+	for i, le := range errs {
+		msgs[i] = le.Msg
+		if le.Line > 0 {
+			msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
+		}
+	}
+	return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
 }
 
 // revisionTarget reads the target and the If-Match revision of a publish
@@ -492,7 +500,10 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 		return err
 	}
 	err = h.Service.Delete(c.Request().Context(), id, locale, base)
+	var gone *store.AlreadyDeleted
 	switch {
+	case errors.As(err, &gone):
+		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}
 	case errors.Is(err, library.ErrConflict):
 		return h.preconditionFailed(c, id, locale, err)
 	case errors.Is(err, library.ErrNotFound):

@@ -137,7 +137,8 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 		t.Fatalf("DELETE: %d %s, want 204", rec.Code, rec.Body.String())
 	}
 	wantOverride(t, "after delete", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: en.Text, Revision: 0, Status: "builtin", Kind: "builtin"})
-	wantError(t, "DELETE again", a.api(http.MethodDelete, identityURL, "", "If-Match", "3"), http.StatusNotFound, "not_found", "locale", "no override")
+	wantError(t, "DELETE again", a.api(http.MethodDelete, identityURL, "", "If-Match", "2"), http.StatusNotFound, "not_found", "id",
+		"override base.identity (en-US) was already deleted (by "+handlers.TokenActor(testToken)+", ")
 
 	// After a delete a create continues the numbering; curl --data-binary
 	// sends form-urlencoded, read as the file.
@@ -213,6 +214,8 @@ func TestAPIOverrideUserModule(t *testing.T) {
 		t.Fatalf("DELETE: %d %s", rec.Code, rec.Body.String())
 	}
 	wantError(t, "after delete", a.api(http.MethodGet, url, ""), http.StatusNotFound, "not_found", "id")
+	wantError(t, "DELETE again", a.api(http.MethodDelete, url, "", "If-Match", "1"), http.StatusNotFound, "not_found", "id",
+		"override task.api-notes (en-US) was already deleted (by "+handlers.TokenActor(testToken)+", ")
 }
 
 // Editors saving the same revision at once, through the API: parallel

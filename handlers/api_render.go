@@ -13,9 +13,11 @@ import (
 // the override chain, with caller variables — the "named scenario" use
 // (title generation, polishing, injection…). The body is an
 // assembler.RenderRequest {"module","locale","variables"} (optionally
-// "model", "timeZone", "now"), decoded strictly: an unknown field is a 422
-// naming it. The answer is 200 with assembler.Rendered: {"text","tokens",
-// "module","version","source","locale","fallback"}, and while the
+// "model", "timeZone", "now", "format", "revisions"), decoded strictly: an
+// unknown field is a 422 naming it. The answer is 200 with
+// assembler.Rendered: {"text","tokens","module","version","source",
+// "revision","locale","fallback"} (and "messages" with "format":
+// "messages"), and while the
 // database is unreachable a "report" with the stale warning of Assemble. Errors: see API;
 // typically 404 not_found for the module, 422 missing_variable or
 // extra_variable with field "variables.<name>".
@@ -34,7 +36,11 @@ func (h *API) Render(c echo.Context) error {
 		}
 	}
 	v := h.Served.Current().Published()
-	out, err := h.Assembler.Render(v.Library, v.State, &req, h.Now())
+	st, err := h.pinned(c, v, v.State, req.Revisions)
+	if err != nil {
+		return err
+	}
+	out, err := h.Assembler.Render(v.Library, st, &req, h.Now())
 	if err != nil {
 		return err
 	}

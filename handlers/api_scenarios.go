@@ -174,7 +174,10 @@ func apiNoScenario(id string) error {
 // scenarioErr turns the service's errors into the API's.
 func scenarioErr(id string, err error) error {
 	var se state.ScenarioError
+	var gone *store.AlreadyDeleted
 	switch {
+	case errors.As(err, &gone):
+		return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: gone.Error()}
 	case errors.As(err, &se):
 		msgs := make([]string, len(se))
 		for i, f := range se {
@@ -308,7 +311,8 @@ func (h *APIScenarios) Run(c echo.Context) error {
 // APIAcceptBody: the output as served now becomes the accepted one; 200
 // with the APIScenario. Errors: 404; 409 conflict (field fingerprint)
 // when the output is no longer the one fingerprinted; 422 (field
-// request) when the scenario does not assemble.
+// request) when the scenario does not assemble, (field fingerprint) for a
+// fingerprint that is not one.
 func (h *APIScenarios) Accept(c echo.Context) error {
 	id := c.Param("id")
 	data, err := readBody(c)
@@ -336,6 +340,8 @@ func acceptErr(id string, err error) error {
 			Message: err.Error() + "; run the scenario again and accept with its new fingerprint"}
 	case errors.Is(err, state.ErrNotAcceptable):
 		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "request", Msg: err.Error()}
+	case errors.Is(err, state.ErrBadFingerprint):
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "fingerprint", Msg: errorText(err)}
 	}
 	return scenarioErr(id, err)
 }

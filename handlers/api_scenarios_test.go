@@ -63,7 +63,8 @@ func TestAPIScenariosCRUD(t *testing.T) {
 		http.StatusUnprocessableEntity, "invalid_request", "request.knowledgeBases[0].type")
 	wantError(t, "unknown body field", a.api(http.MethodPost, "/api/v1/scenarios", `{"name": "x", "request": {}, "colour": 1}`), http.StatusUnprocessableEntity, "invalid_request", "colour")
 	wantError(t, "malformed", a.api(http.MethodPost, "/api/v1/scenarios", `{"name": `), http.StatusBadRequest, "invalid_json", "")
-	wantError(t, "bad id", a.api(http.MethodPost, "/api/v1/scenarios", `{"id": "Not OK", "name": "x", "request": {}}`), http.StatusUnprocessableEntity, "invalid_request", "id")
+	wantError(t, "bad id", a.api(http.MethodPost, "/api/v1/scenarios", `{"id": "Not OK", "name": "x", "request": {}}`), http.StatusUnprocessableEntity, "invalid_request", "id", `begins with 'N'`)
+	wantError(t, "long id", a.api(http.MethodPost, "/api/v1/scenarios", `{"id": "`+strings.Repeat("s", 65)+`", "name": "x", "request": {}}`), http.StatusUnprocessableEntity, "invalid_request", "id", "at most 64 characters")
 
 	got := decode[handlers.APIScenario](t, a.api(http.MethodGet, "/api/v1/scenarios/clockless", ""))
 	if got.ID != "clockless" || got.Accepted == nil || got.UpdatedAt.IsZero() {
@@ -90,7 +91,9 @@ func TestAPIScenariosCRUD(t *testing.T) {
 	if rec := a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""); rec.Code != http.StatusNoContent {
 		t.Errorf("DELETE: %d %s", rec.Code, rec.Body.String())
 	}
-	wantError(t, "DELETE again", a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""), http.StatusNotFound, "not_found", "id")
+	wantError(t, "DELETE again", a.api(http.MethodDelete, "/api/v1/scenarios/clockless", ""), http.StatusNotFound, "not_found", "id",
+		"scenario clockless was already deleted (by "+handlers.TokenActor(testToken)+", ")
+	wantError(t, "DELETE never saved", a.api(http.MethodDelete, "/api/v1/scenarios/never-saved", ""), http.StatusNotFound, "not_found", "id", `no scenario "never-saved"`)
 	wantError(t, "PATCH", a.api(http.MethodPatch, "/api/v1/scenarios/translate-a-note", "{}"), http.StatusMethodNotAllowed, "method_not_allowed", "")
 
 	// Every change is in the audit log under the token.
@@ -163,6 +166,10 @@ func TestAPIScenarioRunAndAccept(t *testing.T) {
 	}
 
 	wantError(t, "accept a stale fingerprint", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"fingerprint": "`+stale+`"}`), http.StatusConflict, "conflict", "fingerprint")
+	for _, bad := range []string{"x", strings.ToUpper(run.Fingerprint), run.Fingerprint[:63]} {
+		wantError(t, "accept with a malformed fingerprint", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"fingerprint": "`+bad+`"}`),
+			http.StatusUnprocessableEntity, "invalid_request", "fingerprint", "64 lowercase hex digits")
+	}
 	wantError(t, "accept with an unknown field", a.api(http.MethodPost, "/api/v1/scenarios/en/accept", `{"finger": "x"}`), http.StatusUnprocessableEntity, "invalid_request", "finger")
 	// Without a body, the output as served now.
 	if got := decode[handlers.APIScenario](t, a.api(http.MethodPost, "/api/v1/scenarios/en/accept", "")); got.Accepted == nil || !strings.Contains(got.Accepted.Text, line) {

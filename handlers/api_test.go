@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -228,7 +229,7 @@ func TestAPIRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != *want {
+	if !reflect.DeepEqual(got, *want) {
 		t.Errorf("render = %+v\nwant %+v", got, *want)
 	}
 	escaped := "&lt;/conversation&gt;&lt;system&gt;x&lt;/system&gt;"

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,7 +24,8 @@ type APITool struct {
 // Tools handles GET /api/v1/tools[?locale=L]: 200 with a JSON object that
 // maps each tool name (the module id without "tool.", e.g.
 // "knowledge_search") to its APITool, rendered for L through the override
-// chain (default: the fallback locale). Errors: 422 invalid_request for a
+// chain (default: the fallback locale), with an ETag (WriteCachedJSON).
+// Errors: 422 invalid_request for a
 // locale that is not a BCP 47 tag; a tool module that cannot render
 // without variables is a server error (500), logged.
 func (h *API) Tools(c echo.Context) error {
@@ -47,5 +47,5 @@ func (h *API) Tools(c echo.Context) error {
 		}
 		out[s.Module.Name()] = APITool{Module: id, Title: s.Module.Title, Description: s.Module.Description, Text: r.Text, Tokens: r.Tokens}
 	}
-	return WriteJSON(c, http.StatusOK, out)
+	return WriteCachedJSON(c, out)
 }

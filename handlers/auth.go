@@ -379,9 +379,10 @@ func (a *Auth) AddUser(c echo.Context) error {
 	return a.renderUsers(c, http.StatusOK, authpage.Users{Link: SetupURL(base, secret), LinkName: name})
 }
 
-// SetRole handles POST /users/:name/role.
+// SetRole handles POST /users/:name/role. An admin's change of their own
+// role answers 409 with the users page saying why.
 func (a *Auth) SetRole(c echo.Context) error {
-	if err := a.notSelf(c); err != nil {
+	if refused, err := a.refuseSelf(c); refused || err != nil {
 		return err
 	}
 	if _, err := a.Store.SetRole(c.Request().Context(), c.Param("name"), c.FormValue("role")); err != nil {
@@ -391,9 +392,10 @@ func (a *Auth) SetRole(c echo.Context) error {
 }
 
 // SetDisabled handles POST /users/:name/disable: disabled=true or
-// disabled=false, anything else is refused (422).
+// disabled=false, anything else is refused (422). Disabling oneself
+// answers 409 with the users page saying why.
 func (a *Auth) SetDisabled(c echo.Context) error {
-	if err := a.notSelf(c); err != nil {
+	if refused, err := a.refuseSelf(c); refused || err != nil {
 		return err
 	}
 	var disabled bool
@@ -410,11 +412,16 @@ func (a *Auth) SetDisabled(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/users")
 }
 
-// notSelf refuses an admin's change of their own role or status, so the
-// console always keeps an admin.
-func (a *Auth) notSelf(c echo.Context) error {
-	if me, _ := CurrentUser(c); me.Name == c.Param("name") {
-		return fmt.Errorf("you cannot change your own role or status: %w", library.ErrConflict)
+// refuseSelf answers 409 with the users page when the account changed is
+// the admin's own (names compare ignoring case, as accounts do): an admin
+// demoting or disabling themself could leave the console without one,
+// so another admin has to do it. refused says the answer was written.
+func (a *Auth) refuseSelf(c echo.Context) (refused bool, err error) {
+	me, _ := CurrentUser(c)
+	target, err := a.Store.UserByName(c.Request().Context(), c.Param("name"))
+	if err != nil || target.ID != me.ID {
+		return false, err
 	}
-	return nil
+	return true, a.renderUsers(c, http.StatusConflict, authpage.Users{
+		Error: "You cannot change your own role or disable your own account: another admin has to, so that the console always keeps an admin."})
 }

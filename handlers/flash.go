@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/promptdesk/promptdesk/store"
 )
 
 // flashCookie carries a one-time message across a post/redirect/get.
@@ -34,4 +37,17 @@ func flashFor(c echo.Context) string {
 		return ""
 	}
 	return msg
+}
+
+// goneAgain answers a delete of what was deleted before (a repeated form
+// post, the back button): nothing changes, and the page at back says so
+// in its flash. ok is false when err is not an AlreadyDeleted.
+func goneAgain(c echo.Context, err error, back string) (ok bool, _ error) {
+	var gone *store.AlreadyDeleted
+	if !errors.As(err, &gone) {
+		return false, nil
+	}
+	msg := gone.Error()
+	setFlash(c, strings.ToUpper(msg[:1])+msg[1:]+"; nothing changed.")
+	return true, seeOther(c, back)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
-	"golang.org/x/text/language"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -42,20 +41,6 @@ func isPartial(c echo.Context) bool {
 // JSON errors with their status rather than pages or redirects.
 func WantsJSON(c echo.Context) bool {
 	return strings.Contains(c.Request().Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
-}
-
-// canonicalLocale parses a BCP 47 tag and returns its canonical form
-// ("en-us" → "en-US"). Errors match library.ErrInvalid.
-func canonicalLocale(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", fmt.Errorf("locale is empty: %w", library.ErrInvalid)
-	}
-	tag, err := language.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("locale %q is not a BCP 47 tag: %w", s, library.ErrInvalid)
-	}
-	return tag.String(), nil
 }
 
 // formInt reads an integer form field; empty is 0.

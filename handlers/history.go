@@ -38,7 +38,7 @@ const diffContext = 3
 // ErrInvalid for a malformed locale.
 func routeTarget(c echo.Context, canonical func(id, locale string) string) (id, locale string, redirect bool, err error) {
 	id = c.Param("id")
-	locale, err = canonicalLocale(c.Param("locale"))
+	locale, err = library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
 		return "", "", false, err
 	}

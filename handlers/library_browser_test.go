@@ -72,7 +72,10 @@ func TestE2ELibraryFilterAndThemes(t *testing.T) {
 	waitFor("the layer is in the address bar", `new URLSearchParams(location.search).get("layer") === "task"`)
 
 	step("search for nothing", chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#f-q"), "no-such-module")))
-	waitFor("one empty state", `document.querySelectorAll('[data-testid="library-empty"]').length === 1 && `+rows+` === 0`)
+	// The list updates while typing: wait for the empty state of the whole
+	// search, not of its first letters.
+	waitFor("one empty state", `document.querySelectorAll('[data-testid="library-empty"]').length === 1 && `+rows+` === 0 &&
+		document.querySelector('[data-testid="library-empty"] p').textContent.includes("no-such-module")`)
 	if got := strings.Join(strings.Fields(eval(`document.querySelector('[data-testid="library-empty"] p').textContent`).(string)), " "); got != "No module matches \u201cno-such-module\u201d in layer task." {
 		t.Errorf("empty state %q", got)
 	}

@@ -47,7 +47,7 @@ func (h *Overrides) Pick(c echo.Context) error {
 	if !h.Served.Current().Exists(id) {
 		return fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
-	locale, err := canonicalLocale(c.QueryParam("locale"))
+	locale, err := library.CanonicalLocale(c.QueryParam("locale"))
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Overrides) target(c echo.Context) (v *state.View, id, locale string, re
 	if !v.Exists(id) {
 		return nil, "", "", false, fmt.Errorf("module %q does not exist: %w", id, library.ErrNotFound)
 	}
-	locale, err = canonicalLocale(c.Param("locale"))
+	locale, err = library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
 		return nil, "", "", false, err
 	}
@@ -339,10 +339,14 @@ func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.
 
 // Delete handles POST /modules/:id/override/:locale/delete with the
 // confirmed revision. A newer revision is a conflict (409) showing the
-// current text for a new confirmation. Errors: ErrNotFound when there is
-// no override.
+// current text for a new confirmation; an override deleted before (the
+// form posted again) goes back to the module, or the library for a user
+// module, saying so. Errors: ErrNotFound when there is no override.
 func (h *Overrides) Delete(c echo.Context) error {
-	_, id, locale, _, err := h.target(c)
+	// No h.target: a user module whose last override went is no module
+	// any more, and deleting it again says so below.
+	id := c.Param("id")
+	locale, err := library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
 		return err
 	}
@@ -352,6 +356,13 @@ func (h *Overrides) Delete(c echo.Context) error {
 	}
 	ctx := consoleContext(c)
 	err = h.Service.Delete(ctx, id, locale, rev)
+	back := "/modules/" + id
+	if !h.Served.Current().Exists(id) {
+		back = "/"
+	}
+	if again, err := goneAgain(c, err, back); again {
+		return err
+	}
 	if errors.Is(err, library.ErrConflict) {
 		row, err := h.Store.GetOverride(ctx, id, locale)
 		if err != nil {
@@ -426,7 +437,7 @@ func (h *Overrides) Create(c echo.Context) error {
 	case v.Library.Has(e.ID):
 		e.FieldErrors["id"] = fmt.Sprintf("%s is a builtin module: override it from its page instead", e.ID)
 	}
-	if loc, err := canonicalLocale(e.Locale); err != nil {
+	if loc, err := library.CanonicalLocale(e.Locale); err != nil {
 		e.FieldErrors["locale"] = "a locale is a BCP 47 tag such as en-US or zh-CN"
 	} else {
 		e.Locale = loc

@@ -58,7 +58,7 @@ func (h *Overrides) LiveCheck(c echo.Context) error {
 	if !v.Exists(id) {
 		return checkError(c, http.StatusNotFound, "not_found", fmt.Sprintf("module %q does not exist", id))
 	}
-	locale, err := canonicalLocale(c.Param("locale"))
+	locale, err := library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
 		return checkError(c, http.StatusUnprocessableEntity, "invalid", err.Error())
 	}

@@ -325,7 +325,9 @@ func TestOverrideDeleteConfirmsTheRevision(t *testing.T) {
 		t.Errorf("after delete the library shows %q", s)
 	}
 	a.get("/modules/base.identity/override/en-US/delete").want(t, http.StatusNotFound)
-	a.post("/modules/base.identity/override/en-US/delete", url.Values{"revision": {"2"}}).want(t, http.StatusNotFound)
+	// The form posted again (double submit, back button): already deleted.
+	again := a.post("/modules/base.identity/override/en-US/delete", url.Values{"revision": {"2"}})
+	a.wantDeletedAgain(t, again, "/modules/base.identity", "Override base.identity (en-US)")
 }
 
 func TestOverrideInALocaleWithoutBuiltin(t *testing.T) {
@@ -410,6 +412,13 @@ func TestUserModule(t *testing.T) {
 	if entry.AttrOr("data-source", "") != "user-module" {
 		t.Errorf("preview report: %q", prev.find("report-lines").Text())
 	}
+
+	// Deleted, it is no module any more; the delete posted again goes
+	// back to the library saying it was already deleted.
+	a.post("/modules/task.release-notes/override/en-US/delete", url.Values{"revision": {"1"}}).wantRedirect(t, "/")
+	again := a.post("/modules/task.release-notes/override/en-US/delete", url.Values{"revision": {"1"}})
+	a.wantDeletedAgain(t, again, "/", "Override task.release-notes (en-US)")
+	a.post("/modules/task.never/override/en-US/delete", url.Values{"revision": {"1"}}).want(t, http.StatusNotFound)
 }
 
 func TestBrokenOverrideIsListedNotServed(t *testing.T) {

@@ -99,7 +99,7 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
 	if m.Locale != "" {
-		loc, err := canonicalLocale(m.Locale)
+		loc, err := library.CanonicalLocale(m.Locale)
 		if err != nil {
 			m.Errors = []string{err.Error()}
 			return h.render(c, http.StatusUnprocessableEntity, m)

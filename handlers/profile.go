@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -61,14 +58,14 @@ func (h *Profiles) New(c echo.Context) error {
 func (h *Profiles) Create(c echo.Context) error {
 	f := bindProfile(c, true)
 	f.Action = "/profiles"
-	p, ok := h.validate(&f)
-	if !ok {
+	p, err := h.Service.Create(consoleContext(c), draft(f))
+	switch {
+	case refused(&f, err):
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
-	}
-	if _, err := h.Service.Create(consoleContext(c), p); errors.Is(err, library.ErrConflict) {
-		f.Errors = map[string]string{"id": fmt.Sprintf("a profile %q exists already", p.ID)}
+	case errors.Is(err, library.ErrConflict):
+		f.Errors = map[string]string{"id": fmt.Sprintf("a profile %q exists already", f.ID)}
 		return Render(c, http.StatusConflict, profilepage.FormPage(f))
-	} else if err != nil {
+	case err != nil:
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s created.", p.ID))
@@ -103,11 +100,10 @@ func (h *Profiles) Update(c echo.Context) error {
 	f.ID = c.Param("id")
 	f.Action = "/profiles/" + f.ID
 	f.DeleteURL = f.Action + "/delete"
-	p, ok := h.validate(&f)
-	if !ok {
+	p, err := h.Service.Update(consoleContext(c), draft(f))
+	if refused(&f, err) {
 		return Render(c, http.StatusUnprocessableEntity, profilepage.FormPage(f))
-	}
-	if _, err := h.Service.Update(consoleContext(c), p); err != nil {
+	} else if err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s saved.", p.ID))
@@ -122,10 +118,15 @@ func (h *Profiles) ConfirmDelete(c echo.Context) error {
 	return Render(c, http.StatusOK, profilepage.DeletePage(profilepage.Delete{ID: p.ID, Name: p.Name, Action: "/profiles/" + p.ID + "/delete"}))
 }
 
-// Delete handles POST /profiles/:id/delete. Errors: ErrNotFound.
+// Delete handles POST /profiles/:id/delete. A profile deleted before
+// goes back to the list saying so. Errors: ErrNotFound.
 func (h *Profiles) Delete(c echo.Context) error {
 	id := c.Param("id")
-	if err := h.Service.Delete(consoleContext(c), id); err != nil {
+	err := h.Service.Delete(consoleContext(c), id)
+	if again, err := goneAgain(c, err, "/profiles"); again {
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	return h.written(c, fmt.Sprintf("Profile %s deleted.", id))
@@ -153,75 +154,22 @@ func bindProfile(c echo.Context, isNew bool) profilepage.Form {
 	}
 }
 
-// maxProfileID keeps profile ids readable in lists and URLs.
-const maxProfileID = 64
+// draft is the form as the profile service reads it.
+func draft(f profilepage.Form) state.ProfileDraft {
+	return state.ProfileDraft{ID: f.ID, Name: f.Name, Locale: f.Locale, Model: f.Model, TimeZone: f.TimeZone,
+		PromptModules: f.PromptModules, SystemPrompt: f.SystemPrompt, SkillDisclosure: f.SkillDisclosure, TokenBudget: f.TokenBudget}
+}
 
-// validate checks the form and returns the profile to store; on
-// failure f.Errors names each bad field.
-func (h *Profiles) validate(f *profilepage.Form) (store.Profile, bool) {
-	errs := map[string]string{}
-	p := store.Profile{
-		ID:              f.ID,
-		Name:            strings.TrimSpace(f.Name),
-		Model:           strings.TrimSpace(f.Model),
-		TimeZone:        strings.TrimSpace(f.TimeZone),
-		SystemPrompt:    f.SystemPrompt,
-		SkillDisclosure: f.SkillDisclosure,
-		PromptModules:   []string{},
+// refused puts the service's field errors next to the form's fields;
+// ok is false for any other error.
+func refused(f *profilepage.Form, err error) bool {
+	var pe state.ProfileError
+	if !errors.As(err, &pe) {
+		return false
 	}
-	if !library.ValidName(p.ID) || len(p.ID) > maxProfileID {
-		errs["id"] = fmt.Sprintf("required: up to %d lowercase letters, digits, dots, dashes or underscores", maxProfileID)
+	f.Errors = map[string]string{}
+	for _, fe := range pe {
+		f.Errors[fe.Field] = fe.Msg
 	}
-	for field, val := range map[string]string{"name": f.Name, "locale": f.Locale, "model": f.Model, "timeZone": f.TimeZone, "promptModules": f.PromptModules, "systemPrompt": f.SystemPrompt} {
-		switch {
-		case !utf8.ValidString(val):
-			errs[field] = "the text is not valid UTF-8"
-		case strings.ContainsFunc(val, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == 0x7f }):
-			errs[field] = "the text contains a control character; use only tabs and line breaks"
-		}
-	}
-	if loc := strings.TrimSpace(f.Locale); loc != "" {
-		if canon, err := canonicalLocale(loc); err != nil {
-			errs["locale"] = fmt.Sprintf("%q is not a BCP 47 locale tag such as en-US", loc)
-		} else {
-			p.Locale = canon
-		}
-	}
-	if p.TimeZone != "" {
-		if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "Local" {
-			errs["timeZone"] = fmt.Sprintf("%q is not an IANA time zone such as Asia/Shanghai", p.TimeZone)
-		}
-	}
-	v := h.Served.Current()
-	var unknown, twice []string
-	for _, line := range strings.Split(f.PromptModules, "\n") {
-		id := strings.TrimSpace(line)
-		switch {
-		case id == "":
-		case slices.Contains(p.PromptModules, id):
-			twice = append(twice, id)
-		case !v.Exists(id):
-			unknown = append(unknown, id)
-		default:
-			p.PromptModules = append(p.PromptModules, id)
-		}
-	}
-	switch {
-	case len(unknown) > 0:
-		errs["promptModules"] = "no such module: " + strings.Join(unknown, ", ")
-	case len(twice) > 0:
-		errs["promptModules"] = "listed twice: " + strings.Join(twice, ", ")
-	}
-	if b := strings.TrimSpace(f.TokenBudget); b != "" {
-		n, err := strconv.Atoi(b)
-		if err != nil || n < 0 {
-			errs["tokenBudget"] = "a whole number of tokens, 0 or more"
-		}
-		p.TokenBudget = n
-	}
-	if len(errs) > 0 {
-		f.Errors = errs
-		return store.Profile{}, false
-	}
-	return p, true
+	return true
 }

@@ -76,7 +76,8 @@ func TestProfileCreateEditDelete(t *testing.T) {
 	a.get("/profiles/support/delete").want(t, http.StatusOK)
 	a.post("/profiles/support/delete", nil).want(t, http.StatusSeeOther)
 	a.get("/profiles/support").want(t, http.StatusNotFound)
-	a.post("/profiles/support/delete", nil).want(t, http.StatusNotFound)
+	a.wantDeletedAgain(t, a.post("/profiles/support/delete", nil), "/profiles", "Profile support")
+	a.post("/profiles/never-made/delete", nil).want(t, http.StatusNotFound)
 	a.post("/profiles/support", profileForm("support")).want(t, http.StatusNotFound)
 }
 
@@ -89,11 +90,17 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 		{"bad id", "id", "Support Desk", "lowercase"},
 		{"unknown module", "promptModules", "base.identity\nbase.nope\ntask.nothing", "base.nope, task.nothing"},
 		{"module twice", "promptModules", "base.identity\nbase.identity", "listed twice: base.identity"},
-		{"negative budget", "tokenBudget", "-1", "0 or more"},
+		{"negative budget", "tokenBudget", "-1", "from 0 (no budget) to 2000000"},
+		{"budget over the limit", "tokenBudget", "2000001", "from 0 (no budget) to 2000000"},
+		{"name too long", "name", strings.Repeat("名", 201), "at most 200 characters (this one has 201)"},
+		{"model too long", "model", strings.Repeat("m", 101), "at most 100 characters (this one has 101)"},
+		{"too many modules", "promptModules", strings.Repeat("base.identity\n", 101), "at most 100 modules (this list has 101 lines)"},
+		{"system prompt too long", "systemPrompt", strings.Repeat("x", 20_001), "at most 20000 characters (this one has 20001)"},
+		{"id with a slash", "id", "desk/1", `'/' is not allowed`},
 		{"word budget", "tokenBudget", "lots", "whole number"},
 		{"bad locale", "locale", "english please", "BCP 47"},
 		{"bad zone", "timeZone", "Mars/Olympus", "IANA"},
-		{"id too long", "id", strings.Repeat("a", 65), "up to 64"},
+		{"id too long", "id", strings.Repeat("a", 65), "at most 64 characters (this one has 65)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,7 +122,7 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 			if got != c.value {
 				t.Errorf("field %s shows %q, want the typed %q", c.field, got, c.value)
 			}
-			if r.doc.Find(`input[name="name"]`).AttrOr("value", "") != "Support desk" {
+			if c.field != "name" && r.doc.Find(`input[name="name"]`).AttrOr("value", "") != "Support desk" {
 				t.Error("the other fields were not kept")
 			}
 		})

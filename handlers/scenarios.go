@@ -210,12 +210,21 @@ func fieldErrors(se state.ScenarioError) map[string]string {
 // Accept handles POST /scenarios/:id/accept with the fingerprint of the
 // output shown: it records that output as accepted, then goes back to the
 // list (back=list) or the scenario's page. An output that changed since
-// it was shown answers 409, a scenario that does not assemble 422, both
-// with its page as it is now and nothing accepted. Errors: ErrNotFound.
+// it was shown answers 409, a scenario that does not assemble or a
+// missing or malformed fingerprint 422, each with its page as it is now
+// and nothing accepted. Errors: ErrNotFound.
 func (h *Scenarios) Accept(c echo.Context) error {
 	id := c.Param("id")
 	ctx := consoleContext(c)
-	run, err := h.Service.Accept(ctx, id, c.FormValue("fingerprint"))
+	var run state.ScenarioRun
+	var err error
+	if fingerprint := c.FormValue("fingerprint"); fingerprint != "" {
+		run, err = h.Service.Accept(ctx, id, fingerprint)
+	} else if _, err = h.Service.Get(ctx, id); err == nil {
+		// The page's accept forms all carry the output's fingerprint: the
+		// console never accepts an output nobody reviewed.
+		err = state.ErrBadFingerprint
+	}
 	refuse := func(status int, alert string) error {
 		now, err := h.Service.Run(ctx, id)
 		if err != nil {
@@ -230,6 +239,8 @@ func (h *Scenarios) Accept(c echo.Context) error {
 		return refuse(http.StatusConflict, "The output changed since that page was loaded (an override, a profile or the library changed): nothing was accepted. Review the output below and accept again.")
 	case errors.Is(err, state.ErrNotAcceptable):
 		return refuse(http.StatusUnprocessableEntity, "The scenario does not assemble, so there is no output to accept; fix its request or what it names.")
+	case errors.Is(err, state.ErrBadFingerprint):
+		return refuse(http.StatusUnprocessableEntity, "The accept did not say which output was reviewed (its fingerprint is missing or malformed), so nothing was accepted. Review the output below and accept it here.")
 	case err != nil:
 		return err
 	}
@@ -250,17 +261,21 @@ func (h *Scenarios) ConfirmDelete(c echo.Context) error {
 		Action: scenarioURL(sc.ID) + "/delete", CancelURL: scenarioURL(sc.ID), Accepted: sc.Accepted != nil}))
 }
 
-// Delete handles POST /scenarios/:id/delete, then goes to the list.
-// Errors: ErrNotFound.
+// Delete handles POST /scenarios/:id/delete, then goes to the list; a
+// scenario deleted before goes there too, saying so. Errors: ErrNotFound.
 func (h *Scenarios) Delete(c echo.Context) error {
 	id := c.Param("id")
-	sc, err := h.Service.Get(c.Request().Context(), id)
+	name := id
+	if sc, err := h.Service.Get(c.Request().Context(), id); err == nil {
+		name = sc.Name
+	}
+	err := h.Service.Delete(consoleContext(c), id)
+	if again, err := goneAgain(c, err, "/scenarios"); again {
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if err := h.Service.Delete(consoleContext(c), id); err != nil {
-		return err
-	}
-	setFlash(c, fmt.Sprintf("Scenario %s deleted.", sc.Name))
+	setFlash(c, fmt.Sprintf("Scenario %s deleted.", name))
 	return seeOther(c, "/scenarios")
 }

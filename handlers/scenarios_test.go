@@ -139,12 +139,28 @@ func TestScenarioListChangedAccept(t *testing.T) {
 	if del := card.Find(`[data-testid="report-diff"] [data-kind="delete"]`).Text(); !strings.Contains(del, "prompt(base.identity v1 · default)") {
 		t.Errorf("the report diff deletes %q", del)
 	}
-	fingerprint := card.Find(`[data-testid="accept-form"] input[name="fingerprint"]`).AttrOr("value", "")
+	shown := card.Find(`[data-testid="accept-form"] input[name="fingerprint"]`).AttrOr("value", "")
 
-	// A stale fingerprint is refused with the page as it is now.
-	r := a.post("/scenarios/english/accept", url.Values{"fingerprint": {strings.Repeat("0", 64)}}).want(t, http.StatusConflict)
-	if !strings.Contains(r.find("alert").Text(), "nothing was accepted") || r.find("run-status").Text() != "changed" {
-		t.Errorf("stale accept page: %q", r.find("alert").Text())
+	// Another publish after the page was rendered: accepting what it
+	// showed is refused (409) with the page as it is now, re-run, whose
+	// accept form carries the new output's fingerprint.
+	const line2 = "You are the assistant of the scenarios page test, published again."
+	a.saveOverride("base.identity", "en-US", identityText(t, a, line2), 1)
+	r := a.post("/scenarios/english/accept", url.Values{"fingerprint": {shown}}).want(t, http.StatusConflict)
+	fingerprint := r.doc.Find(`[data-testid="accept-form"] input[name="fingerprint"]`).AttrOr("value", "")
+	if !strings.Contains(r.find("alert").Text(), "The output changed since that page was loaded") || r.find("run-status").Text() != "changed" ||
+		!strings.Contains(r.find("text-diff").Text(), line2) || fingerprint == "" || fingerprint == shown {
+		t.Errorf("stale accept page: %q, fingerprint %q (shown %q)", r.find("alert").Text(), fingerprint, shown)
+	}
+	// A malformed or missing fingerprint is refused (422), nothing accepted.
+	for _, bad := range []string{"", "not-a-fingerprint", strings.ToUpper(fingerprint), fingerprint + "0"} {
+		r := a.post("/scenarios/english/accept", url.Values{"fingerprint": {bad}}).want(t, http.StatusUnprocessableEntity)
+		if !strings.Contains(r.find("alert").Text(), "fingerprint is missing or malformed") {
+			t.Errorf("fingerprint %q: alert %q", bad, r.find("alert").Text())
+		}
+	}
+	if sc, err := a.store.GetScenario(context.Background(), "english"); err != nil || strings.Contains(sc.Accepted.Text, "scenarios page test") {
+		t.Fatalf("refused accepts changed the accepted output: %v", err)
 	}
 	r = a.post("/scenarios/english/accept", url.Values{"fingerprint": {fingerprint}, "back": {"list"}}).want(t, http.StatusSeeOther)
 	if loc := r.Header().Get("Location"); loc != "/scenarios" {
@@ -155,7 +171,7 @@ func TestScenarioListChangedAccept(t *testing.T) {
 		t.Errorf("after accepting: %q, flash %q", got, list.find("flash").Text())
 	}
 	entries, err := a.store.ListAudit(context.Background(), store.AuditFilter{Action: store.ActionAccept, SubjectID: "english"})
-	if err != nil || len(entries) != 2 || entries[0].Actor != testUser || !strings.Contains(entries[0].After, line) {
+	if err != nil || len(entries) != 2 || entries[0].Actor != testUser || !strings.Contains(entries[0].After, line2) {
 		t.Errorf("accept audit: %d entries, %v", len(entries), err)
 	}
 	audit := a.get("/audit?subject=scenario&action=accept").want(t, http.StatusOK)
@@ -219,7 +235,8 @@ func TestScenarioEditDeleteRequest(t *testing.T) {
 	}
 	a.post("/scenarios/english/delete", url.Values{}).want(t, http.StatusSeeOther)
 	a.get("/scenarios/english").want(t, http.StatusNotFound)
-	a.post("/scenarios/english/delete", url.Values{}).want(t, http.StatusNotFound)
+	a.wantDeletedAgain(t, a.post("/scenarios/english/delete", url.Values{}), "/scenarios", "Scenario english")
+	a.post("/scenarios/never-saved/delete", url.Values{}).want(t, http.StatusNotFound)
 	// The seeded examples are ordinary scenarios: deletable too.
 	a.post("/scenarios/minutes-zh/delete", url.Values{}).want(t, http.StatusSeeOther)
 }

@@ -52,18 +52,19 @@ func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
 }
 
 // Create handles POST /tokens (name, scope…): the page then shows the new
-// token's secret, once. A taken name answers 409, an empty name or no
-// scope 422, with the form kept and the error next to its field.
+// token's secret, once. A taken name answers 409, a name breaking
+// library.NameProblem or no scope 422, with the form kept and the error
+// next to its field.
 func (h *Tokens) Create(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
 		return err
 	}
 	f := tokenpage.Form{Name: strings.TrimSpace(form.Get("name")), Scopes: form["scope"]}
-	switch {
-	case f.Name == "":
-		f.NameError = "A token needs a name."
-	case len(f.Scopes) == 0:
+	if p := library.NameProblem(f.Name); p != "" {
+		f.NameError = "Name: " + p + "."
+	}
+	if len(f.Scopes) == 0 {
 		f.ScopeError = "Choose at least one scope."
 	}
 	if f.NameError != "" || f.ScopeError != "" {

@@ -137,9 +137,10 @@ func fileErrors(file string, err error) FileErrors {
 	return FileErrors{{File: file, Msg: err.Error()}}
 }
 
-// isFence reports whether line is exactly "---", trailing blanks allowed:
-// `----` or `---x` in a body is text, not a fence.
-func isFence(line string) bool {
+// IsFence reports whether line is exactly "---", trailing blanks allowed:
+// `----` or `---x` in a body is text, not a fence. Frontmatter in other
+// formats (an Agent Skill's SKILL.md) is fenced by the same rule.
+func IsFence(line string) bool {
 	return strings.TrimRight(line, " \t\r") == "---"
 }
 
@@ -147,14 +148,14 @@ func isFence(line string) bool {
 // closing fence, and the 1-based line where the body starts.
 func splitFrontmatter(file, text string) (front, body string, bodyLine int, err error) {
 	first, rest, _ := strings.Cut(text, "\n")
-	if !isFence(first) {
+	if !IsFence(first) {
 		return "", "", 0, &FileError{File: file, Line: 1, Msg: "a module starts with a frontmatter block: the first line must be ---"}
 	}
 	offset := len(first) + 1
 	line := 2
 	for offset <= len(text) {
 		cur, _, _ := strings.Cut(rest, "\n")
-		if isFence(cur) {
+		if IsFence(cur) {
 			front = text[len(first)+1 : offset]
 			end := offset + len(cur) + 1
 			if end > len(text) {

@@ -231,8 +231,8 @@ func TestWhereUsed(t *testing.T) {
 	t.Parallel()
 	s := withScenarios(t, nil)
 	profiles := &state.Profiles{Store: s.st, Served: s.Served}
-	if _, err := profiles.Create(s.ctx, store.Profile{ID: "minutes-desk", Name: "Minutes desk", Locale: "zh-CN",
-		PromptModules: []string{"base.identity", "task.doc-minutes"}}); err != nil {
+	if _, err := profiles.Create(s.ctx, state.ProfileDraft{ID: "minutes-desk", Name: "Minutes desk", Locale: "zh-CN",
+		PromptModules: "base.identity\ntask.doc-minutes"}); err != nil {
 		t.Fatal(err)
 	}
 	u, err := s.WhereUsed(s.ctx, "task.doc-minutes")

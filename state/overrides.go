@@ -43,6 +43,8 @@ type Overrides struct {
 	Served    *Served
 	Assembler *assembler.Assembler
 	Log       *slog.Logger
+	// Events, when set, is told of each publish, delete and restore.
+	Events Events
 }
 
 // Edit is a new text for the override of ID in Locale.
@@ -254,7 +256,9 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 		return store.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
-	return saved, s.Served.refresh(ctx, "override published")
+	err = s.Served.refresh(ctx, "override published")
+	s.tell(ctx, store.ActionPublish, id, saved.Locale, saved.Revision)
+	return saved, err
 }
 
 // servable checks a draft override against v's served State with the
@@ -297,7 +301,9 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
-	return s.Served.refresh(ctx, "override deleted")
+	err := s.Served.refresh(ctx, "override deleted")
+	s.tell(ctx, store.ActionDelete, id, locale, revision+1)
+	return err
 }
 
 // includedBy refuses to remove the override of id in locale when that
@@ -371,7 +377,9 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	case err != nil:
 		return Outcome{}, err
 	}
-	if err := s.Served.refresh(ctx, "revision restored"); err != nil {
+	err = s.Served.refresh(ctx, "revision restored")
+	s.tell(ctx, store.ActionRestore, id, saved.Locale, saved.Revision)
+	if err != nil {
 		return Outcome{}, err
 	}
 	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
@@ -394,7 +402,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 		return store.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
-	return saved, s.Served.refresh(ctx, "override kept")
+	err = s.Served.refresh(ctx, "override kept")
+	s.tell(ctx, store.ActionKeepMine, id, saved.Locale, saved.Revision)
+	return saved, err
 }
 
 // TakeBuiltin is the drift review's "take builtin": the override at
@@ -407,7 +417,9 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 		return err
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
-	return s.Served.refresh(ctx, "builtin taken")
+	err := s.Served.refresh(ctx, "builtin taken")
+	s.tell(ctx, store.ActionTakeBuiltin, id, locale, revision+1)
+	return err
 }
 
 // Rebase is the drift review's rebase: text, the operator's merge of the

@@ -2,7 +2,15 @@ package state
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -14,15 +22,155 @@ type ProfileStore interface {
 }
 
 // Profiles writes assembly profiles and refreshes Served after each
-// write, since assembly reads profiles from the View.
+// write, since assembly reads profiles from the View. Every profile
+// written goes through Check first.
 type Profiles struct {
 	Store  ProfileStore
 	Served *Served
 }
 
-// Create stores a new profile. Errors are the store's (library.ErrConflict
-// when the id is taken).
-func (s *Profiles) Create(ctx context.Context, p store.Profile) (store.Profile, error) {
+// ProfileDraft is a profile as an operator typed it, every field text.
+type ProfileDraft struct {
+	ID, Name, Locale, Model, TimeZone string
+	// PromptModules holds module ids, one a line; blank lines are skipped.
+	PromptModules   string
+	SystemPrompt    string
+	SkillDisclosure bool
+	// TokenBudget is a whole number of tokens; "" is 0, no budget.
+	TokenBudget string
+}
+
+// ProfileError lists every refused field of a ProfileDraft, by the
+// draft's field names in camel case ("id", "promptModules", …); it
+// matches library.ErrInvalid.
+type ProfileError []FieldError
+
+func (e ProfileError) Error() string {
+	parts := make([]string, len(e))
+	for i, f := range e {
+		parts[i] = f.Field + ": " + f.Msg
+	}
+	return "profile: " + strings.Join(parts, "; ")
+}
+
+// Is makes a ProfileError match library.ErrInvalid.
+func (e ProfileError) Is(target error) bool { return target == library.ErrInvalid }
+
+// Limits of a profile's fields (the id's is library.NameProblem's).
+const (
+	MaxProfileName         = 200       // characters
+	MaxProfileModel        = 100       // characters
+	MaxProfileModules      = 100       // module ids
+	MaxProfileSystemPrompt = 20_000    // characters
+	MaxProfileTokenBudget  = 2_000_000 // tokens
+)
+
+// Check validates d against the modules served now and returns the
+// profile to store: text fields trimmed (the system prompt as typed),
+// the locale canonical, the module ids in their order. Errors:
+// ProfileError naming every bad field.
+func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
+	var errs ProfileError
+	bad := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
+	p := store.Profile{
+		ID:              strings.TrimSpace(d.ID),
+		Name:            strings.TrimSpace(d.Name),
+		Model:           strings.TrimSpace(d.Model),
+		TimeZone:        strings.TrimSpace(d.TimeZone),
+		SystemPrompt:    d.SystemPrompt,
+		SkillDisclosure: d.SkillDisclosure,
+		PromptModules:   []string{},
+	}
+	if msg := library.NameProblem(p.ID); msg != "" {
+		bad("id", msg)
+	}
+	oneLine := func(field, val string, limit int) {
+		switch {
+		case !utf8.ValidString(val):
+			bad(field, "the text is not valid UTF-8")
+		case utf8.RuneCountInString(val) > limit:
+			bad(field, fmt.Sprintf("at most %d characters (this one has %d)", limit, utf8.RuneCountInString(val)))
+		case strings.ContainsFunc(val, unicode.IsControl):
+			bad(field, "one line without control characters")
+		}
+	}
+	oneLine("name", p.Name, MaxProfileName)
+	oneLine("model", p.Model, MaxProfileModel)
+	if loc := strings.TrimSpace(d.Locale); loc != "" {
+		if canon, err := library.CanonicalLocale(loc); err != nil {
+			bad("locale", fmt.Sprintf("%q is not a BCP 47 locale tag such as en-US", loc))
+		} else {
+			p.Locale = canon
+		}
+	}
+	if p.TimeZone != "" {
+		if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "Local" || strings.ContainsFunc(p.TimeZone, unicode.IsControl) {
+			bad("timeZone", fmt.Sprintf("%q is not an IANA time zone such as Asia/Shanghai", p.TimeZone))
+		}
+	}
+	s.checkModules(d.PromptModules, &p, bad)
+	switch sp := d.SystemPrompt; {
+	case !utf8.ValidString(sp):
+		bad("systemPrompt", "the text is not valid UTF-8")
+	case utf8.RuneCountInString(sp) > MaxProfileSystemPrompt:
+		bad("systemPrompt", fmt.Sprintf("at most %d characters (this one has %d)", MaxProfileSystemPrompt, utf8.RuneCountInString(sp)))
+	case strings.ContainsFunc(sp, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
+		bad("systemPrompt", "the text contains a control character; use only tabs and line breaks")
+	}
+	if b := strings.TrimSpace(d.TokenBudget); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil || n < 0 || n > MaxProfileTokenBudget {
+			bad("tokenBudget", fmt.Sprintf("a whole number of tokens from 0 (no budget) to %d", MaxProfileTokenBudget))
+		}
+		p.TokenBudget = n
+	}
+	if len(errs) > 0 {
+		return store.Profile{}, errs
+	}
+	return p, nil
+}
+
+// checkModules reads the module ids of text into p: each must exist in
+// what is served now, once, at most MaxProfileModules of them.
+func (s *Profiles) checkModules(text string, p *store.Profile, bad func(field, msg string)) {
+	if !utf8.ValidString(text) {
+		bad("promptModules", "the text is not valid UTF-8")
+		return
+	}
+	lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' })
+	if n := len(lines); n > MaxProfileModules {
+		bad("promptModules", fmt.Sprintf("at most %d modules (this list has %d lines)", MaxProfileModules, n))
+		return
+	}
+	v := s.Served.Current()
+	var unknown, twice []string
+	for _, line := range lines {
+		id := strings.TrimSpace(line)
+		switch {
+		case id == "":
+		case slices.Contains(p.PromptModules, id):
+			twice = append(twice, id)
+		case !v.Exists(id):
+			unknown = append(unknown, id)
+		default:
+			p.PromptModules = append(p.PromptModules, id)
+		}
+	}
+	switch {
+	case len(unknown) > 0:
+		bad("promptModules", "no such module: "+strings.Join(unknown, ", "))
+	case len(twice) > 0:
+		bad("promptModules", "listed twice: "+strings.Join(twice, ", "))
+	}
+}
+
+// Create checks d and stores it as a new profile. Errors: ProfileError;
+// library.ErrConflict when the id is taken; the store's.
+func (s *Profiles) Create(ctx context.Context, d ProfileDraft) (store.Profile, error) {
+	p, err := s.Check(d)
+	if err != nil {
+		return store.Profile{}, err
+	}
 	saved, err := s.Store.CreateProfile(ctx, p)
 	if err != nil {
 		return store.Profile{}, err
@@ -30,8 +178,13 @@ func (s *Profiles) Create(ctx context.Context, p store.Profile) (store.Profile, 
 	return saved, s.Served.refresh(ctx, "profile created")
 }
 
-// Update replaces a profile. Errors are the store's (library.ErrNotFound).
-func (s *Profiles) Update(ctx context.Context, p store.Profile) (store.Profile, error) {
+// Update checks d and replaces the profile d.ID. Errors: ProfileError;
+// library.ErrNotFound; the store's.
+func (s *Profiles) Update(ctx context.Context, d ProfileDraft) (store.Profile, error) {
+	p, err := s.Check(d)
+	if err != nil {
+		return store.Profile{}, err
+	}
 	saved, err := s.Store.UpdateProfile(ctx, p)
 	if err != nil {
 		return store.Profile{}, err

@@ -113,9 +113,9 @@ func (e ScenarioError) Error() string {
 // Is makes an ScenarioError match library.ErrInvalid.
 func (e ScenarioError) Is(target error) bool { return target == library.ErrInvalid }
 
-// Limits of a scenario's fields, in characters.
+// Limits of a scenario's fields, in characters (the id's is
+// library.MaxNameLength).
 const (
-	MaxScenarioID          = 64
 	MaxScenarioName        = 200
 	MaxScenarioDescription = 2000
 )
@@ -123,6 +123,11 @@ const (
 // ErrOutputMoved is the error of Accept when the output is no longer the
 // one reviewed (its fingerprint differs); it matches library.ErrConflict.
 var ErrOutputMoved = fmt.Errorf("the output changed since it was shown; review it again before accepting: %w", library.ErrConflict)
+
+// ErrBadFingerprint is the error of Accept for a fingerprint that is not
+// one (64 lowercase hex digits, as Fingerprint writes); it matches
+// library.ErrInvalid.
+var ErrBadFingerprint = fmt.Errorf("the fingerprint is not one: want the 64 lowercase hex digits of the run that was reviewed: %w", library.ErrInvalid)
 
 // ErrNotAcceptable is the error of Accept when the scenario does not
 // assemble; it matches library.ErrInvalid.
@@ -252,8 +257,10 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
 	var errs ScenarioError
 	bad := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
 	sc := store.Scenario{ID: strings.TrimSpace(d.ID), Name: strings.TrimSpace(d.Name), Description: strings.TrimSpace(d.Description)}
-	if isNew && sc.ID != "" && (!library.ValidName(sc.ID) || len(sc.ID) > MaxScenarioID) {
-		bad("id", fmt.Sprintf("up to %d lowercase letters, digits, dots, dashes or underscores; leave it empty to derive one from the name", MaxScenarioID))
+	if isNew && sc.ID != "" {
+		if p := library.NameProblem(sc.ID); p != "" {
+			bad("id", p+"; or leave it empty to derive one from the name")
+		}
 	}
 	switch {
 	case sc.Name == "":
@@ -465,6 +472,19 @@ func Fingerprint(out store.ScenarioOutput) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// isFingerprint reports whether s has the shape Fingerprint writes.
+func isFingerprint(s string) bool {
+	if len(s) != sha256.Size*2 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // joinLines is lines as one text, a newline after each.
 func joinLines(lines []string) string {
 	if len(lines) == 0 {
@@ -477,9 +497,13 @@ func joinLines(lines []string) string {
 // its output as accepted. With a fingerprint (ScenarioRun.Fingerprint of
 // the run that was reviewed) it accepts only that output. The returned
 // run is compared with the new accepted output (unchanged). Errors:
-// library.ErrNotFound; ErrOutputMoved; ErrNotAcceptable when the
-// scenario does not assemble (the run says why); the store's.
+// ErrBadFingerprint for a fingerprint of the wrong shape; library.ErrNotFound;
+// ErrOutputMoved; ErrNotAcceptable when the scenario does not assemble
+// (the run says why); the store's.
 func (s *Scenarios) Accept(ctx context.Context, id, fingerprint string) (ScenarioRun, error) {
+	if fingerprint != "" && !isFingerprint(fingerprint) {
+		return ScenarioRun{}, ErrBadFingerprint
+	}
 	sc, err := s.Store.GetScenario(ctx, id)
 	if err != nil {
 		return ScenarioRun{}, err

@@ -49,7 +49,8 @@ type Served struct {
 	// stale holds one token when a rebuild has been asked for (Changed) and
 	// Run has not started it yet: a burst of changes queues one rebuild.
 	stale chan struct{}
-	gen   atomic.Int64 // the last View's Generation
+	// feed is the recent changes of what the runtime API serves.
+	feed feed
 
 	// What is known of the database: since when it is unreachable (zero
 	// while it answers) and when the last change notification came.
@@ -130,7 +131,7 @@ func (s *Served) LibraryChanged() {
 	if cur == nil {
 		return
 	}
-	s.cur.Store(s.compose(s.lib.Current(), cur.rows, cur.drafts, cur.profiles))
+	s.swap(s.compose(s.lib.Current(), cur.rows, cur.drafts, cur.profiles))
 }
 
 // Current returns the latest View, never nil after Open.
@@ -165,7 +166,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("operator state: %w", err)
 	}
-	s.cur.Store(s.compose(s.lib.Current(), rows, drafts, profiles))
+	s.swap(s.compose(s.lib.Current(), rows, drafts, profiles))
 	s.healthMu.Lock()
 	s.staleSince = time.Time{}
 	s.healthMu.Unlock()
@@ -212,14 +213,14 @@ func (s *Served) LastNotification() time.Time {
 	return s.notified
 }
 
-// compose builds the View of the operator state on lib. An override whose
+// compose builds the View of the operator state on lib, with no
+// Generation yet (swap gives it one). An override whose
 // text no longer parses, or uses a placeholder that is neither a variable,
 // an environment value, a library module nor a stored override's id, is
 // kept in Broken (DraftBroken for a draft) and not served: the builtin
 // serves instead of an override that would fail every assembly.
 func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profiles []store.Profile) *View {
 	v := &View{
-		Generation:    s.gen.Add(1),
 		Library:       lib.Snapshot,
 		LibraryBroken: lib.Broken,
 		State: &assembler.State{

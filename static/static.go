@@ -1,5 +1,5 @@
 // Package static holds the console's embedded assets: the stylesheet,
-// app.js, and the front-end bundles built from npm packages by
+// app.js, the icon (favicon.svg), and the front-end bundles built from npm packages by
 // build/build.sh and committed (htmx.min.js, and editor.min.js, the
 // override editor), so the Go build needs no Node. They are served under
 // content-hashed URLs with long cache headers, so a new binary never
@@ -21,7 +21,7 @@ import (
 // Prefix is the URL path the assets are served under.
 const Prefix = "/static/"
 
-//go:embed app.css app.js htmx.min.js editor.min.js
+//go:embed app.css app.js htmx.min.js editor.min.js favicon.svg
 var files embed.FS
 
 type asset struct {
@@ -58,15 +58,16 @@ func URL(name string) string {
 	return Prefix + name + "?v=" + a.hash
 }
 
-// Handler serves the embedded files under Prefix. A request whose v
+// Handler serves the embedded files under Prefix, and any other path
+// with notFound (the server's own 404 answer). A request whose v
 // parameter is the file's current hash is cacheable for a year (immutable);
 // any other is revalidated, so an old page never pins a new file.
-func Handler() http.Handler {
+func Handler(notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, Prefix)
 		a, ok := assets()[name]
 		if !ok {
-			http.NotFound(w, r)
+			notFound.ServeHTTP(w, r)
 			return
 		}
 		if r.URL.Query().Get("v") == a.hash {

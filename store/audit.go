@@ -155,3 +155,33 @@ func (s *Store) notify(ctx context.Context, ch Change) error {
 	}
 	return nil
 }
+
+// AlreadyDeleted is the error of deleting what was deleted before (a
+// repeated form post, the back button): What names it ("scenario
+// minutes-zh"), By and At say who deleted it and when. It matches
+// library.ErrNotFound.
+type AlreadyDeleted struct {
+	What string
+	By   string
+	At   time.Time
+}
+
+func (e *AlreadyDeleted) Error() string {
+	return fmt.Sprintf("%s was already deleted (by %s, %s)", e.What, e.By, e.At.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// Is makes an AlreadyDeleted match library.ErrNotFound.
+func (e *AlreadyDeleted) Is(target error) bool { return target == library.ErrNotFound }
+
+// notFoundOrDeleted is the error of a change to subject id that found no
+// row: AlreadyDeleted when the audit log's last entry for it is a
+// delete, else notFound.
+func (s *Store) notFoundOrDeleted(ctx context.Context, subject, id, what string, notFound error) error {
+	var e AuditEntry
+	err := s.db.QueryRow(ctx, `SELECT action, actor, at FROM audit_log WHERE subject = $1 AND subject_id = $2
+		ORDER BY id DESC LIMIT 1`, subject, id).Scan(&e.Action, &e.Actor, &e.At)
+	if err != nil || e.Action != ActionDelete {
+		return notFound
+	}
+	return &AlreadyDeleted{What: what, By: e.Actor, At: e.At}
+}

@@ -19,6 +19,11 @@ const (
 	listenMaxBackoff = 500 * time.Millisecond
 	listenIdleCheck  = time.Minute
 	listenPingWait   = 10 * time.Second
+	// listenConnectWait bounds one connection attempt when the URL sets no
+	// connect_timeout: while the database host drops packets (rather than
+	// refusing), an attempt would otherwise hang for the system's TCP
+	// timeout, minutes after the database is back.
+	listenConnectWait = 2 * time.Second
 )
 
 // Listen announces every change committed by any promptdesk process on this
@@ -49,6 +54,9 @@ func (s *Store) Listen(ctx context.Context, onChange func(Change), onError func(
 		name = app + " (listen)"
 	}
 	cfg.RuntimeParams["application_name"] = name
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = listenConnectWait
+	}
 
 	backoff := listenMinBackoff
 	for {

@@ -314,11 +314,15 @@ func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevisi
 	name := overrideName(moduleID, locale)
 	var current int
 	var deleted bool
-	err := s.db.QueryRow(ctx, `SELECT revision, deleted FROM overrides
-		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale).Scan(&current, &deleted)
+	var by string
+	var at time.Time
+	err := s.db.QueryRow(ctx, `SELECT revision, deleted, author, updated_at FROM overrides
+		WHERE module_id = $1 AND lower(locale) = lower($2)`, moduleID, locale).Scan(&current, &deleted, &by, &at)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows), err == nil && deleted && deleting:
+	case errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("%s does not exist: %w", name, library.ErrNotFound)
+	case err == nil && deleted && deleting:
+		return &AlreadyDeleted{What: name, By: by, At: at}
 	case err != nil:
 		return dbError(err, name)
 	case deleted:

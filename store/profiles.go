@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -153,7 +154,9 @@ func (s *Store) UpdateProfile(ctx context.Context, p Profile) (Profile, error) {
 func (s *Store) DeleteProfile(ctx context.Context, id string) error {
 	return s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanProfile(tx.db.QueryRow(ctx, `DELETE FROM profiles WHERE id = $1 RETURNING `+profileColumns, id))
-		if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return tx.notFoundOrDeleted(ctx, SubjectProfile, id, "profile "+id, dbError(err, "profile "+id))
+		} else if err != nil {
 			return dbError(err, "profile "+id)
 		}
 		return tx.profileChange(ctx, ActionDelete, id, &before, nil)

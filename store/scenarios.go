@@ -262,7 +262,9 @@ func (o ScenarioOutput) auditText() string {
 func (s *Store) DeleteScenario(ctx context.Context, id string) error {
 	return s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanScenario(tx.db.QueryRow(ctx, `DELETE FROM scenarios WHERE id = $1 RETURNING `+scenarioColumns, id))
-		if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return tx.notFoundOrDeleted(ctx, SubjectScenario, id, "scenario "+id, dbError(err, "scenario "+id))
+		} else if err != nil {
 			return dbError(err, "scenario "+id)
 		}
 		return tx.scenarioChange(ctx, ActionDelete, id, &before, nil)

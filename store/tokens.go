@@ -35,10 +35,11 @@ const (
 	ScopeAssemble = "assemble" // runtimes: assemble, render, commands, tools
 	ScopeRead     = "read"     // modules, overrides (GET)
 	ScopeWrite    = "write"    // the override API's PUT, DELETE and publish
+	ScopeAdmin    = "admin"    // the webhooks API
 )
 
 // Scopes lists every scope, in order.
-var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite}
+var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite, ScopeAdmin}
 
 // TokenPrefix starts every API token.
 const TokenPrefix = "pd_"
@@ -111,11 +112,12 @@ func scanToken(r pgx.Row) (Token, error) {
 // with its secret, "pd_" and 32 random bytes in base64url: the only time
 // the secret is available. The audit row records the actor of ctx.
 // Errors: library.ErrConflict when the name is taken (revoked tokens
-// keep theirs), library.ErrInvalid for an empty name or a bad scope.
+// keep theirs), library.ErrInvalid for a name breaking
+// library.NameProblem or a bad scope.
 func (s *Store) CreateToken(ctx context.Context, name string, scopes []string) (Token, string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" {
-		return Token{}, "", fmt.Errorf("api token: the name is empty: %w", library.ErrInvalid)
+	if p := library.NameProblem(name); p != "" {
+		return Token{}, "", fmt.Errorf("api token name %q: %s: %w", name, p, library.ErrInvalid)
 	}
 	scopes, err := NormalizeScopes(scopes)
 	if err != nil {

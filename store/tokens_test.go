@@ -66,13 +66,15 @@ func TestTokens(t *testing.T) {
 	if _, _, err := s.CreateToken(ctx, "runtime", []string{"read"}); !errors.Is(err, library.ErrConflict) {
 		t.Errorf("duplicate name: %v, want conflict", err)
 	}
-	for _, scopes := range [][]string{nil, {"admin"}, {"read", "all"}} {
+	for _, scopes := range [][]string{nil, {"root"}, {"read", "all"}} {
 		if _, _, err := s.CreateToken(ctx, "other", scopes); !errors.Is(err, library.ErrInvalid) {
 			t.Errorf("scopes %v: %v, want invalid", scopes, err)
 		}
 	}
-	if _, _, err := s.CreateToken(ctx, " ", []string{"read"}); !errors.Is(err, library.ErrInvalid) {
-		t.Errorf("empty name: %v, want invalid", err)
+	for name, want := range map[string]string{" ": "required", "My Runtime": `begins with 'M'`, "ci/reader": `'/' is not allowed`, strings.Repeat("t", 65): "at most 64 characters"} {
+		if _, _, err := s.CreateToken(ctx, name, []string{"read"}); !errors.Is(err, library.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("name %q: %v, want invalid saying %s", name, err, want)
+		}
 	}
 	_, writer, err := s.CreateToken(ctx, "writer", []string{"write"})
 	if err != nil {

@@ -180,8 +180,8 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 		if err := validName(name); err != nil {
 			return "", err
 		}
-		if _, err := s.UserByName(ctx, name); err == nil {
-			return "", fmt.Errorf("user %s exists already: %w", name, library.ErrConflict)
+		if u, err := s.UserByName(ctx, name); err == nil {
+			return "", fmt.Errorf("%s: %w", nameTaken(name, u.Name), library.ErrConflict)
 		}
 	}
 	var raw [32]byte
@@ -285,6 +285,9 @@ func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string
 		if err != nil {
 			return err
 		}
+		if taken, err := tx.UserByName(ctx, name); err == nil {
+			return fmt.Errorf("%s: %w", nameTaken(name, taken.Name), library.ErrConflict)
+		}
 		if u, err = scanUser(tx.db.QueryRow(ctx, `INSERT INTO users (name, role, password_hash) VALUES ($1, $2, $3) RETURNING `+userColumns,
 			name, t.Role, hash)); err != nil {
 			return dbErrOrNil(err, "user "+name)
@@ -308,9 +311,19 @@ func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
 	return u, dbErrOrNil(err, "user")
 }
 
-// UserByName returns the account called name. Errors: library.ErrNotFound.
+// nameTaken says that the name asked for is taken by the account called
+// existing, which may differ from it in case.
+func nameTaken(name, existing string) string {
+	if name == existing {
+		return fmt.Sprintf("a user named %s exists already", existing)
+	}
+	return fmt.Sprintf("a user named %s exists already (user names are compared ignoring case, so %s is the same name)", existing, name)
+}
+
+// UserByName returns the account called name, compared ignoring case
+// (names are unique that way). Errors: library.ErrNotFound.
 func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
-	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE name = $1`, name))
+	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1)`, name))
 	return u, dbErrOrNil(err, "user "+name)
 }
 
@@ -381,7 +394,7 @@ func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time
 func (s *Store) updateUser(ctx context.Context, name, action, set string, args ...any) (User, error) {
 	var u User
 	err := s.WithTx(ctx, func(tx *Store) error {
-		cur, err := scanUser(tx.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE name = $1 FOR UPDATE`, name))
+		cur, err := scanUser(tx.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1) FOR UPDATE`, name))
 		if err != nil {
 			return dbErrOrNil(err, "user "+name)
 		}
@@ -393,7 +406,7 @@ func (s *Store) updateUser(ctx context.Context, name, action, set string, args .
 		}
 		before, _ := auditJSON(map[string]any{"role": cur.Role, "disabled": cur.Disabled})
 		after, _ := auditJSON(map[string]any{"role": u.Role, "disabled": u.Disabled})
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectUser, SubjectID: name, Before: before, After: after})
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectUser, SubjectID: cur.Name, Before: before, After: after})
 	})
 	return u, err
 }

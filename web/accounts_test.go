@@ -28,7 +28,7 @@ import (
 
 // openConsole are the console routes that need no session.
 var openConsole = map[string]bool{
-	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true,
+	"GET /healthz": true, "GET /readyz": true, "GET /static/*": true, "GET /favicon.ico": true,
 	"GET /login": true, "POST /login": true,
 	"GET /setup/:token": true, "POST /setup/:token": true,
 }
@@ -78,6 +78,9 @@ var consoleRoles = map[string]string{
 	"GET /tokens":                                store.RoleAdmin,
 	"POST /tokens":                               store.RoleAdmin,
 	"POST /tokens/revoke":                        store.RoleAdmin,
+	"GET /webhooks":                              store.RoleAdmin,
+	"POST /webhooks":                             store.RoleAdmin,
+	"POST /webhooks/:id/delete":                  store.RoleAdmin,
 	"GET /scenarios":                             store.RoleViewer,
 	"POST /scenarios":                            store.RoleEditor,
 	"GET /scenarios/:id":                         store.RoleViewer,
@@ -697,5 +700,33 @@ func TestSetupLinksListedRevocableAndAudited(t *testing.T) {
 		if err != nil || len(entries) != 1 || entries[0].Actor != testUser {
 			t.Errorf("audit %s of dora's link: %+v %v, want one entry by %s", action, entries, err, testUser)
 		}
+	}
+}
+
+// An admin cannot change their own role or disable themself, however the
+// name in the URL is cased: the users page says why (409) and nothing
+// changes, so the last admin cannot lock everyone out.
+func TestAdminCannotChangeSelf(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	admin := login(t, h, testUser)
+	for _, tc := range []struct{ path, field, value string }{
+		{"/users/" + testUser + "/role", "role", store.RoleViewer},
+		{"/users/" + strings.ToUpper(testUser) + "/role", "role", store.RoleEditor},
+		{"/users/" + testUser + "/disable", "disabled", "true"},
+	} {
+		rec := admin.do(h, admin.form(http.MethodPost, tc.path, url.Values{tc.field: {tc.value}}))
+		body := rec.Body.String()
+		if rec.Code != http.StatusConflict || !strings.Contains(body, `data-testid="users-error"`) ||
+			!strings.Contains(body, "You cannot change your own role or disable your own account: another admin has to") {
+			t.Errorf("POST %s: %d, want 409 with the users page saying why\n%s", tc.path, rec.Code, body)
+		}
+	}
+	if u, err := st.UserByName(context.Background(), testUser); err != nil || u.Role != store.RoleAdmin || u.Disabled {
+		t.Errorf("after the refused changes: %+v %v, want an enabled admin", u, err)
+	}
+	if rec := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)); rec.Code != http.StatusOK {
+		t.Errorf("the admin's session after the refusals: %d", rec.Code)
 	}
 }

@@ -51,31 +51,46 @@ func serveAPI(h http.Handler, method, target, body, token string) *httptest.Resp
 // here fails TestEveryAPIRouteNeedsAToken, so a new route must be given its
 // scopes.
 var apiScopes = map[string][]string{
-	"POST /api/v1/assemble":              {store.ScopeAssemble},
-	"POST /api/v1/render":                {store.ScopeAssemble},
-	"GET /api/v1/modules":                {store.ScopeRead},
-	"GET /api/v1/modules/:id":            {store.ScopeRead},
-	"GET /api/v1/commands":               {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/tools":                  {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/openapi.json":           {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/overrides/:id":          {store.ScopeRead},
-	"PUT /api/v1/overrides/:id":          {store.ScopeWrite},
-	"DELETE /api/v1/overrides/:id":       {store.ScopeWrite},
-	"POST /api/v1/overrides/:id/publish": {store.ScopeWrite},
-	"GET /api/v1/scenarios":              {store.ScopeRead},
-	"POST /api/v1/scenarios":             {store.ScopeWrite},
-	"GET /api/v1/scenarios/:id":          {store.ScopeRead},
-	"PUT /api/v1/scenarios/:id":          {store.ScopeWrite},
-	"DELETE /api/v1/scenarios/:id":       {store.ScopeWrite},
-	"POST /api/v1/scenarios/:id/run":     {store.ScopeAssemble},
-	"POST /api/v1/scenarios/:id/accept":  {store.ScopeWrite},
+	"POST /api/v1/assemble":                           {store.ScopeAssemble},
+	"POST /api/v1/render":                             {store.ScopeAssemble},
+	"GET /api/v1/modules":                             {store.ScopeRead},
+	"GET /api/v1/modules/:id":                         {store.ScopeRead},
+	"GET /api/v1/commands":                            {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/tools":                               {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/changes":                             {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/openapi.json":                        {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/overrides/:id":                       {store.ScopeRead},
+	"PUT /api/v1/overrides/:id":                       {store.ScopeWrite},
+	"DELETE /api/v1/overrides/:id":                    {store.ScopeWrite},
+	"POST /api/v1/overrides/:id/publish":              {store.ScopeWrite},
+	"GET /api/v1/overrides/:id/revisions":             {store.ScopeRead},
+	"GET /api/v1/overrides/:id/revisions/:n":          {store.ScopeRead},
+	"POST /api/v1/overrides/:id/revisions/:n/restore": {store.ScopeWrite},
+	"GET /api/v1/scenarios":                           {store.ScopeRead},
+	"POST /api/v1/scenarios":                          {store.ScopeWrite},
+	"GET /api/v1/scenarios/:id":                       {store.ScopeRead},
+	"PUT /api/v1/scenarios/:id":                       {store.ScopeWrite},
+	"DELETE /api/v1/scenarios/:id":                    {store.ScopeWrite},
+	"POST /api/v1/scenarios/:id/run":                  {store.ScopeAssemble},
+	"POST /api/v1/scenarios/:id/accept":               {store.ScopeWrite},
+	"GET /api/v1/webhooks":                            {store.ScopeAdmin},
+	"POST /api/v1/webhooks":                           {store.ScopeAdmin},
+	"GET /api/v1/webhooks/:id":                        {store.ScopeAdmin},
+	"PUT /api/v1/webhooks/:id":                        {store.ScopeAdmin},
+	"DELETE /api/v1/webhooks/:id":                     {store.ScopeAdmin},
+	"GET /api/v1/webhooks/:id/deliveries":             {store.ScopeAdmin},
 }
 
 // apiTargetID is the :id of a route in TestEveryAPIRouteNeedsAToken: a
 // seeded example scenario for the scenario routes (DELETE another one,
-// since the routes come in any order), else a module.
+// since the routes come in any order), webhook 1 (DELETE 2) for the
+// webhook routes, else a module.
 func apiTargetID(method, path string) string {
 	switch {
+	case strings.HasPrefix(path, "/api/v1/webhooks/") && method == http.MethodDelete:
+		return "2"
+	case strings.HasPrefix(path, "/api/v1/webhooks/"):
+		return "1"
 	case !strings.HasPrefix(path, "/api/v1/scenarios/"):
 		return "base.identity"
 	case method == http.MethodDelete:
@@ -122,6 +137,22 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	if _, err := st.RevokeToken(context.Background(), "revoked"); err != nil {
 		t.Fatal(err)
 	}
+	// Webhooks 1 and 2 (apiTargetID): the routes that take an id find one.
+	for range 2 {
+		if _, err := st.CreateWebhook(context.Background(), store.Webhook{URL: "http://127.0.0.1:9/", Secret: strings.Repeat("s", 16)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Revision 1 of an override, for the revision routes to read.
+	seed := newToken(t, st, "seed", store.Scopes...)
+	var cur struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(serveAPI(h, http.MethodGet, "/api/v1/overrides/base.identity?locale=en-US", "", seed).Body.Bytes(), &cur)
+	if rec := serveAPI(h, http.MethodPut, "/api/v1/overrides/base.identity?locale=en-US", cur.Text+"\nSeeded for the revision routes.\n", seed); rec.Code != http.StatusOK {
+		t.Fatalf("seeding an override: %d %s", rec.Code, rec.Body.String())
+	}
 
 	seen := 0
 	for _, r := range srv.echo.Routes() {
@@ -135,7 +166,7 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 			t.Errorf("route %s has no entry in apiScopes: give it its scopes", key)
 			continue
 		}
-		target := strings.ReplaceAll(r.Path, ":id", apiTargetID(r.Method, r.Path))
+		target := strings.ReplaceAll(strings.ReplaceAll(r.Path, ":id", apiTargetID(r.Method, r.Path)), ":n", "1")
 		body := apiBodies[key]
 		for what, token := range map[string]string{"no token": "", "unknown token": "pd_" + strings.Repeat("x", 43), "revoked token": revoked, "not bearer": "-"} {
 			req := httptest.NewRequest(r.Method, target, strings.NewReader(body))

@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/static"
 	"github.com/promptdesk/promptdesk/views/components"
 
@@ -42,6 +44,28 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			return nil
 		},
 	})
+}
+
+// measure records every request in Config.Metrics: method, route
+// template (c.Path, metrics.Unmatched when no route matched), the status
+// sent and the duration. It runs outermost, so an error has been answered
+// by the error handler when it reads the status.
+func (s *Server) measure() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			route := c.Path()
+			if route == "" {
+				route = metrics.Unmatched
+			}
+			s.cfg.Metrics.Request(c.Request().Method, route, c.Response().Status, time.Since(start))
+			return nil
+		}
+	}
 }
 
 // recoverer turns a panic into a 500 page and logs it with its stack; the

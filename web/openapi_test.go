@@ -19,6 +19,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // jsonObject is a decoded JSON object of the OpenAPI document.
@@ -195,16 +196,19 @@ func TestOpenAPIOperations(t *testing.T) {
 	}{
 		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
 		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
-		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"400", "401", "403", "431", "503"}},
-		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"400", "401", "403", "404", "422", "431", "503"}},
-		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"400", "401", "403", "422", "431", "503"}},
-		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"400", "401", "403", "422", "431", "500", "503"}},
+		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"304", "400", "401", "403", "431", "503"}},
+		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"304", "400", "401", "403", "404", "422", "431", "503"}},
+		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"304", "400", "401", "403", "422", "431", "503"}},
+		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"304", "400", "401", "403", "422", "431", "500", "503"}},
+		{"get", "/api/v1/changes", "", ref("APIChanges"), []string{"400", "401", "403", "422", "431", "503"}},
 		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"400", "401", "403", "431", "503"}},
 		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"400", "401", "403", "431", "503"}},
 		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"400", "401", "403", "404", "431", "503"}},
 		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
 		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"400", "401", "403", "404", "431", "503"}},
 		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "431", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"400", "401", "403", "404", "422", "431", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"400", "401", "403", "404", "422", "431", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -222,6 +226,12 @@ func TestOpenAPIOperations(t *testing.T) {
 				continue
 			}
 			statuses = append(statuses, status)
+			if status == "304" {
+				if _, ok := resolve(t, doc, r.(jsonObject))["content"]; ok {
+					t.Errorf("%s: 304 documents a body", what)
+				}
+				continue
+			}
 			sameJSON(t, what+" "+status, obj(t, resolve(t, doc, r.(jsonObject)), "content", "application/json", "schema"), ref("ErrorBody"))
 		}
 		sort.Strings(statuses)
@@ -313,6 +323,18 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIDiffLine":      {reflect.TypeFor[handlers.APIDiffLine](), false},
 		"APIScenarioBody":  {reflect.TypeFor[handlers.APIScenarioBody](), true},
 		"APIAcceptBody":    {reflect.TypeFor[handlers.APIAcceptBody](), true},
+		"APIWebhook":       {reflect.TypeFor[handlers.APIWebhook](), false},
+		"APIWebhookBody":   {reflect.TypeFor[handlers.APIWebhookBody](), true},
+		"APIDelivery":      {reflect.TypeFor[handlers.APIDelivery](), false},
+		"APIAttempt":       {reflect.TypeFor[handlers.APIAttempt](), false},
+		"WebhookEvent":     {reflect.TypeFor[webhook.Event](), false},
+		"WebhookDrift":     {reflect.TypeFor[webhook.Drift](), false},
+		"Message":          {reflect.TypeFor[assembler.Message](), false},
+		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
+		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},
+		"APIRevisionText":  {reflect.TypeFor[handlers.APIRevisionText](), false},
+		"ServedChange":     {reflect.TypeFor[state.ServedChange](), false},
+		"APIChanges":       {reflect.TypeFor[handlers.APIChanges](), false},
 		"ErrorBody":        {reflect.TypeFor[apiErrorBody](), false},
 		"Error":            {reflect.TypeFor[apiError](), false},
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -20,6 +21,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	// The console's body limit; /api has its own (handlers.LimitBody) that
 	// answers JSON and keeps the connection.
+	if s.cfg.Metrics != nil {
+		e.Use(s.measure())
+	}
 	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "8M", Skipper: isAPI}))
 	// The client address of login throttling: the connection's, or behind
 	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
@@ -58,7 +62,17 @@ func (s *Server) newEcho() *echo.Echo {
 
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
-	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	// An unknown asset gets the 404 of every other unknown path (page or
+	// JSON), not net/http's plain text.
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handleError(echo.ErrNotFound, e.NewContext(r, w))
+	}))))
+	// Browsers ask for /favicon.ico whatever the page links: send them to
+	// the icon rather than into a 404.
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=86400")
+		return c.Redirect(http.StatusFound, static.URL("favicon.svg"))
+	})
 	e.GET("/login", auth.LoginForm)
 	e.POST("/login", auth.Login)
 	e.GET("/setup/:token", auth.SetupForm)
@@ -117,6 +131,11 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/tokens", tokens.Create, admin)
 	e.POST("/tokens/revoke", tokens.Revoke, admin)
 
+	hooks := &handlers.Webhooks{Service: s.webhooks}
+	e.GET("/webhooks", hooks.List, admin)
+	e.POST("/webhooks", hooks.Create, admin)
+	e.POST("/webhooks/:id/delete", hooks.Delete, admin)
+
 	// The runtime API, JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
 	// catch-all 404 route to the group, which would answer 404 where a
@@ -128,12 +147,12 @@ func (s *Server) newEcho() *echo.Echo {
 	// without a token learns nothing else. Scopes: assemble for what a
 	// runtime calls (assemble, render, commands, tools); read for the
 	// library and overrides as stored (modules, GET overrides); write for
-	// changing overrides. commands, tools and openapi.json take assemble
+	// changing overrides; admin for the webhooks. commands, tools and openapi.json take assemble
 	// or read: a runtime lists commands and tools, and any client may read
 	// the API's description.
-	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Now: s.cfg.Now}
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -144,17 +163,21 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/commands", api.Commands, apiMW(assemble, read)...)
 	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
+	v1.GET("/changes", api.Changes, apiMW(assemble, read)...)
 	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
-	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, History: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)
 	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW(write)...)
+	v1.GET("/overrides/:id/revisions", apiOvr.Revisions, apiMW(read)...)
+	v1.GET("/overrides/:id/revisions/:n", apiOvr.Revision, apiMW(read)...)
+	v1.POST("/overrides/:id/revisions/:n/restore", apiOvr.Restore, apiMW(write)...)
 
 	// Scenarios: saved previews run against what is served and compared
 	// with their accepted outputs (docs/scenarios.md). Console: viewers
@@ -178,6 +201,16 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.DELETE("/scenarios/:id", apiScen.Delete, apiMW(write)...)
 	v1.POST("/scenarios/:id/run", apiScen.Run, apiMW(assemble)...)
 	v1.POST("/scenarios/:id/accept", apiScen.Accept, apiMW(write)...)
+
+	// Webhooks: the endpoints events are sent to and their delivery log,
+	// for admins only.
+	apiHooks := &handlers.APIWebhooks{Service: s.webhooks}
+	v1.GET("/webhooks", apiHooks.List, apiMW(store.ScopeAdmin)...)
+	v1.POST("/webhooks", apiHooks.Create, apiMW(store.ScopeAdmin)...)
+	v1.GET("/webhooks/:id", apiHooks.Get, apiMW(store.ScopeAdmin)...)
+	v1.PUT("/webhooks/:id", apiHooks.Put, apiMW(store.ScopeAdmin)...)
+	v1.DELETE("/webhooks/:id", apiHooks.Delete, apiMW(store.ScopeAdmin)...)
+	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(store.ScopeAdmin)...)
 	return e
 }
 

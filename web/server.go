@@ -20,8 +20,10 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // Config is what the server is built from. Every field is required except
@@ -46,12 +48,20 @@ type Config struct {
 	// Refresh is the period of the full reload of the operator state and
 	// the API tokens that catches changes whose notification was missed.
 	Refresh time.Duration
+	// Metrics, when set, records every request (method, route template,
+	// status, duration) and reads the served state, the token cache and
+	// the database pool at each scrape (metrics.Metrics.Watch).
+	Metrics *metrics.Metrics
 	// MetricsAddr, when set, is the listen address of a second server
-	// answering GET /metrics (Prometheus); "" serves no metrics.
+	// answering GET /metrics (Prometheus) from Metrics, which it needs;
+	// "" serves no metrics. Port 0 picks a free port (tests).
 	MetricsAddr string
 	// Timeouts of the HTTP server (http.Server's fields of the same
 	// names); zero takes the Default ones.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// Webhooks is how webhook deliveries are attempted; zero fields take
+	// webhook.DefaultPolicy's.
+	Webhooks webhook.Policy
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -83,15 +93,18 @@ type Server struct {
 	profiles  *state.Profiles
 	scenarios *state.Scenarios
 	tokens    *state.Tokens
+	webhooks  *webhook.Webhooks
 	http      *http.Server
+	metrics   *http.Server // nil without Config.MetricsAddr
 
 	sessionManager *scs.SessionManager
 	auth           *handlers.Auth
 
-	mu       sync.Mutex
-	listener net.Listener
-	stop     context.CancelFunc // ends the refresh loop and the listener
-	loops    sync.WaitGroup
+	mu              sync.Mutex
+	listener        net.Listener
+	metricsListener net.Listener
+	stop            context.CancelFunc // ends the refresh loop and the listener
+	loops           sync.WaitGroup
 }
 
 // New builds the server: it loads the operator state into the in-memory
@@ -106,6 +119,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("web: Config.Library is required")
 	case cfg.Assembler == nil:
 		return nil, errors.New("web: Config.Assembler is required")
+	case cfg.MetricsAddr != "" && cfg.Metrics == nil:
+		return nil, errors.New("web: Config.MetricsAddr needs Config.Metrics")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -133,7 +148,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.tokens, err = state.OpenTokens(ctx, cfg.Store, cfg.Logger, served.Unreachable); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger}
+	s.webhooks = webhook.New(cfg.Store, cfg.Logger, cfg.Webhooks)
+	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Events: s.webhooks}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
 	// Under a lock: processes starting together on an empty database
@@ -153,7 +169,35 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	s.handler = &headAsGet{next: s.echo}
+	if cfg.Metrics != nil {
+		cfg.Metrics.Watch(s.metricsState, cfg.Store.Pool().Stat, time.Now)
+	}
 	return s, nil
+}
+
+// metricsState is what metrics.Metrics reads of the served state at
+// each scrape. Drifted counts the published overrides the drift list
+// shows.
+func (s *Server) metricsState() metrics.State {
+	v := s.served.Current()
+	m := metrics.State{
+		Generation:        v.Generation,
+		LibraryGeneration: v.Library.Generation,
+		Overrides:         len(v.State.Overrides),
+		Drafts:            len(v.Drafts),
+		Broken:            len(v.Broken),
+		LastNotification:  s.served.LastNotification(),
+		TokensLoadedAt:    s.tokens.LoadedAt(),
+	}
+	for key, r := range v.Rows {
+		if v.Drift(key.ID, r.Locale).Drifted() {
+			m.Drifted++
+		}
+	}
+	if since, stale := s.served.StaleSince(); stale {
+		m.StaleSince = since
+	}
+	return m
 }
 
 // Handler returns the server's http.Handler, for httptest.
@@ -164,7 +208,8 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // the same database: it listens for their change notifications
 // (store.Listen) and rebuilds on each, and every Config.Refresh; and it
 // watches a library folder (Config.Library's Run), rebuilding after each
-// reload. Errors:
+// reload. It delivers webhooks and watches for drift (package webhook).
+// Errors:
 // the address cannot be listened on, or Start was called twice.
 func (s *Server) Start() error {
 	s.mu.Lock()
@@ -179,23 +224,44 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("web: listen: %w", err)
 	}
+	if s.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("web: metrics: listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET "+metrics.Path, s.cfg.Metrics.Handler())
+		s.metricsListener, s.metrics = mln, s.httpServer(mux)
+		go s.serve(s.metrics, mln, "metrics server stopped")
+		s.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
+	}
 	s.listener = ln
-	s.http = &http.Server{
-		Handler:           s.handler,
+	s.http = s.httpServer(s.handler)
+	go s.serve(s.http, apiErrorListener{ln}, "http server stopped")
+	s.startRefresh()
+	s.log.Info("listening", "url", s.url())
+	return nil
+}
+
+// httpServer is an http.Server for h with the configured timeouts.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	go func() {
-		if err := s.http.Serve(apiErrorListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("http server stopped", "err", err)
-		}
-	}()
-	s.startRefresh()
-	s.log.Info("listening", "url", s.url())
-	return nil
+}
+
+// serve runs srv on ln until it is shut down, logging msg if it stops
+// otherwise.
+func (s *Server) serve(srv *http.Server, ln net.Listener, msg string) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error(msg, "err", err)
+	}
 }
 
 // startRefresh starts the overlay's refresh loop, the change listener and
@@ -206,6 +272,8 @@ func (s *Server) startRefresh() {
 	s.stop = cancel
 	s.loops.Go(func() { s.served.Run(ctx, s.cfg.Refresh) })
 	s.loops.Go(func() { s.tokens.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() { s.webhooks.Run(ctx) })
+	s.loops.Go(func() { s.webhooks.WatchDrift(ctx, s.served) })
 	s.loops.Go(func() {
 		tick := time.NewTicker(sessionCleanup)
 		defer tick.Stop()
@@ -235,6 +303,9 @@ func (s *Server) startRefresh() {
 			}
 			s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
 			s.served.Notified()
+			if s.cfg.Metrics != nil {
+				s.cfg.Metrics.Notified(ch.At, time.Now())
+			}
 			if ch.Subject == store.SubjectToken {
 				s.tokens.Changed()
 			} else {
@@ -273,6 +344,17 @@ func (s *Server) URL() string {
 	return s.url()
 }
 
+// MetricsURL is the URL of the metrics ("http://127.0.0.1:9464/metrics"),
+// or "" before Start or without Config.MetricsAddr.
+func (s *Server) MetricsURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.metricsListener == nil {
+		return ""
+	}
+	return "http://" + s.metricsListener.Addr().String() + metrics.Path
+}
+
 func (s *Server) url() string {
 	if s.listener == nil {
 		return ""
@@ -288,11 +370,12 @@ const loopsStopWait = 5 * time.Second
 // ctx ends (graceful shutdown); requests still running then are cut off
 // (their connections closed; logged, not an error). Then it stops the
 // loops of Start: refresh, token loading and use recording, change
-// listener, session cleanup, library folder watcher. It does not close
+// listener, session cleanup, library folder watcher, webhook delivery
+// and drift watching. It does not close
 // the Store. Errors: the loops did not stop within 5 s.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
-	srv, stop := s.http, s.stop
+	srv, metricsSrv, stop := s.http, s.metrics, s.stop
 	s.mu.Unlock()
 	if srv == nil {
 		return nil
@@ -300,6 +383,9 @@ func (s *Server) Close(ctx context.Context) error {
 	if err := srv.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown: requests still running at the deadline were cut off")
 		_ = srv.Close()
+	}
+	if metricsSrv != nil {
+		_ = metricsSrv.Close() // a scrape is short; its answer may be lost
 	}
 	stop()
 	flush, cancel := context.WithTimeout(context.Background(), time.Second)

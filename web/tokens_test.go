@@ -66,6 +66,10 @@ func TestTokensPage(t *testing.T) {
 	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), `data-field="name"`) || !strings.Contains(rec.Body.String(), `value="ci-reader"`) {
 		t.Errorf("duplicate name: %d %s", rec.Code, rec.Body.String())
 	}
+	rec = admin.do(h, admin.form(http.MethodPost, "/tokens", url.Values{"name": {"CI Reader"}, "scope": {"read"}}))
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), `data-field="name"`) || !strings.Contains(rec.Body.String(), `begins with &#39;C&#39;`) || !strings.Contains(rec.Body.String(), `value="CI Reader"`) {
+		t.Errorf("bad name: %d %s", rec.Code, rec.Body.String())
+	}
 	rec = admin.do(h, admin.form(http.MethodPost, "/tokens", url.Values{"name": {"no-scope"}}))
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), `data-field="scope"`) || !strings.Contains(rec.Body.String(), `value="no-scope"`) {
 		t.Errorf("no scope: %d %s", rec.Code, rec.Body.String())

@@ -234,7 +234,7 @@ func TestStaticAssetsAreHashedAndCached(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t, nil)
 	page := serve(srv.Handler(), http.MethodGet, "/").Body.String()
-	for _, name := range []string{"app.css", "htmx.min.js"} {
+	for _, name := range []string{"app.css", "htmx.min.js", "favicon.svg"} {
 		u := static.URL(name)
 		if !regexp.MustCompile(`^/static/` + regexp.QuoteMeta(name) + `\?v=[0-9a-f]{12}$`).MatchString(u) {
 			t.Errorf("URL(%s) = %q, want a content hash", name, u)
@@ -254,8 +254,32 @@ func TestStaticAssetsAreHashedAndCached(t *testing.T) {
 			t.Errorf("old hash Cache-Control %q, want no-cache", cc)
 		}
 	}
-	if rec := serve(srv.Handler(), http.MethodGet, "/static/../go.mod"); rec.Code != http.StatusNotFound {
-		t.Errorf("path outside the assets: %d", rec.Code)
+	// Unknown paths, assets or not, get the console's 404 page (or JSON
+	// when asked for), never net/http's plain text.
+	for _, p := range []string{"/static/../go.mod", "/static/nope.css", "/no/such/page"} {
+		rec := serve(srv.Handler(), http.MethodGet, p)
+		if rec.Code != http.StatusNotFound || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(rec.Body.String(), `data-testid="error-page" data-status="404"`) {
+			t.Errorf("GET %s: %d %s, want the 404 page: %.300s", p, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+		}
+		req := httptest.NewRequest(http.MethodGet, p, nil)
+		req.Header.Set("Accept", "application/json")
+		asJSON := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(asJSON, req)
+		if asJSON.Code != http.StatusNotFound || !strings.Contains(asJSON.Body.String(), `"code":"not_found"`) {
+			t.Errorf("GET %s asking for JSON: %d %s", p, asJSON.Code, asJSON.Body.String())
+		}
+	}
+	// The icon: linked from every page, served as SVG, and /favicon.ico
+	// (which browsers ask for anyway) sends there, open without a login.
+	icon := static.URL("favicon.svg")
+	if !strings.Contains(page, `<link rel="icon" type="image/svg+xml" href="`+icon+`">`) {
+		t.Errorf("the page does not link the icon %s", icon)
+	}
+	if rec := serve(srv.Handler(), http.MethodGet, icon); rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg ") {
+		t.Errorf("%s: %d %q", icon, rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if rec := serve(srv.Handler(), http.MethodGet, "/favicon.ico"); rec.Code != http.StatusFound || rec.Header().Get("Location") != icon {
+		t.Errorf("/favicon.ico: %d to %q, want 302 to %s", rec.Code, rec.Header().Get("Location"), icon)
 	}
 	// No inline script: scripts come from /static only (a strict CSP follows).
 	if regexp.MustCompile(`<script(?:\s[^>]*)?>[^<]`).MatchString(page) || strings.Contains(page, " style=") {

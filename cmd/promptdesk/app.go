@@ -14,6 +14,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/logthrottle"
+	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/migrations"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
@@ -62,7 +63,7 @@ func (a *app) database(ctx context.Context, log *slog.Logger) (dbURL string, sto
 // file is an error) and builds the assembler from the settings; the
 // one-shot commands that assemble need both.
 func (a *app) parts(countTokens bool) (*library.Snapshot, *assembler.Assembler, error) {
-	asm, err := a.assembler(countTokens)
+	asm, err := a.assembler(countTokens, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,13 +96,18 @@ func fallbackLabels(snap *library.Snapshot, fallback string) error {
 		fallback, strings.Join(snap.LabelLocales(), ", "), fallback)
 }
 
-// assembler builds the assembler from the settings.
-func (a *app) assembler(countTokens bool) (*assembler.Assembler, error) {
+// assembler builds the assembler from the settings; m (may be nil)
+// records each assembly's timing.
+func (a *app) assembler(countTokens bool, m *metrics.Metrics) (*assembler.Assembler, error) {
 	loc, err := time.LoadLocation(a.cli.TimeZone)
 	if err != nil || a.cli.TimeZone == "Local" {
 		return nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
 	}
-	return assembler.New(assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}), nil
+	cfg := assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}
+	if m != nil {
+		cfg.Observe = func(t assembler.Timing) { m.Assembly(t.Assemble, t.Tokens) }
+	}
+	return assembler.New(cfg), nil
 }
 
 // library is what serve serves: the embedded library, or the --library
@@ -142,7 +148,12 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger) (*store.Store, fu
 
 func (a *app) serve(ctx context.Context) error {
 	log := a.logger()
-	asm, err := a.assembler(true)
+	cfg := a.cli.Serve
+	var m *metrics.Metrics
+	if cfg.MetricsAddr != "" {
+		m = metrics.New()
+	}
+	asm, err := a.assembler(true, m)
 	if err != nil {
 		return err
 	}
@@ -153,14 +164,16 @@ func (a *app) serve(ctx context.Context) error {
 	if err := fallbackLabels(lib.Current().Snapshot, asm.FallbackLocale()); err != nil {
 		return err
 	}
+	// While Postgres starts: the first request should not load the
+	// tokenizer's vocabulary.
+	go asm.Warm(lib.Current().Snapshot)
 	st, closeStore, err := a.openStore(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	cfg := a.cli.Serve
 	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
-		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, MetricsAddr: cfg.MetricsAddr,
+		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return err
@@ -170,6 +183,9 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	cur := lib.Current()
 	fmt.Fprintf(a.stdout, "promptdesk console: %s/ (library: %s, %s)\n", srv.URL(), cur.Snapshot.Source, count("count.modules", len(cur.Snapshot.IDs())))
+	if u := srv.MetricsURL(); u != "" {
+		fmt.Fprintf(a.stdout, "promptdesk metrics: %s\n", u)
+	}
 	if n := len(cur.Broken); n > 0 {
 		fmt.Fprintln(a.stdout, brokenHeadline(n))
 		for _, b := range cur.Broken {

@@ -2,9 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"regexp"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -12,25 +16,16 @@ import (
 
 // CLI is every flag and environment variable promptdesk reads.
 type CLI struct {
-	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
+	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" secret:"" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
 	DataDir        string `name:"data-dir" env:"PROMPTDESK_DATA_DIR" default:"./.promptdesk" help:"Folder of the private Postgres cluster."`
 	Library        string `name:"library" env:"PROMPTDESK_LIBRARY_DIR" help:"Load the library from this folder (modules/<locale>/*.md, labels/<locale>.yaml) instead of the embedded one."`
 	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale served when the requested one has no text for a module (override or builtin)."`
 	TimeZone       string `name:"time-zone" env:"PROMPTDESK_TIME_ZONE" default:"UTC" help:"Server time zone used when neither request nor profile names one."`
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
-	Serve struct {
-		Addr              string        `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
-		SecureCookies     bool          `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
-		MetricsAddr       string        `name:"metrics-addr" env:"PROMPTDESK_METRICS_ADDR" help:"Address of a separate listener serving Prometheus metrics at /metrics, e.g. 127.0.0.1:9090; none when empty."`
-		ReadHeaderTimeout time.Duration `name:"read-header-timeout" env:"PROMPTDESK_READ_HEADER_TIMEOUT" default:"10s" help:"Time a client has to send a request's headers."`
-		ReadTimeout       time.Duration `name:"read-timeout" env:"PROMPTDESK_READ_TIMEOUT" default:"10s" help:"Time a client has to send a whole request, headers and body; a slower client is cut off."`
-		WriteTimeout      time.Duration `name:"write-timeout" env:"PROMPTDESK_WRITE_TIMEOUT" default:"30s" help:"Time from the end of a request's headers to the end of its answer."`
-		IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
-		ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
-		Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
-	} `cmd:"" help:"Run the console and the runtime API."`
-	Migrate  struct{} `cmd:"" help:"Apply the database migrations and exit."`
+	Serve    ServeFlags `cmd:"" help:"Run the console and the runtime API."`
+	Config   ServeFlags `cmd:"" help:"Print the effective configuration of serve (the same flags and environment variables) and of the other commands' environment variables: each value, masked when secret, and where it came from (flag, env, default)."`
+	Migrate  struct{}   `cmd:"" help:"Apply the database migrations and exit."`
 	Assemble struct {
 		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (the body POST /api/v1/assemble takes)."`
 		BuiltinOnly bool   `name:"builtin-only" help:"Ignore overrides and profiles: no database needed."`
@@ -63,7 +58,7 @@ type CLI struct {
 	} `cmd:"" help:"Manage console users."`
 	Token struct {
 		Add struct {
-			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides)."`
+			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides), admin (webhooks)."`
 			URL   string   `name:"url" env:"PROMPTDESK_URL" help:"Base URL of the console in the printed curl example; default http://<serve --addr>."`
 			Name  string   `arg:"" name:"name" help:"Name of the token (unique), e.g. the runtime that uses it."`
 		} `cmd:"" help:"Create an API token and print it (once)."`
@@ -80,15 +75,29 @@ type CLI struct {
 	} `cmd:"" help:"Check saved scenarios against what is served, for a CI pipeline guarding a library change, and accept their new outputs (docs/scenarios.md)."`
 }
 
+// ServeFlags are serve's flags; config takes the same ones, to print
+// what serve would run with.
+type ServeFlags struct {
+	Addr              string        `name:"addr" env:"PROMPTDESK_ADDR" default:"127.0.0.1:8080" help:"Address the console and API listen on."`
+	SecureCookies     bool          `name:"secure-cookies" env:"PROMPTDESK_SECURE_COOKIES" help:"Mark session cookies Secure (set when users reach the console over HTTPS, e.g. behind a TLS proxy); login throttling then takes the client address from X-Forwarded-For set by a private-network proxy."`
+	MetricsAddr       string        `name:"metrics-addr" env:"PROMPTDESK_METRICS_ADDR" help:"Address of a separate listener serving Prometheus metrics at /metrics, e.g. 127.0.0.1:9464; off when empty (the default)."`
+	ReadHeaderTimeout time.Duration `name:"read-header-timeout" env:"PROMPTDESK_READ_HEADER_TIMEOUT" default:"10s" help:"Time a client has to send a request's headers."`
+	ReadTimeout       time.Duration `name:"read-timeout" env:"PROMPTDESK_READ_TIMEOUT" default:"10s" help:"Time a client has to send a whole request, headers and body; a slower client is cut off."`
+	WriteTimeout      time.Duration `name:"write-timeout" env:"PROMPTDESK_WRITE_TIMEOUT" default:"30s" help:"Time from the end of a request's headers to the end of its answer."`
+	IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
+	ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
+	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
+}
+
 // errHelp means help was printed and there is nothing to run.
 var errHelp = errors.New("help printed")
 
 // parse reads flags and the environment into a CLI and returns the
-// command name ("serve", "migrate", "assemble", "export", "import",
-// "lint", "token add", "token list", "token revoke", "scenarios check",
-// "scenarios accept").
+// parse (for config) and the command name ("serve", "config", "migrate",
+// "assemble", "export", "import", "lint", "token add", "token list",
+// "token revoke", "scenarios check", "scenarios accept").
 // Usage errors name the flag.
-func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
+func parse(args []string, stdout, stderr io.Writer) (*CLI, *kong.Context, string, error) {
 	var cli CLI
 	exited := false
 	parser, err := kong.New(&cli,
@@ -98,14 +107,14 @@ func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 		kong.Exit(func(int) { exited = true }),
 	)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	kctx, err := parser.Parse(args)
 	if exited {
-		return nil, "", errHelp
+		return nil, nil, "", errHelp
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	// Command() is the path with its arguments ("import <dir>", "token add
 	// <name>"): keep the command words.
@@ -115,14 +124,119 @@ func parse(args []string, stdout, stderr io.Writer) (*CLI, string, error) {
 			words = append(words, w)
 		}
 	}
-	return &cli, strings.Join(words, " "), nil
+	return &cli, kctx, strings.Join(words, " "), nil
 }
 
-// redacted returns the database URL with its password masked, for logs.
+// secretMask replaces a password in what config prints and serve logs.
+const secretMask = "xxxxx"
+
+// passwordParam is a password in a keyword/value connection string
+// (password=s3cret, password='s3 cret') or a URL query (password=s3cret).
+var passwordParam = regexp.MustCompile(`(?i)(\bpassword=)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+
+// redacted returns a database connection string with its password
+// masked, for logs and config: the URL's user password and a password
+// parameter (in the query or a keyword/value string).
 func redacted(databaseURL string) string {
-	u, err := url.Parse(databaseURL)
-	if err != nil {
-		return "(unparsable URL)"
+	s := databaseURL
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), secretMask)
+		}
+		s = u.String()
 	}
-	return u.Redacted()
+	return passwordParam.ReplaceAllString(s, "${1}"+secretMask)
+}
+
+// setting is one line of config's output.
+type setting struct {
+	flag, env, value, from string
+}
+
+// printConfig prints every flag and environment variable serve reads (the
+// global ones and serve's, as config was given them), then the other
+// commands' environment variables: name, variable, value (secrets
+// masked) and where the value came from: flag, env or default.
+func (a *app) printConfig(kctx *kong.Context) error {
+	var rows []setting
+	seen := map[string]bool{}
+	given := map[*kong.Flag]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil {
+			given[p.Flag] = true
+		}
+	}
+	for _, f := range kctx.Flags() {
+		if f.Name == "help" {
+			continue
+		}
+		value := fmt.Sprint(kctx.FlagValue(f))
+		from := "default"
+		if given[f] {
+			from = "flag"
+		} else if env, ok := envOf(f); ok {
+			from = "env " + env
+		}
+		rows = append(rows, setting{flag: "--" + f.Name, env: strings.Join(f.Envs, ","), value: shown(f, value), from: from})
+		seen[f.Name] = true
+	}
+	// Environment variables of other commands (e.g. PROMPTDESK_URL of
+	// user add and token add).
+	users := map[string][]string{}
+	flags := map[string]*kong.Flag{}
+	var order []string
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if len(f.Envs) == 0 || seen[f.Name] {
+				continue
+			}
+			if flags[f.Name] == nil {
+				order = append(order, f.Name)
+				flags[f.Name] = f
+			}
+			users[f.Name] = append(users[f.Name], n.Path())
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(kctx.Model.Node)
+	for _, name := range order {
+		f := flags[name]
+		value, from := f.Default, "default"
+		if env, ok := envOf(f); ok {
+			value, from = os.Getenv(env), "env "+env
+		}
+		rows = append(rows, setting{flag: "--" + name + " (" + strings.Join(users[name], ", ") + ")", env: strings.Join(f.Envs, ","), value: shown(f, value), from: from})
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SETTING\tENVIRONMENT\tVALUE\tFROM")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.flag, r.env, r.value, r.from)
+	}
+	return w.Flush()
+}
+
+// envOf returns the first of f's environment variables that is set, as
+// kong reads them.
+func envOf(f *kong.Flag) (string, bool) {
+	for _, env := range f.Envs {
+		if _, ok := os.LookupEnv(env); ok {
+			return env, true
+		}
+	}
+	return "", false
+}
+
+// shown is how config prints a flag's value: secrets masked, "" as
+// (empty).
+func shown(f *kong.Flag, value string) string {
+	switch {
+	case value == "" || value == "[]":
+		return "(empty)"
+	case f.Tag.Has("secret"):
+		return redacted(value)
+	}
+	return value
 }

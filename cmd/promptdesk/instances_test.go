@@ -192,13 +192,14 @@ func buildBinary(t *testing.T) string {
 
 // process is one running `promptdesk serve`.
 type process struct {
-	name  string
-	url   string
-	token string // API token sent by assemble
-	cmd   *exec.Cmd
-	out   *lockedBuffer
-	done  chan struct{} // closed when it has exited
-	err   error         // Wait's, once done is closed
+	name    string
+	url     string
+	metrics string // its /metrics URL
+	token   string // API token sent by assemble
+	cmd     *exec.Cmd
+	out     *lockedBuffer
+	done    chan struct{} // closed when it has exited
+	err     error         // Wait's, once done is closed
 }
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -219,19 +220,22 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startServe starts `promptdesk serve` on a free port of 127.0.0.1 with
-// DATABASE_URL=dbURL; at cleanup it is sent SIGINT and must exit cleanly
+// startServe starts `promptdesk serve` on a free port of 127.0.0.1, its
+// metrics on another, with DATABASE_URL=dbURL; at cleanup it is sent SIGINT and must exit cleanly
 // within 15 s (else it is killed and the test fails).
 func startServe(t *testing.T, bin, dbURL, name string) *process {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	freeAddr := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().String()
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	p := &process{name: name, url: "http://" + addr, out: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "serve", "--addr", addr, "--log-level", "warn")
+	addr, metricsAddr := freeAddr(), freeAddr()
+	p := &process{name: name, url: "http://" + addr, metrics: "http://" + metricsAddr + "/metrics", out: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, "serve", "--addr", addr, "--metrics-addr", metricsAddr, "--log-level", "warn")
 	p.cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PROMPTDESK_DATA_DIR="+t.TempDir())
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
@@ -258,6 +262,24 @@ func startServe(t *testing.T, bin, dbURL, name string) *process {
 		}
 	})
 	return p
+}
+
+// metric returns the value of an unlabelled metric p reports, as text
+// ("1", "0.25"), or "" when it has none.
+func (p *process) metric(t *testing.T, name string) string {
+	t.Helper()
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		t.Fatalf("%s: scraping metrics: %v", p.name, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // waitReady waits up to 20 s for /readyz to answer 200.

@@ -4,7 +4,8 @@
 // import), converts other systems' prompt files into modules (import
 // --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
-// revoke) and users (user add), and checks saved scenarios against what
+// revoke) and users (user add), prints its effective configuration
+// (config), and checks saved scenarios against what
 // is served (scenarios check, accept). See README.md.
 package main
 
@@ -55,7 +56,7 @@ func exitStatus(err error) int {
 
 // run parses args and runs one subcommand until ctx is cancelled.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cli, command, err := parse(args, stdout, stderr)
+	cli, kctx, command, err := parse(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch command {
 	case "serve":
 		return a.serve(ctx)
+	case "config":
+		return a.printConfig(kctx)
 	case "migrate":
 		return a.migrate(ctx)
 	case "assemble":

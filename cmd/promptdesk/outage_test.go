@@ -27,7 +27,8 @@ import (
 // its report), every write answers 503 database_unavailable, /readyz
 // answers JSON "degraded" and a console page the "Database unreachable"
 // page; after it is back, a publish through the first process is served
-// by the second within a second. The suite's outage is 3 s with 4
+// by the second within a second. Their metrics say stale during the
+// outage and current after it. The suite's outage is 3 s with 4
 // clients; PROMPTDESK_OUTAGE_DRILL=20s runs the full drill (20 clients,
 // the given outage) and its figures are logged.
 func TestOutage(t *testing.T) {
@@ -162,6 +163,9 @@ func TestOutage(t *testing.T) {
 		if !checked && time.Since(stopped) > time.Second {
 			checked = true
 			checkOutagePages(t, console, a, csrf)
+			if v := a.metric(t, "promptdesk_stale"); v != "1" {
+				t.Errorf("A's promptdesk_stale during the outage: %q, want 1", v)
+			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -213,6 +217,12 @@ func TestOutage(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	if v := b.metric(t, "promptdesk_stale"); v != "0" {
+		t.Errorf("B's promptdesk_stale after recovery: %q, want 0", v)
+	}
+	if v := b.metric(t, "promptdesk_notification_lag_seconds_count"); v == "" || v == "0" {
+		t.Errorf("B's promptdesk_notification_lag_seconds_count after A's publish: %q, want some", v)
+	}
 
 	t.Logf("outage %s, %d clients: %d assembles, %d answered 200, %d during the outage (%d with the stale warning); %d writes during the outage, %d answered 503 database_unavailable; log written during the outage: %d bytes by both processes; writes work again %s after the database is back; B serves A's publish %s after it",
 		outage, clients, total.Load(), ok.Load(), during.Load(), stale.Load(), writes, writes503, logDuring, writable.Round(time.Millisecond), seen.Round(time.Millisecond))

@@ -324,3 +324,24 @@ func TestImportWithoutModulesFolder(t *testing.T) {
 		t.Fatalf("err %v, want no modules folder", err)
 	}
 }
+
+// A Windows module file (UTF-8 BOM, CR-LF line endings) imports like its
+// LF twin without a BOM: the stored draft is the LF text, no CR and no BOM
+// in it. (The development set's bytes plus the description a module
+// needs.)
+func TestImportWindowsModuleFile(t *testing.T) {
+	dbURL := storetest.NewDatabase(t)
+	st := openStore(t, dbURL)
+	t.Setenv("DATABASE_URL", dbURL)
+	dir := t.TempDir()
+	const lf = "---\nid: base.greet\nlayer: base\nversion: 1\ntitle: Greeting\ndescription: Greets by name.\nvariables: [name]\n---\nHello {{name}}\n"
+	crlf := "\uFEFF" + strings.ReplaceAll(lf, "\n", "\r\n")
+	writeFile(t, filepath.Join(dir, "modules", "en-US", "base-greet.md"), crlf)
+	out, err := cliRun(t, "import", "--from", "promptdesk", dir)
+	if err != nil || !strings.Contains(out, "imported 1, skipped 0, failed 0 of 1 files") {
+		t.Fatalf("import: err %v\n%s", err, out)
+	}
+	if got := draftTexts(t, st)["base.greet en-US"]; got != lf {
+		t.Errorf("stored draft %q, want the LF twin %q", got, lf)
+	}
+}

@@ -68,8 +68,8 @@ func modulePaths(res *Result) []string {
 	return out
 }
 
-// hasNote reports whether o has a note (or reason) containing every part,
-// on line (0: any line).
+// hasNote reports whether o has a note (or reason) whose text (with its
+// file and line, Note.String) contains every part, on line (0: any line).
 func hasNote(o Outcome, line int, parts ...string) bool {
 	for _, n := range slices.Concat(o.Notes, o.Reasons) {
 		if line != 0 && n.Line != line {
@@ -77,7 +77,7 @@ func hasNote(o Outcome, line int, parts ...string) bool {
 		}
 		all := true
 		for _, p := range parts {
-			all = all && strings.Contains(n.Msg, p)
+			all = all && strings.Contains(n.String(), p)
 		}
 		if all {
 			return true
@@ -185,4 +185,21 @@ func collectVariables(snap *library.Snapshot, id, locale string, vars map[string
 			collectVariables(snap, p.Name, locale, vars, seen)
 		}
 	}
+}
+
+// writeTree writes files (slash path → text) under a new temporary
+// folder and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -80,16 +80,25 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
-// Note is one remark on an item: Line is 1-based in the source file, 0
-// when the whole item is concerned.
+// Note is one remark on an item: Line is 1-based in the item's source
+// file, or in File when the remark concerns another file (the index.json
+// entry of a Jinja template, the .meta.toml table of a MaiBot prompt); 0
+// when no one line is concerned.
 type Note struct {
+	File string
 	Line int
 	Msg  string
 }
 
-// String is "line N: msg", or msg when Line is 0.
+// String is "line N: msg", "file:N: msg" for another file, or msg when
+// no line is concerned.
 func (n Note) String() string {
-	if n.Line > 0 {
+	switch {
+	case n.File != "" && n.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+	case n.File != "":
+		return n.File + ": " + n.Msg
+	case n.Line > 0:
 		return fmt.Sprintf("line %d: %s", n.Line, n.Msg)
 	}
 	return n.Msg
@@ -210,6 +219,67 @@ type builder struct {
 	res  *Result
 	opts Options
 	mods map[string]*Module // by path; Result.Modules is filled by finish
+	// needs lists, by outcome, the items it includes: when one of them is
+	// not imported, neither is the outcome (finish).
+	needs map[int][]need
+	// fileNotes are notes on a whole source file (how it was read), by
+	// path: finish gives them to the file's first outcome.
+	fileNotes map[string][]Note
+}
+
+// fileNote records a note on the source file p as a whole.
+func (b *builder) fileNote(p string, n Note) {
+	if b.fileNotes == nil {
+		b.fileNotes = map[string][]Note{}
+	}
+	b.fileNotes[p] = append(b.fileNotes[p], n)
+}
+
+// need is an item an outcome includes: Outcome is its index, What names it
+// in the reason ("the prompt inner (prompts/en-US/inner.prompt)"), Line is
+// where the include sits.
+type need struct {
+	line    int
+	outcome int
+	what    string
+}
+
+// need records that outcome i includes outcome of, at line.
+func (b *builder) need(i, line, of int, what string) {
+	if b.needs == nil {
+		b.needs = map[int][]need{}
+	}
+	b.needs[i] = append(b.needs[i], need{line: line, outcome: of, what: what})
+}
+
+// unmetReason is the reason an item is not imported when an item it
+// includes is not.
+func unmetReason(what string) string {
+	return fmt.Sprintf("includes %s, which was not imported", what)
+}
+
+// failUnmet fails every imported outcome that includes one that is not
+// imported, until none is left: an item that includes a failed item
+// fails too, and so on.
+func (b *builder) failUnmet() {
+	for changed := true; changed; {
+		changed = false
+		for _, i := range slices.Sorted(maps.Keys(b.needs)) {
+			if b.out(i).Status != StatusImported {
+				continue
+			}
+			var reasons []Note
+			for _, n := range b.needs[i] {
+				if b.out(n.outcome).Status != StatusImported {
+					reasons = append(reasons, Note{Line: n.line, Msg: unmetReason(n.what)})
+				}
+			}
+			if len(reasons) > 0 {
+				b.fail(i, reasons...)
+				changed = true
+			}
+		}
+	}
 }
 
 // add appends an outcome and returns its index.
@@ -238,7 +308,13 @@ func (b *builder) fail(i int, reasons ...Note) {
 
 // note adds a remark to outcome i.
 func (b *builder) note(i int, line int, format string, args ...any) {
-	b.out(i).Notes = append(b.out(i).Notes, Note{Line: line, Msg: fmt.Sprintf(format, args...)})
+	b.noteAt(i, Note{Line: line}, format, args...)
+}
+
+// noteAt adds a remark to outcome i at the file and line of at.
+func (b *builder) noteAt(i int, at Note, format string, args ...any) {
+	at.Msg = fmt.Sprintf(format, args...)
+	b.out(i).Notes = append(b.out(i).Notes, at)
 }
 
 // finding records a rule of the source's format that outcome i breaks.
@@ -357,12 +433,17 @@ func quote(s string) string {
 	return q.String()
 }
 
-// finish checks that the modules load together: a module that
-// does not (an include cycle, an include of a module that failed) fails
-// its outcome, and the check repeats until the rest loads. Modules end
-// sorted by path.
+// finish checks that the modules load together: an item that includes
+// one that was not imported fails (failUnmet), a module that does not load
+// (an include cycle, an include of a module that failed) fails its
+// outcome, and the checks repeat until the rest loads. Modules end sorted
+// by path.
 func (b *builder) finish() error {
-	for len(b.mods) > 0 {
+	for {
+		b.failUnmet()
+		if len(b.mods) == 0 {
+			break
+		}
 		fes := b.check()
 		if len(fes) == 0 {
 			break
@@ -395,6 +476,14 @@ func (b *builder) finish() error {
 		}
 		return a.Line < c.Line
 	})
+	// A file's notes go first on its first outcome in the report.
+	for k := range b.res.Outcomes {
+		o := &b.res.Outcomes[k]
+		if n, ok := b.fileNotes[o.Source]; ok {
+			o.Notes = append(n, o.Notes...)
+			delete(b.fileNotes, o.Source)
+		}
+	}
 	sort.Slice(b.res.Modules, func(i, j int) bool { return b.res.Modules[i].Path < b.res.Modules[j].Path })
 	return nil
 }

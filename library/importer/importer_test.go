@@ -2,7 +2,9 @@ package importer
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +105,7 @@ func TestMaiBotFixture(t *testing.T) {
 	}
 	greet := outcome(t, res, "prompts/en-US/greet.prompt", "")
 	wantNote(t, greet, 4, "field {signature} names the prompt signature: included as {{aux.signature}}")
-	wantNote(t, greet, 0, "description of [greet] joined from 2 lines")
+	wantNote(t, greet, 3, "prompts/en-US/.meta.toml:3: description of [greet] joined from 2 lines")
 	wantNote(t, greet, 0, "prompts/en-US/.meta.toml:6: [greet] advanced = false has no place")
 	wantNote(t, greet, 0, "1 literal {{name}} sequence(s)")
 
@@ -204,7 +206,7 @@ func TestWeKnoraFixture(t *testing.T) {
 	wantNote(t, kb, 15, "field default: true has no place")
 	wantNote(t, kb, 4, "i18n zh-CN: a title and description without content of their own")
 	wantNote(t, kb, 18, `variable "current_time" renamed "current_time_value"`)
-	wantNote(t, kb, 0, "field user (the user prompt) imported as the module aux.kb_helper.user")
+	wantNote(t, kb, 23, "field user (the user prompt) imported as the module aux.kb_helper.user")
 
 	loose := outcome(t, res, dir+"assistant.yaml", "template Loose Braces")
 	if loose.Status != StatusNotImported {
@@ -325,31 +327,70 @@ func TestNotOfTheFormat(t *testing.T) {
 }
 
 // Modules that cannot load together are withdrawn with the loader's
-// reason: here two MaiBot prompts include each other (an include cycle).
+// reason: here two MaiBot prompts include each other (an include cycle,
+// a → b → a) and one includes itself.
 func TestIncludeCycleIsNotImported(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
 		"en-US/ping.prompt": "Ping, then {pong}.\n",
 		"en-US/pong.prompt": "Pong, then {ping}.\n",
 		"en-US/solo.prompt": "Alone with {who}.\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := run(t, FormatMaiBot, dir, Options{})
-	wantCounts(t, res, 1, 2, 0, 0)
-	for _, src := range []string{"en-US/ping.prompt", "en-US/pong.prompt"} {
-		wantNote(t, outcome(t, res, src, ""), 0, "the module does not load")
-	}
-	if !hasNote(outcome(t, res, "en-US/ping.prompt", ""), 0, "include cycle") && !hasNote(outcome(t, res, "en-US/pong.prompt", ""), 0, "include cycle") {
-		t.Errorf("no include cycle named")
-	}
+		"en-US/self.prompt": "Me, then {self}.\n",
+	}), Options{})
+	wantCounts(t, res, 1, 3, 0, 0)
+	wantNote(t, outcome(t, res, "en-US/ping.prompt", ""), 0, "the module does not load", "aux.ping → aux.pong → aux.ping")
+	wantNote(t, outcome(t, res, "en-US/pong.prompt", ""), 0, "the module does not load", "aux.pong → aux.ping → aux.pong")
+	wantNote(t, outcome(t, res, "en-US/self.prompt", ""), 0, "the module does not load", "{{aux.self}} includes the module in itself")
 	loadAndRender(t, res)
+}
+
+// A MaiBot prompt that includes a prompt which was not imported is not
+// imported either, with a reason naming the missing prompt, and so on up
+// the chain: the module would otherwise render without the included text
+// (or, were the field made a variable, ask the caller for it). The prompt
+// MaiBot inserts is the one of the includer's locale, else en-US's, so a
+// zh-CN prompt whose zh-CN include was refused stays out even though the
+// en-US one came in (promptdesk would serve the en-US text there).
+func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
+	res := run(t, FormatMaiBot, writeTree(t, map[string]string{
+		"en-US/bad.prompt":     "A {{{name}}} B\n",
+		"en-US/mid.prompt":     "Mid {bad} end.\n",
+		"en-US/top.prompt":     "Top {who}\n{mid} and {fine}.\n",
+		"en-US/fine.prompt":    "Fine {who}.\n",
+		"en-US/uses.prompt":    "Uses {fine}.\n",
+		"en-US/inner.prompt":   "Inner {who}.\n",
+		"zh-CN/inner.prompt":   "内 {0}\n",
+		"en-US/outer.prompt":   "Outer {inner}.\n",
+		"zh-CN/outer.prompt":   "外 {inner}。\n",
+		"zh-CN/via.prompt":     "经 {mid}。\n",
+		"en-US/__.prompt":      "No module name.\n",
+		"en-US/unnamed.prompt": "Uses {__}.\n",
+	}), Options{})
+	wantCounts(t, res, 4, 8, 0, 0)
+	for _, c := range []struct {
+		source string
+		line   int
+		reason string
+	}{
+		{"en-US/mid.prompt", 1, "includes the prompt bad (en-US/bad.prompt), which was not imported"},
+		{"en-US/top.prompt", 2, "includes the prompt mid (en-US/mid.prompt), which was not imported"},
+		{"zh-CN/outer.prompt", 1, "includes the prompt inner (zh-CN/inner.prompt), which was not imported"},
+		{"zh-CN/via.prompt", 1, "includes the prompt mid (en-US/mid.prompt), which was not imported"},
+		{"en-US/unnamed.prompt", 1, "includes the prompt __ (en-US/__.prompt), which was not imported"},
+	} {
+		o := outcome(t, res, c.source, "")
+		if o.Status != StatusNotImported || len(o.Reasons) != 1 || o.Reasons[0] != (Note{Line: c.line, Msg: c.reason}) || len(o.Modules) != 0 {
+			t.Errorf("%s: %s, reasons %v; want not imported, line %d: %s", c.source, o.Status, o.Reasons, c.line, c.reason)
+		}
+	}
+	if got := modulePaths(res); !slices.Equal(got, []string{
+		"modules/en-US/aux-fine.md", "modules/en-US/aux-inner.md", "modules/en-US/aux-outer.md", "modules/en-US/aux-uses.md",
+	}) {
+		t.Errorf("module files %v", got)
+	}
+	rendered := loadAndRender(t, res)
+	if got, want := rendered["modules/en-US/aux-outer.md"], "Outer Inner <who=v>.\n."; got != want {
+		t.Errorf("aux.outer renders %q, want %q", got, want)
+	}
 }
 
 func TestWriteDirRefusesExistingFiles(t *testing.T) {
@@ -384,6 +425,9 @@ func TestReport(t *testing.T) {
 	for _, line := range []string{
 		"imported     SRC/greeting.md (template greeting) → modules/en-US/aux-greeting.md\n",
 		"       note: line 1: Jinja comment {# … #} dropped (it renders nothing)\n",
+		// A note on a line of another file names the file.
+		"       note: index.json:15: name \"Sub_Agent\" renamed \"sub_agent\" (module names are lowercase [a-z0-9._-])\n",
+		"       note: index.json:15: variable \"model\" renamed \"model_value\": model is a promptdesk environment value, which a module cannot declare; the caller supplies model_value instead\n",
 		"not imported SRC/digest.md (template digest):\n     reason: line 2: Jinja {% if %} ({% if items %}) has no equivalent in the module format\n",
 		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
 		"used         SRC/index.json\n",
@@ -394,5 +438,45 @@ func TestReport(t *testing.T) {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("report lacks %q:\n%s", line, b.String())
 		}
+	}
+}
+
+// A description is plain text, in every format: placeholders and braces in
+// the one the source gives come through as written (never read as
+// placeholders, fields or Jinja, never escaped, never refused); one derived
+// from the text shows literal text as the model reads it (no \{{ escape).
+func TestDescriptionsArePlainText(t *testing.T) {
+	const given = `Fills {name}, {{name}}, {{{x}}}, {{ y|upper }}, {% if z %} and \{{w}} in JSON {"a": {"b": 1}}.`
+	for _, c := range []struct {
+		format Format
+		files  map[string]string
+		module string
+		want   string
+	}{
+		{FormatMaiBot, map[string]string{
+			"en-US/given.prompt": "Text {topic}.\n",
+			"en-US/.meta.toml":   "[given]\ndisplay_name = \"Given\"\ndescription = '''" + given + "'''\n",
+		}, "modules/en-US/aux-given.md", given},
+		{FormatWeKnora, map[string]string{
+			"t.yaml": "templates:\n  - id: given\n    name: Given\n    description: '" + given + "'\n    content: Text {{topic}}.\n",
+		}, "modules/en-US/aux-given.md", given},
+		{FormatSkills, map[string]string{
+			"given/SKILL.md": "---\nname: given\ndescription: '" + given + "'\n---\nText.\n",
+		}, "modules/en-US/task-given.md", given},
+		// Derived from the text: the literal {{user}} (MaiBot {{{{user}}}},
+		// written \{{user}} in the module) is shown as it renders; the
+		// placeholder stays as the module names it.
+		{FormatMaiBot, map[string]string{
+			"en-US/derived.prompt": "Keep the marker {{{{user}}}} for {topic} as {{\"a\": 1}}.\n",
+		}, "modules/en-US/aux-derived.md", `Keep the marker {{user}} for {{topic}} as {"a": 1}.`},
+	} {
+		t.Run(string(c.format)+"/"+path.Base(c.module), func(t *testing.T) {
+			res := run(t, c.format, writeTree(t, c.files), Options{})
+			wantCounts(t, res, 1, 0, res.Counts()[StatusUsed], 0)
+			if m := parsed(t, res, c.module); m.Description != c.want {
+				t.Errorf("description %q, want %q", m.Description, c.want)
+			}
+			loadAndRender(t, res)
+		})
 	}
 }

@@ -38,7 +38,7 @@ func importJinja(b *builder, fsys fs.FS) error {
 		return fmt.Errorf("no %s in the source folder: a Jinja template set declares its templates there: %w", jinjaIndex, err)
 	}
 	idx := b.add(Outcome{Source: jinjaIndex, Status: StatusUsed})
-	entries, err := readJinjaIndex(b, idx, data)
+	entries, err := readJinjaIndex(b, idx, b.normalize(jinjaIndex, data))
 	if err != nil {
 		return err
 	}
@@ -86,8 +86,7 @@ func importJinja(b *builder, fsys fs.FS) error {
 // readJinjaIndex reads index.json, keeping each template's line. Entries
 // it cannot use are outcomes; a file that is not the index's JSON shape is
 // the error.
-func readJinjaIndex(b *builder, idx int, data []byte) ([]jinjaEntry, error) {
-	text := library.Normalize(data)
+func readJinjaIndex(b *builder, idx int, text string) ([]jinjaEntry, error) {
 	fail := func(off int64, msg string) error {
 		return fmt.Errorf("%s:%d: %s", jinjaIndex, lineAt(text, int(min(off, int64(len(text))))), msg)
 	}
@@ -184,7 +183,7 @@ func readJinjaIndex(b *builder, idx int, data []byte) ([]jinjaEntry, error) {
 
 func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	i := b.add(Outcome{Source: e.path, Item: "template " + e.name, Status: StatusImported})
-	text, n, ok := readText(fsys, e.path)
+	text, n, ok := b.readText(fsys, e.path)
 	if !ok {
 		b.fail(i, n)
 		return
@@ -201,11 +200,11 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	for _, raw := range e.vars {
 		v, msg, ok := variable(raw)
 		if !ok {
-			b.fail(i, Note{Msg: fmt.Sprintf("index.json declares the variable %q, which is not a placeholder name ([a-z_][a-z0-9_.-]*)", raw)})
+			b.fail(i, Note{File: jinjaIndex, Line: e.line, Msg: fmt.Sprintf("index.json declares the variable %q, which is not a placeholder name ([a-z_][a-z0-9_.-]*)", raw)})
 			return
 		}
 		if msg != "" {
-			b.note(i, 0, "%s", msg)
+			b.noteAt(i, Note{File: jinjaIndex, Line: e.line}, "%s", msg)
 		}
 		if !declared[raw] {
 			declared[raw] = true
@@ -233,13 +232,13 @@ func importJinjaTemplate(b *builder, fsys fs.FS, e jinjaEntry) {
 	}
 	for _, raw := range e.vars {
 		if !used[raw] {
-			b.note(i, 0, "variable %s is declared in index.json but the template does not use it; kept declared", raw)
+			b.noteAt(i, Note{File: jinjaIndex, Line: e.line}, "variable %s is declared in index.json but the template does not use it; kept declared", raw)
 		}
 	}
 	if w.escaped > 0 {
 		b.note(i, 0, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
-	name, ok := b.name(i, e.line, e.name)
+	name, ok := b.name(i, Note{File: jinjaIndex, Line: e.line}, e.name)
 	if !ok {
 		return
 	}

@@ -30,9 +30,11 @@ type maiEntry struct {
 	line        int
 	title       string
 	description string
-	extra       []Note // fields with no place in the module format
-	problems    []Note // fields of the wrong type
-	used        bool
+	// descriptionAt is where the description is (File and Line).
+	descriptionAt Note
+	extra         []Note // fields with no place in the module format
+	problems      []Note // fields of the wrong type
+	used          bool
 }
 
 // importMaiBot converts MaiBot's prompts/<locale>/<name>.prompt (or
@@ -92,22 +94,25 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		entries[locale] = readMaiMeta(b, fsys, p, b.add(Outcome{Source: p, Status: StatusUsed}))
 	}
 
-	byName := map[string][]*maiPrompt{}
+	byName := map[string][]*maiPrompt{}          // the prompts that parse
+	byFile := map[string]map[string]*maiPrompt{} // every prompt file: name → locale → prompt
 	for _, pr := range prompts {
 		if e := entries[pr.locale][pr.name]; e != nil {
 			e.used = true
 		}
+		if byFile[pr.name] == nil {
+			byFile[pr.name] = map[string]*maiPrompt{}
+		}
+		byFile[pr.name][pr.locale] = pr
 		if readMaiPrompt(b, fsys, pr) {
 			byName[pr.name] = append(byName[pr.name], pr)
 		}
 	}
 	ids := map[string]string{}  // prompt name → module id
 	mods := map[string]string{} // prompt name → module name
-	names := sortedKeys(byName)
-	for _, name := range names {
-		prs := byName[name]
+	for _, name := range sortedKeys(byFile) {
 		mod, ok := moduleName(name)
-		for _, pr := range prs {
+		for _, pr := range byName[name] {
 			switch {
 			case !ok:
 				b.fail(pr.outcome, Note{Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", name)})
@@ -120,14 +125,14 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 			ids[name] = string(b.layer(defaultLayer(name))) + "." + mod
 		}
 	}
-	inc := &maiIncludes{byName: byName, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
-	for _, name := range names {
+	inc := &maiIncludes{byName: byName, files: byFile, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
+	for _, name := range sortedKeys(byName) {
 		if ids[name] == "" {
 			continue
 		}
 		prs := byName[name]
 		sort.Slice(prs, func(i, j int) bool { return prs[i].locale < prs[j].locale })
-		vars := maiVariables(prs, ids)
+		vars := maiVariables(prs, inc)
 		for _, pr := range prs {
 			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], inc, vars)
 		}
@@ -146,7 +151,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 
 // readMaiMeta reads one .meta.toml; problems are noted on outcome i.
 func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(i, n)
 		return nil
@@ -184,16 +189,16 @@ func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
 			case "display_name", "description":
 				s, ok := v.(string)
 				if !ok {
-					e.problems = append(e.problems, Note{Msg: fmt.Sprintf("%s:%d: [%s] %s is not a string; not used", p, line, name, k[1])})
+					e.problems = append(e.problems, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s is not a string; not used", name, k[1])})
 					continue
 				}
 				if k[1] == "display_name" {
 					e.title = s
 				} else {
-					e.description = s
+					e.description, e.descriptionAt = s, Note{File: p, Line: line}
 				}
 			default:
-				e.extra = append(e.extra, Note{Msg: fmt.Sprintf("%s:%d: [%s] %s = %v has no place in the module format; not kept", p, line, name, k[1], v)})
+				e.extra = append(e.extra, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s = %v has no place in the module format; not kept", name, k[1], v)})
 			}
 		}
 		out[name] = e
@@ -227,7 +232,7 @@ func tomlLines(text string) map[string]int {
 // readMaiPrompt reads and parses one .prompt file; false when it fails.
 func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 	p := b.out(pr.outcome).Source
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(pr.outcome, n)
 		return false
@@ -252,12 +257,12 @@ func readMaiPrompt(b *builder, fsys fs.FS, pr *maiPrompt) bool {
 // maiVariables is the variable list every locale of one prompt declares:
 // the fields that are not includes, in order of first use over the
 // locales (sorted), renamed where they are environment values.
-func maiVariables(prs []*maiPrompt, ids map[string]string) []string {
+func maiVariables(prs []*maiPrompt, inc *maiIncludes) []string {
 	var vars []string
 	seen := map[string]bool{}
 	for _, pr := range prs {
 		for _, pc := range pr.pieces {
-			if pc.field == "" || ids[pc.field] != "" || seen[pc.field] {
+			if pc.field == "" || inc.files[pc.field] != nil || seen[pc.field] {
 				continue
 			}
 			seen[pc.field] = true
@@ -283,7 +288,18 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			continue
 		}
 		var name, lead, trail string
-		if id := inc.ids[pc.field]; id != "" {
+		if inc.files[pc.field] != nil {
+			// MaiBot inserts the prompt it has under that name in this
+			// locale: that prompt must come in for this one to.
+			id, target := inc.ids[pc.field], inc.target(pc.field, pr.locale)
+			if target != nil {
+				what := fmt.Sprintf("the prompt %s (%s)", pc.field, b.out(target.outcome).Source)
+				if id == "" {
+					b.fail(i, Note{Line: pc.line, Msg: unmetReason(what)})
+					return
+				}
+				b.need(i, pc.line, target.outcome, what)
+			}
 			name = id
 			var same bool
 			lead, trail, same = inc.edges(pc.field, pr.locale)
@@ -335,7 +351,7 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 		}
 		d, lines := oneLine(e.description)
 		if lines > 1 {
-			b.note(i, 0, "description of [%s] joined from %d lines into one (a module description is one line)", pr.name, lines)
+			b.noteAt(i, e.descriptionAt, "description of [%s] joined from %d lines into one (a module description is one line)", pr.name, lines)
 		}
 		description = d
 	}

@@ -33,7 +33,7 @@ type maiChar struct {
 // the pairs share no character). A maiLeft or maiRight already in the
 // source stays and, as in MaiBot, renders as a brace.
 func maiSwap(s string) []maiChar {
-	var out []maiChar
+	out := make([]maiChar, 0, len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; (c == '{' || c == '}') && i+1 < len(s) && s[i+1] == c {
 			r := maiLeft
@@ -224,8 +224,9 @@ func maiEdges(pieces []piece, edges func(field string) (lead, trail string, incl
 // inserts an included prompt's whole text, line breaks at its ends
 // included, where a module include inserts the trimmed text.
 type maiIncludes struct {
-	byName map[string][]*maiPrompt // the prompts of each name, one per locale
-	ids    map[string]string       // prompt name → module id, for the names that are modules
+	byName map[string][]*maiPrompt          // the prompts of each name that parse, one per locale
+	files  map[string]map[string]*maiPrompt // every prompt file: name → locale → prompt
+	ids    map[string]string                // prompt name → module id, for the names that are modules
 	memo   map[*maiPrompt][2]string
 	busy   map[*maiPrompt]bool
 }
@@ -242,6 +243,9 @@ func (m *maiIncludes) edges(name, locale string) (lead, trail string, ok bool) {
 			return l, t, true
 		}
 		all = append(all, [2]string{l, t})
+	}
+	if len(all) == 0 {
+		return "", "", true
 	}
 	for _, e := range all[1:] {
 		if e != all[0] {
@@ -271,4 +275,18 @@ func (m *maiIncludes) of(pr *maiPrompt) (lead, trail string) {
 	})
 	m.memo[pr] = [2]string{lead, trail}
 	return lead, trail
+}
+
+// maiFallback is the locale whose prompts MaiBot uses where a locale has
+// none of that name.
+const maiFallback = "en-US"
+
+// target is the prompt MaiBot inserts for a field naming prompt name in
+// locale: that locale's file, else the fallback locale's; nil when
+// neither has one.
+func (m *maiIncludes) target(name, locale string) *maiPrompt {
+	if pr := m.files[name][locale]; pr != nil {
+		return pr
+	}
+	return m.files[name][maiFallback]
 }

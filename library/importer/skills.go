@@ -68,41 +68,47 @@ func skillDir(f string, dirs []string) (string, bool) {
 }
 
 // splitFrontmatter cuts text (normalised) into the YAML between the ---
-// fences and the body; frontLine and bodyLine are 1-based file lines.
-func splitFrontmatter(text string) (front string, frontLine int, body string, bodyLine int, ok bool) {
-	lines := strings.SplitAfter(text, "\n")
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\n") != "---" {
-		return "", 0, "", 0, false
+// fences (library.IsFence) and the body; frontLine and bodyLine are
+// 1-based file lines. problem says why it cannot: no opening fence, or
+// none closing it.
+func splitFrontmatter(text string) (front string, frontLine int, body string, bodyLine int, problem *Note) {
+	lines := strings.Split(text, "\n")
+	if !library.IsFence(lines[0]) {
+		return "", 0, "", 0, &Note{Line: 1, Msg: "no frontmatter: a SKILL.md starts with a --- block holding name and description"}
 	}
 	for k := 1; k < len(lines); k++ {
-		if strings.TrimRight(lines[k], " \t\n") == "---" {
-			return strings.Join(lines[1:k], ""), 2, strings.Join(lines[k+1:], ""), k + 2, true
+		if library.IsFence(lines[k]) {
+			return strings.Join(lines[1:k], "\n") + "\n", 2, strings.Join(lines[k+1:], "\n"), k + 2, nil
 		}
 	}
-	return "", 0, "", 0, false
+	return "", 0, "", 0, &Note{Line: 1, Msg: "frontmatter not closed: no line --- after the opening one"}
 }
 
 func importSkill(b *builder, fsys fs.FS, p string) {
 	i := b.add(Outcome{Source: p, Status: StatusImported})
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(i, n)
 		return
 	}
-	front, frontLine, bodyText, bodyLine, ok := splitFrontmatter(text)
-	if !ok {
-		b.fail(i, Note{Line: 1, Msg: "no frontmatter: a SKILL.md starts with a --- block holding name and description"})
+	front, frontLine, bodyText, bodyLine, problem := splitFrontmatter(text)
+	if problem != nil {
+		b.fail(i, *problem)
 		return
 	}
-	root, bad := parseYAML(front, frontLine)
-	if bad != nil {
-		b.fail(i, *bad)
-		return
-	}
-	fields, ok := yamlMapping(root, frontLine)
-	if !ok {
-		b.fail(i, Note{Line: frontLine, Msg: "the frontmatter is not a mapping of key: value"})
-		return
+	// An empty block is a mapping without keys: the name and the
+	// description are missing.
+	var fields []yamlField
+	if strings.TrimSpace(front) != "" {
+		root, bad := parseYAML(front, frontLine)
+		if bad != nil {
+			b.fail(i, *bad)
+			return
+		}
+		if fields, ok = yamlMapping(root, frontLine); !ok {
+			b.fail(i, Note{Line: frontLine, Msg: "the frontmatter is not a mapping of key: value"})
+			return
+		}
 	}
 	var rawName, description string
 	nameLine, descLine := 0, 0
@@ -144,7 +150,7 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 	if lines > 1 {
 		b.note(i, descLine, "description joined from %d lines into one (a module description is one line)", lines)
 	}
-	name, ok := b.name(i, nameLine, rawName)
+	name, ok := b.name(i, Note{Line: nameLine}, rawName)
 	if !ok {
 		return
 	}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -123,16 +124,18 @@ func moduleName(raw string) (name string, ok bool) {
 	return name, name != "" && library.ValidName(name)
 }
 
-// name maps the source name raw of outcome i to a module name, noting a
-// rename; a name with nothing usable fails the outcome.
-func (b *builder) name(i int, line int, raw string) (string, bool) {
+// name maps the source name raw of outcome i, written where at says
+// (Note.File and Line), to a module name, noting a rename; a name with
+// nothing usable fails the outcome.
+func (b *builder) name(i int, at Note, raw string) (string, bool) {
 	name, ok := moduleName(raw)
 	if !ok {
-		b.fail(i, Note{Line: line, Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", raw)})
+		at.Msg = fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", raw)
+		b.fail(i, at)
 		return "", false
 	}
 	if name != raw {
-		b.note(i, line, "name %q renamed %q (module names are lowercase [a-z0-9._-])", raw, name)
+		b.noteAt(i, at, "name %q renamed %q (module names are lowercase [a-z0-9._-])", raw, name)
 	}
 	return name, true
 }
@@ -187,9 +190,9 @@ func detectLocale(text string) string {
 	return "zh-CN"
 }
 
-// readText reads p as module text (checkText), normalised
-// (library.Normalize). ok is false with the note saying why it cannot be.
-func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
+// readText reads p as module text (checkText), normalised (normalize).
+// ok is false with the note saying why it cannot be.
+func (b *builder) readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		return "", Note{Msg: err.Error()}, false
@@ -197,7 +200,26 @@ func readText(fsys fs.FS, p string) (text string, problem Note, ok bool) {
 	if n, ok := checkText(data); !ok {
 		return "", n, false
 	}
-	return library.Normalize(data), Note{}, true
+	return b.normalize(p, data), Note{}, true
+}
+
+// normalize returns the text of file p as library.Normalize reads it (no
+// byte order mark, LF line endings), noting on the file (fileNote) each
+// change it made.
+func (b *builder) normalize(p string, data []byte) string {
+	text := library.Normalize(data)
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		b.fileNote(p, Note{Line: 1, Msg: "the file begins with a UTF-8 byte order mark (BOM): removed"})
+	}
+	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
+		first := 1 + bytes.Count(data[:bytes.Index(data, []byte("\r\n"))], []byte("\n"))
+		if ends := bytes.Count(data, []byte("\n")); crlf == ends {
+			b.fileNote(p, Note{Msg: "the file's line endings are CR-LF: read as LF"})
+		} else {
+			b.fileNote(p, Note{Line: first, Msg: fmt.Sprintf("%d of the file's %d line endings are CR-LF, the first on this line: read as LF", crlf, ends)})
+		}
+	}
+	return text
 }
 
 // checkText finds what keeps data from being module text: invalid UTF-8
@@ -294,8 +316,23 @@ func isCJK(r rune) bool {
 func (b *builder) description(i int, text, title string) string {
 	if d := firstLine(text); d != "" {
 		b.note(i, 0, "description derived from the first line of prose of the text (the source gives none)")
-		return d
+		return plainText(d)
 	}
 	b.note(i, 0, "description derived from the title (the source gives none and the text has no line of prose)")
 	return title
+}
+
+// plainText is module text as plain text, such as a description, which is
+// never read for placeholders: an escaped literal `\{{name}}` loses its
+// backslash, a placeholder stays `{{name}}`.
+func plainText(text string) string {
+	var out strings.Builder
+	for _, p := range library.Scan(text) {
+		if p.Name != "" {
+			out.WriteString("{{" + p.Name + "}}")
+		} else {
+			out.WriteString(p.Literal)
+		}
+	}
+	return out.String()
 }

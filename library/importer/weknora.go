@@ -16,13 +16,15 @@ import (
 
 // wkText is one prompt text of a WeKnora template in one locale.
 type wkText struct {
-	text string
-	line int // file line of the text's first line
+	text      string
+	line      int // file line of the text's first line
+	fieldLine int // file line of its key (content:, user:)
 }
 
 // wkLocale is what a template says in one locale.
 type wkLocale struct {
 	title, description string
+	descriptionLine    int
 	content, user      *wkText
 }
 
@@ -61,7 +63,7 @@ func importWeKnora(b *builder, fsys fs.FS) error {
 
 func importWeKnoraFile(b *builder, fsys fs.FS, p string) {
 	whole := func(n Note) { b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{n}}) }
-	text, n, ok := readText(fsys, p)
+	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		whole(n)
 		return
@@ -108,9 +110,9 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 		b.fail(i, Note{Line: line, Msg: "a template must be a mapping (id, name, description, content, …)"})
 		return
 	}
-	var rawID, title, description string
+	var rawID string
 	idLine := line
-	top := &wkLocale{}
+	top := &wkLocale{} // the top-level name, description and texts
 	i18n := map[string]*wkLocale{}
 	for _, f := range fields {
 		switch f.key {
@@ -125,9 +127,9 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 				rawID, idLine = strings.TrimSpace(s), f.line
 				b.out(i).Item = "template " + rawID
 			case "name":
-				title = s
+				top.title = s
 			default:
-				description = s
+				top.description, top.descriptionLine = s, f.line
 			}
 		case "content", "user":
 			t, ok := weKnoraText(f)
@@ -152,7 +154,7 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 		b.fail(i, Note{Line: line, Msg: "the template has no id"})
 		return
 	}
-	name, ok := b.name(i, idLine, rawID)
+	name, ok := b.name(i, Note{Line: idLine}, rawID)
 	if !ok {
 		return
 	}
@@ -215,9 +217,9 @@ func importWeKnoraTemplate(b *builder, p string, k int, item ast.Node) {
 			continue
 		}
 		if part.suffix != "" {
-			b.note(i, 0, "field user (the user prompt) imported as the module %s.%s%s", layer, name, part.suffix)
+			b.note(i, texts[sortedKeys(texts)[0]].fieldLine, "field user (the user prompt) imported as the module %s.%s%s", layer, name, part.suffix)
 		}
-		if !weKnoraModules(b, i, layer, name+part.suffix, texts, parts, title, description, part.suffix != "") {
+		if !weKnoraModules(b, i, layer, name+part.suffix, texts, parts, top, part.suffix != "") {
 			return
 		}
 	}
@@ -234,7 +236,7 @@ func weKnoraText(f yamlField) (*wkText, bool) {
 	if _, block := unwrapYAML(f.value).(*ast.LiteralNode); block {
 		line++
 	}
-	return &wkText{text: s, line: line}, true
+	return &wkText{text: s, line: line, fieldLine: f.line}, true
 }
 
 // weKnoraI18n reads the i18n mapping into out; false when it failed i.
@@ -265,7 +267,7 @@ func weKnoraI18n(b *builder, i int, f yamlField, out map[string]*wkLocale) bool 
 				} else if kv.key == "name" {
 					l.title = s
 				} else {
-					l.description = s
+					l.description, l.descriptionLine = s, kv.line
 				}
 			case "content", "user":
 				t, ok := weKnoraText(kv)
@@ -290,7 +292,7 @@ func weKnoraI18n(b *builder, i int, f yamlField, out map[string]*wkLocale) bool 
 // weKnoraModules writes the module name in every locale of texts, with
 // the union of their placeholders as variables (all locales of a module
 // share one variable list).
-func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts map[string]*wkText, parts map[string]*wkLocale, title, description string, user bool) bool {
+func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts map[string]*wkText, parts map[string]*wkLocale, top *wkLocale, user bool) bool {
 	pieces := map[string][]piece{}
 	var vars []string
 	seen := map[string]bool{}
@@ -328,12 +330,12 @@ func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts m
 		if w.escaped > 0 {
 			b.note(i, texts[loc].line, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 		}
-		t, d := title, description
+		t, d, dLine := top.title, top.description, top.descriptionLine
 		if l := parts[loc]; l.title != "" {
 			t = l.title
 		}
 		if l := parts[loc]; l.description != "" {
-			d = l.description
+			d, dLine = l.description, l.descriptionLine
 		}
 		t, _ = oneLine(t)
 		if t == "" {
@@ -344,7 +346,7 @@ func weKnoraModules(b *builder, i int, layer library.Layer, name string, texts m
 		}
 		d, lines := oneLine(d)
 		if lines > 1 {
-			b.note(i, 0, "description (%s) joined from %d lines into one (a module description is one line)", loc, lines)
+			b.note(i, dLine, "description (%s) joined from %d lines into one (a module description is one line)", loc, lines)
 		}
 		if d == "" {
 			d = b.description(i, texts[loc].text, t)

@@ -12,10 +12,15 @@
 //   stops changing; every error and checklist warning is marked on its
 //   line and listed in the Problems panel beside the editor;
 // - a live diff against the builtin text or the served text;
-// - Ctrl/Cmd-S saves (submits the form).
+// - Ctrl/Cmd-S saves (submits the form);
+// - light and dark like the rest of the console: every colour is one of
+//   app.css's variables, which follow prefers-color-scheme, and the
+//   editor's own dark flag follows the same media query.
 import { basicSetup } from "codemirror";
 import { EditorView } from "@codemirror/view";
 import { Compartment, EditorSelection } from "@codemirror/state";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags } from "@lezer/highlight";
 import { markdownLanguage } from "@codemirror/lang-markdown";
 import { yamlFrontmatter } from "@codemirror/lang-yaml";
 import { autocompletion } from "@codemirror/autocomplete";
@@ -327,6 +332,60 @@ class DiffSwitch {
 
 const storageKey = "promptdesk.editor.diff";
 
+// The syntax colours of CodeMirror's default style, each an app.css
+// variable with a light and a dark value.
+const highlight = HighlightStyle.define([
+  { tag: tags.meta, color: "var(--hl-meta)" },
+  { tag: tags.link, textDecoration: "underline" },
+  { tag: tags.heading, textDecoration: "underline", fontWeight: "bold" },
+  { tag: tags.emphasis, fontStyle: "italic" },
+  { tag: tags.strong, fontWeight: "bold" },
+  { tag: tags.strikethrough, textDecoration: "line-through" },
+  { tag: tags.keyword, color: "var(--hl-keyword)" },
+  { tag: [tags.atom, tags.bool, tags.url, tags.contentSeparator, tags.labelName], color: "var(--hl-atom)" },
+  { tag: [tags.literal, tags.inserted], color: "var(--hl-literal)" },
+  { tag: [tags.string, tags.deleted], color: "var(--hl-string)" },
+  { tag: [tags.regexp, tags.escape, tags.special(tags.string)], color: "var(--hl-special)" },
+  { tag: [tags.definition(tags.variableName), tags.definition(tags.propertyName)], color: "var(--hl-definition)" },
+  { tag: tags.local(tags.variableName), color: "var(--hl-local)" },
+  { tag: [tags.typeName, tags.namespace], color: "var(--hl-type)" },
+  { tag: tags.className, color: "var(--hl-class)" },
+  { tag: [tags.special(tags.variableName), tags.macroName], color: "var(--hl-macro)" },
+  { tag: tags.comment, color: "var(--hl-comment)" },
+  { tag: tags.invalid, color: "var(--hl-invalid)" },
+]);
+
+// theme is the editor's look in the console's colours; dark picks
+// CodeMirror's dark defaults for what is not set here.
+function theme(dark) {
+  return EditorView.theme(
+    {
+      "&": { fontSize: ".92rem", color: "var(--fg)", backgroundColor: "var(--field-bg)", border: "1px solid var(--line)", borderRadius: "6px" },
+      "&.cm-focused": { outline: "2px solid var(--accent-soft)", borderColor: "var(--accent)" },
+      ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.45", minHeight: "24rem", maxHeight: "72vh" },
+      ".cm-content": { paddingBottom: "2rem", caretColor: "var(--fg)" },
+      ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--fg)" },
+      ".cm-gutters": { backgroundColor: "var(--bg-soft)", color: "var(--ln)", borderRight: "1px solid var(--line)" },
+      ".cm-activeLine": { backgroundColor: "var(--row-hover)" },
+      ".cm-activeLineGutter": { backgroundColor: "var(--accent-soft)", color: "var(--fg)" },
+      "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection": {
+        backgroundColor: "var(--accent-line)",
+      },
+      ".cm-selectionMatch": { backgroundColor: "var(--marker-bg)" },
+      ".cm-tooltip": { backgroundColor: "var(--bg)", color: "var(--fg)", border: "1px solid var(--line)" },
+      ".cm-tooltip-autocomplete > ul > li[aria-selected]": { backgroundColor: "var(--accent-strong)", color: "var(--on-accent)" },
+      ".cm-completionDetail, .cm-completionInfo": { color: "var(--muted)" },
+      ".cm-panels": { backgroundColor: "var(--bg-soft)", color: "var(--fg)" },
+      ".cm-lintRange-error": { backgroundColor: "var(--bad-soft)" },
+      ".cm-lintRange-warning": { backgroundColor: "var(--warn-soft)" },
+      // The live diff in the colours of the console's other diffs.
+      "&.cm-merge-b .cm-changedLine": { backgroundColor: "var(--diff-insert)" },
+      "& .cm-deletedChunk": { backgroundColor: "var(--diff-delete)" },
+    },
+    { dark },
+  );
+}
+
 function enhance(textarea, cfg) {
   const form = textarea.form;
   const main = textarea.closest(".editor-main") || textarea.parentElement;
@@ -334,23 +393,16 @@ function enhance(textarea, cfg) {
   const problems = new Problems(document.querySelector('[data-testid="problems"]'));
   const diff = new Compartment();
   const switcher = cfg.against.length > 0 ? new DiffSwitch(cfg, diff) : null;
-  const theme = EditorView.theme({
-    "&": { fontSize: ".92rem", border: "1px solid var(--line)", borderRadius: "6px", backgroundColor: "#fff" },
-    "&.cm-focused": { outline: "2px solid var(--accent-soft)", borderColor: "var(--accent)" },
-    ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.45", minHeight: "24rem", maxHeight: "72vh" },
-    ".cm-content": { paddingBottom: "2rem" },
-    ".cm-lintRange-error": { backgroundColor: "#fbe7e5" },
-    ".cm-lintRange-warning": { backgroundColor: "#fdf1d8" },
-    // The live diff in the colours of the console's other diffs.
-    "&.cm-merge-b .cm-changedLine": { backgroundColor: "#eaf6ee" },
-    "& .cm-deletedChunk": { backgroundColor: "#fcecea" },
-  });
+  const look = new Compartment();
+  const dark = window.matchMedia("(prefers-color-scheme: dark)");
+  dark.addEventListener("change", () => view.dispatch({ effects: look.reconfigure(theme(dark.matches)) }));
   const view = new EditorView({
     doc: textarea.value,
     extensions: [
       basicSetup,
       EditorView.lineWrapping,
-      theme,
+      look.of(theme(dark.matches)),
+      syntaxHighlighting(highlight),
       yamlFrontmatter({ content: markdownLanguage }),
       autocompletion({ override: [completionSource(cfg, () => vars)] }),
       lintGutter(),

@@ -22,6 +22,7 @@ const (
 	NavAudit     Nav = "audit"
 	NavUsers     Nav = "users"
 	NavTokens    Nav = "tokens"
+	NavWebhooks  Nav = "webhooks"
 )
 
 // Meta is what the frame needs from a page: its title and section.

@@ -1,0 +1,53 @@
+package library
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+)
+
+// MaxNameLength is the longest name NameProblem allows, in characters:
+// names appear in URLs, lists and audit lines.
+const MaxNameLength = 64
+
+// NameProblem is the one rule for the names operators give API tokens,
+// profiles and scenarios (their ids): 1 to MaxNameLength characters,
+// lowercase letters a-z, digits, dots, dashes and underscores, beginning
+// with a letter or a digit. It returns what is wrong with s in words that
+// fit after the field's name ("id: …"), or "" when s is a good name.
+func NameProblem(s string) string {
+	const rule = "lowercase letters a-z, digits, dots, dashes and underscores, beginning with a letter or a digit"
+	switch n := utf8.RuneCountInString(s); {
+	case s == "":
+		return "required: " + rule
+	case n > MaxNameLength:
+		return fmt.Sprintf("at most %d characters (this one has %d)", MaxNameLength, n)
+	}
+	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+		r, _ := utf8.DecodeRuneInString(s)
+		return fmt.Sprintf("begins with %q: use %s", r, rule)
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Sprintf("%q is not allowed: use %s", r, rule)
+		}
+	}
+	return ""
+}
+
+// CanonicalLocale parses s (surrounding space ignored) as a BCP 47 tag
+// and returns its canonical form ("en-us" → "en-US"). Errors match
+// ErrInvalid.
+func CanonicalLocale(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("locale is empty: %w", ErrInvalid)
+	}
+	tag, err := language.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("locale %q is not a BCP 47 tag: %w", s, ErrInvalid)
+	}
+	return tag.String(), nil
+}

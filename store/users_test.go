@@ -1,0 +1,55 @@
+package store_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+)
+
+// User names are one name ignoring case: adding Alice beside alice is a
+// conflict that says so, and every lookup (login included) finds alice
+// whatever the case typed.
+func TestUserNamesIgnoreCase(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := store.WithActor(t.Context(), "admin")
+	link, err := s.CreateSetupToken(ctx, "alice", store.RoleEditor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstAdmin, err := s.CreateSetupToken(ctx, "", store.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompleteSetup(ctx, link, "", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = s.CreateSetupToken(ctx, "Alice", store.RoleViewer)
+	if want := "a user named alice exists already (user names are compared ignoring case, so Alice is the same name)"; !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), want) {
+		t.Errorf("setup link for Alice: %v, want a conflict saying %q", err, want)
+	}
+	_, err = s.CompleteSetup(ctx, firstAdmin, "ALICE", "correct horse battery")
+	if !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a user named alice exists already") {
+		t.Errorf("setup choosing ALICE: %v, want a conflict naming alice", err)
+	}
+	if _, err := s.CreateSetupToken(ctx, "alice", store.RoleViewer); !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a user named alice exists already") {
+		t.Errorf("setup link for alice again: %v, want a conflict", err)
+	}
+
+	if u, err := s.UserByName(ctx, "ALICE"); err != nil || u.Name != "alice" {
+		t.Errorf("UserByName(ALICE) = %q, %v; want alice", u.Name, err)
+	}
+	if u, err := s.CheckLogin(ctx, "Alice", "correct horse battery"); err != nil || u.Name != "alice" {
+		t.Errorf("login as Alice = %q, %v; want alice", u.Name, err)
+	}
+	if u, err := s.SetRole(ctx, "ALICE", store.RoleViewer); err != nil || u.Name != "alice" || u.Role != store.RoleViewer {
+		t.Errorf("SetRole(ALICE) = %+v, %v", u, err)
+	}
+	if users, err := s.ListUsers(ctx); err != nil || len(users) != 1 {
+		t.Errorf("users %+v %v, want alice alone", users, err)
+	}
+}

@@ -1,0 +1,326 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// SubjectWebhook is the audit subject of webhook endpoints.
+const SubjectWebhook = "webhook"
+
+// Webhook is an endpoint every event is sent to (package webhook).
+type Webhook struct {
+	ID  int64
+	URL string // http or https
+	// Secret is the HMAC-SHA256 key of the signature, 16 characters or
+	// more; kept as given, since signing needs it.
+	Secret      string
+	Description string
+	CreatedBy   string
+	CreatedAt   time.Time
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"   // due at NextAttemptAt
+	DeliveryDelivered = "delivered" // an attempt got a 2xx answer
+	DeliveryFailed    = "failed"    // every attempt failed
+)
+
+// Delivery is one event to one endpoint, with its attempts (newest last).
+type Delivery struct {
+	ID         int64
+	WebhookID  int64
+	URL        string
+	Secret     string // only from ClaimDeliveries
+	EventKey   string // the idempotency key
+	EventType  string
+	Body       []byte
+	Status     string // DeliveryPending, DeliveryDelivered or DeliveryFailed
+	Attempts   int
+	LastStatus int // HTTP status of the last attempt, 0 for none
+	LastError  string
+	// NextAttemptAt is when a pending delivery is due (a retry, or the end
+	// of the lease of the attempt in flight).
+	NextAttemptAt time.Time
+	CreatedAt     time.Time // of the event
+	UpdatedAt     time.Time
+	AttemptLog    []DeliveryAttempt // only from ListDeliveries
+}
+
+// DeliveryAttempt is one try of a delivery.
+type DeliveryAttempt struct {
+	Attempt  int // from 1
+	At       time.Time
+	Duration time.Duration // until the answer or the failure, in milliseconds
+	Status   int           // HTTP status, 0 when none came
+	Error    string        // "" for a 2xx answer
+}
+
+const webhookColumns = `id, url, secret, description, created_by, created_at`
+
+func scanWebhook(row pgx.Row) (Webhook, error) {
+	var w Webhook
+	err := row.Scan(&w.ID, &w.URL, &w.Secret, &w.Description, &w.CreatedBy, &w.CreatedAt)
+	return w, err
+}
+
+func webhookName(id int64) string { return "webhook " + strconv.FormatInt(id, 10) }
+
+// webhookAudit is a webhook as an audit entry's Before or After: its
+// secret left out.
+func webhookAudit(w Webhook) (string, error) {
+	return auditJSON(map[string]any{"url": w.URL, "description": w.Description})
+}
+
+// ListWebhooks returns every endpoint, oldest first.
+func (s *Store) ListWebhooks(ctx context.Context) ([]Webhook, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
+	if err != nil {
+		return nil, dbError(err, "list webhooks")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Webhook, error) { return scanWebhook(r) })
+	if err != nil {
+		return nil, dbError(err, "list webhooks")
+	}
+	return list, nil
+}
+
+// GetWebhook returns the endpoint id. Errors: library.ErrNotFound.
+func (s *Store) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
+	w, err := scanWebhook(s.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1`, id))
+	if err != nil {
+		return Webhook{}, dbError(err, webhookName(id))
+	}
+	return w, nil
+}
+
+// CreateWebhook adds w (URL, Secret, Description; the checks are package
+// webhook's) with the context's actor as CreatedBy, audited. Errors:
+// library.ErrInvalid for a URL or secret the table refuses.
+func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
+	var saved Webhook
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var err error
+		saved, err = scanWebhook(tx.db.QueryRow(ctx, `INSERT INTO webhooks (url, secret, description, created_by)
+			VALUES ($1, $2, $3, $4) RETURNING `+webhookColumns, w.URL, w.Secret, w.Description, ActorFrom(ctx)))
+		if err != nil {
+			return dbError(err, "webhook "+w.URL)
+		}
+		after, err := webhookAudit(saved)
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionCreate, Subject: SubjectWebhook,
+			SubjectID: strconv.FormatInt(saved.ID, 10), After: after})
+	})
+	return saved, err
+}
+
+// UpdateWebhook sets the URL, description and, when w.Secret is not "",
+// the secret of the endpoint w.ID, audited. Pending deliveries go to the
+// new URL, signed with the new secret. Errors: library.ErrNotFound,
+// library.ErrInvalid as CreateWebhook.
+func (s *Store) UpdateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
+	var saved Webhook
+	err := s.WithTx(ctx, func(tx *Store) error {
+		before, err := scanWebhook(tx.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1 FOR UPDATE`, w.ID))
+		if err != nil {
+			return dbError(err, webhookName(w.ID))
+		}
+		saved, err = scanWebhook(tx.db.QueryRow(ctx, `UPDATE webhooks SET url = $2, description = $3,
+			secret = CASE WHEN $4 = '' THEN secret ELSE $4 END
+			WHERE id = $1 RETURNING `+webhookColumns, w.ID, w.URL, w.Description, w.Secret))
+		if err != nil {
+			return dbError(err, webhookName(w.ID))
+		}
+		b, err := webhookAudit(before)
+		if err != nil {
+			return err
+		}
+		a, err := webhookAudit(saved)
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionUpdate, Subject: SubjectWebhook,
+			SubjectID: strconv.FormatInt(w.ID, 10), Before: b, After: a})
+	})
+	return saved, err
+}
+
+// DeleteWebhook removes the endpoint id and its deliveries, audited.
+// Errors: library.ErrNotFound.
+func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
+	return s.WithTx(ctx, func(tx *Store) error {
+		before, err := scanWebhook(tx.db.QueryRow(ctx, `DELETE FROM webhooks WHERE id = $1 RETURNING `+webhookColumns, id))
+		if err != nil {
+			return dbError(err, webhookName(id))
+		}
+		b, err := webhookAudit(before)
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionDelete, Subject: SubjectWebhook,
+			SubjectID: strconv.FormatInt(id, 10), Before: b})
+	})
+}
+
+// RecordWebhookEvent stores the event of idempotency key with its type and
+// JSON body, and a pending delivery of it to every endpoint there is now,
+// in one statement. An event whose key is stored already is not stored
+// again (recorded false): several processes seeing the same change or
+// drift make one event. deliveries is how many were queued.
+func (s *Store) RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error) {
+	err = s.db.QueryRow(ctx, `WITH e AS (
+			INSERT INTO webhook_events (key, type, body) VALUES ($1, $2, $3)
+			ON CONFLICT (key) DO NOTHING RETURNING id),
+		d AS (INSERT INTO webhook_deliveries (webhook_id, event_id) SELECT w.id, e.id FROM webhooks w, e RETURNING 1)
+		SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM e)`, key, typ, string(body)).Scan(&deliveries, &recorded)
+	if err != nil {
+		return 0, false, dbError(err, "webhook event "+key)
+	}
+	return deliveries, recorded, nil
+}
+
+// ClaimDeliveries takes up to limit pending deliveries that are due,
+// oldest first, for this process to attempt: each one's Attempts is
+// counted up and it is leased for lease (not due again until then, so no
+// other process takes it; if this process dies, it is due again after
+// the lease). Rows other processes are claiming are skipped, not waited
+// for. The deliveries carry the endpoint's URL and secret and the event.
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
+	rows, err := s.db.Query(ctx, `UPDATE webhook_deliveries d
+		SET attempts = d.attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+		FROM (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+				ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) c,
+			webhooks w, webhook_events e
+		WHERE d.id = c.id AND w.id = d.webhook_id AND e.id = d.event_id
+		RETURNING d.id, d.webhook_id, w.url, w.secret, e.key, e.type, e.body, d.status, d.attempts,
+			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at`, limit, lease.Milliseconds())
+	if err != nil {
+		return nil, dbError(err, "claim webhook deliveries")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
+		var d Delivery
+		var body string
+		err := r.Scan(&d.ID, &d.WebhookID, &d.URL, &d.Secret, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
+			&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
+		d.Body = []byte(body)
+		return d, err
+	})
+	if err != nil {
+		return nil, dbError(err, "claim webhook deliveries")
+	}
+	return list, nil
+}
+
+// AttemptOutcome is what to do with a delivery after an attempt.
+type AttemptOutcome struct {
+	Delivered bool
+	// RetryIn is the wait before the next attempt of an undelivered
+	// delivery; 0 gives up: the delivery fails.
+	RetryIn time.Duration
+}
+
+// FinishAttempt logs attempt a of the delivery id and sets its state by
+// outcome: delivered, pending again after outcome.RetryIn, or failed. It
+// changes nothing when the delivery is no longer pending at that attempt
+// (its lease ran out and another process took it): finished false.
+func (s *Store) FinishAttempt(ctx context.Context, id int64, a DeliveryAttempt, outcome AttemptOutcome) (finished bool, err error) {
+	status := DeliveryFailed
+	switch {
+	case outcome.Delivered:
+		status = DeliveryDelivered
+	case outcome.RetryIn > 0:
+		status = DeliveryPending
+	}
+	err = s.WithTx(ctx, func(tx *Store) error {
+		tag, err := tx.db.Exec(ctx, `UPDATE webhook_deliveries SET status = $3, last_status = $4, last_error = $5,
+			next_attempt_at = now() + $6 * interval '1 millisecond', updated_at = now()
+			WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
+			id, a.Attempt, status, a.Status, a.Error, outcome.RetryIn.Milliseconds())
+		if err != nil {
+			return dbError(err, "webhook delivery "+strconv.FormatInt(id, 10))
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		finished = true
+		_, err = tx.db.Exec(ctx, `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status, error)
+			VALUES ($1, $2, $3, $4, $5, $6)`, id, a.Attempt, a.At, a.Duration.Milliseconds(), a.Status, a.Error)
+		if err != nil {
+			return dbError(err, "webhook delivery "+strconv.FormatInt(id, 10))
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return finished, nil
+}
+
+// ListDeliveries returns the newest limit deliveries (1 to 1000), of the
+// endpoint webhookID or of all when it is 0, newest event first, each
+// with its attempts; their Secret is "". Errors: library.ErrInvalid for
+// a limit out of range.
+func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]Delivery, error) {
+	if limit < 1 || limit > 1000 {
+		return nil, fmt.Errorf("webhook deliveries: limit %d is not within 1 to 1000: %w", limit, library.ErrInvalid)
+	}
+	rows, err := s.db.Query(ctx, `SELECT d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.status, d.attempts,
+			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at,
+			coalesce((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'duration_ms', a.duration_ms,
+				'status', a.status, 'error', a.error) ORDER BY a.attempt)
+				FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]')
+		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
+		WHERE $1::bigint = 0 OR d.webhook_id = $1
+		ORDER BY d.event_id DESC, d.id DESC LIMIT $2`, webhookID, limit)
+	if err != nil {
+		return nil, dbError(err, "list webhook deliveries")
+	}
+	type attemptRow struct {
+		Attempt    int       `json:"attempt"`
+		At         time.Time `json:"at"`
+		DurationMS int       `json:"duration_ms"`
+		Status     int       `json:"status"`
+		Error      string    `json:"error"`
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
+		var d Delivery
+		var body string
+		var attempts []attemptRow
+		if err := r.Scan(&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
+			&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt, &attempts); err != nil {
+			return d, err
+		}
+		d.Body = []byte(body)
+		for _, a := range attempts {
+			d.AttemptLog = append(d.AttemptLog, DeliveryAttempt{Attempt: a.Attempt, At: a.At,
+				Duration: time.Duration(a.DurationMS) * time.Millisecond, Status: a.Status, Error: a.Error})
+		}
+		return d, nil
+	})
+	if err != nil {
+		return nil, dbError(err, "list webhook deliveries")
+	}
+	return list, nil
+}
+
+// PruneWebhookEvents deletes the events recorded more than olderThan ago
+// whose deliveries are all finished (delivered or failed), with their
+// deliveries and attempts, and returns how many events went.
+func (s *Store) PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM webhook_events e
+		WHERE e.created_at < now() - $1 * interval '1 millisecond'
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`, olderThan.Milliseconds())
+	if err != nil {
+		return 0, dbError(err, "prune webhook events")
+	}
+	return tag.RowsAffected(), nil
+}

@@ -1,0 +1,196 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/webhook"
+)
+
+// received is one request a test's webhook receiver got.
+type received struct {
+	at     time.Time
+	header http.Header
+	body   []byte
+}
+
+// receiver starts a webhook endpoint on 127.0.0.1 answering 200 and
+// handing on every request it gets.
+func receiver(t *testing.T) (*httptest.Server, <-chan received) {
+	t.Helper()
+	got := make(chan received, 16)
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- received{at: time.Now(), header: r.Header.Clone(), body: body}
+	}))
+	t.Cleanup(rs.Close)
+	return rs, got
+}
+
+// TestWebhookOnPublish: an admin adds an endpoint through the API; a
+// publish through the API reaches it, signed, within a second; the
+// signature verifies with the endpoint's secret and not with another;
+// the delivery log (API and console page) shows it delivered.
+func TestWebhookOnPublish(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	h := srv.Handler()
+	rs, got := receiver(t)
+
+	admin := newToken(t, st, "hooks", store.ScopeAdmin)
+	const secret = "a-secret-of-the-runtime-team"
+	rec := serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"`+rs.URL+`/events","secret":"`+secret+`","description":"runtime cache"}`, admin)
+	var hook handlers.APIWebhook
+	if err := json.Unmarshal(rec.Body.Bytes(), &hook); err != nil || rec.Code != http.StatusCreated || hook.Secret != secret || hook.URL != rs.URL+"/events" {
+		t.Fatalf("POST /api/v1/webhooks: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := serveAPI(h, http.MethodGet, "/api/v1/webhooks/1", "", admin); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), secret) {
+		t.Errorf("GET /api/v1/webhooks/1: %d %s, want 200 without the secret", rec.Code, rec.Body.String())
+	}
+	wantAPIError(t, "a bad URL", serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"ftp://example.com/x"}`, admin), http.StatusUnprocessableEntity, "invalid_request", "http://")
+	wantAPIError(t, "a short secret", serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"https://example.com/x","secret":"short"}`, admin), http.StatusUnprocessableEntity, "invalid_request", "at least 16")
+
+	builtin, ok := srv.served.Current().Library.Module("base.identity", "en-US")
+	if !ok {
+		t.Fatal("no builtin base.identity (en-US)")
+	}
+	writer := newToken(t, st, "editor", store.ScopeWrite)
+	if rec := serveAPI(h, http.MethodPut, "/api/v1/overrides/base.identity?locale=en-US", builtin.Text+"\nOne more line.\n", writer); rec.Code != http.StatusOK && rec.Code != http.StatusCreated {
+		t.Fatalf("PUT override: %d %s", rec.Code, rec.Body.String())
+	}
+	req := authorize(httptest.NewRequest(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", nil), writer)
+	req.Header.Set("If-Match", `"1"`)
+	pub := httptest.NewRecorder()
+	published := time.Now()
+	h.ServeHTTP(pub, req)
+	if pub.Code != http.StatusOK {
+		t.Fatalf("publish: %d %s", pub.Code, pub.Body.String())
+	}
+
+	var r received
+	select {
+	case r = <-got:
+	case <-time.After(time.Second):
+		t.Fatal("no webhook within 1 s of the publish")
+	}
+	t.Logf("webhook arrived %s after the publish answered", r.at.Sub(published))
+	sig, ts := r.header.Get(webhook.HeaderSignature), r.header.Get(webhook.HeaderTimestamp)
+	if err := webhook.Verify(secret, sig, ts, r.body, time.Now(), webhook.DefaultTolerance); err != nil {
+		t.Errorf("the signature does not verify with the endpoint's secret: %v", err)
+	}
+	if err := webhook.Verify("another-secret-entirely", sig, ts, r.body, time.Now(), webhook.DefaultTolerance); !errors.Is(err, webhook.ErrSignature) {
+		t.Errorf("verified with a wrong secret: %v, want ErrSignature", err)
+	}
+	var e webhook.Event
+	if err := json.Unmarshal(r.body, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != webhook.TypePublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != store.ActionPublish ||
+		e.Actor != "token:editor" || e.IdempotencyKey == "" || r.header.Get(webhook.HeaderIdempotencyKey) != e.IdempotencyKey ||
+		r.header.Get(webhook.HeaderEvent) != webhook.TypePublished {
+		t.Errorf("event %+v with headers %v", e, r.header)
+	}
+
+	// The log: delivered at the first attempt, with the receiver's 200.
+	var log []handlers.APIDelivery
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		rec := serveAPI(h, http.MethodGet, "/api/v1/webhooks/1/deliveries", "", admin)
+		if err := json.Unmarshal(rec.Body.Bytes(), &log); err != nil {
+			t.Fatalf("deliveries: %d %s", rec.Code, rec.Body.String())
+		}
+		if len(log) == 1 && log[0].Status == store.DeliveryDelivered || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(log) != 1 || log[0].Status != store.DeliveryDelivered || log[0].Attempts != 1 || len(log[0].AttemptLog) != 1 ||
+		log[0].AttemptLog[0].Status != http.StatusOK || log[0].Event.IdempotencyKey != e.IdempotencyKey {
+		t.Errorf("delivery log %+v, want one delivered at the first attempt", log)
+	}
+
+	page := serve(h, http.MethodGet, "/webhooks")
+	doc, err := goquery.NewDocumentFromReader(page.Body)
+	if err != nil || page.Code != http.StatusOK {
+		t.Fatalf("GET /webhooks: %d %v", page.Code, err)
+	}
+	if got := doc.Find(`[data-testid="webhook-row"]`).AttrOr("data-url", ""); got != rs.URL+"/events" {
+		t.Errorf("endpoint listed: %q", got)
+	}
+	row := doc.Find(`[data-testid="delivery-row"]`)
+	if row.Length() != 1 || row.AttrOr("data-status", "") != store.DeliveryDelivered || row.AttrOr("data-key", "") != e.IdempotencyKey ||
+		!strings.Contains(row.Text(), webhook.TypePublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
+		t.Errorf("delivery rows: %d, status %q, text %q", row.Length(), row.AttrOr("data-status", ""), row.Text())
+	}
+	if strings.Contains(doc.Text(), secret) {
+		t.Error("the page shows the secret")
+	}
+}
+
+// TestWebhooksPageForms: the console adds an endpoint (a secret made and
+// shown once), keeps what was typed next to a refused field, deletes one,
+// and answers 404 for an unknown one; viewers and editors do not get the
+// page.
+func TestWebhooksPageForms(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	v, _ := clients.Load(h)
+	admin := v.(*client)
+
+	rec := admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/a b"}, "secret": {"short"}, "description": {"kept"}}))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("a short secret: %d %v", rec.Code, err)
+	}
+	if got := doc.Find(`[data-testid="field-error"][data-field="secret"]`).Text(); !strings.Contains(got, "at least 16") {
+		t.Errorf("secret error %q", got)
+	}
+	if got := doc.Find(`#webhook-description`).AttrOr("value", ""); got != "kept" {
+		t.Errorf("description kept as %q", got)
+	}
+
+	rec = admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/hook"}}))
+	doc, err = goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("add: %d %v", rec.Code, err)
+	}
+	secret := doc.Find(`[data-testid="webhook-secret"]`).Text()
+	hooks, err := st.ListWebhooks(context.Background())
+	if err != nil || len(hooks) != 1 || hooks[0].Secret != secret || !strings.HasPrefix(secret, "whsec_") || hooks[0].CreatedBy != testUser {
+		t.Fatalf("stored %+v %v; shown secret %q", hooks, err, secret)
+	}
+	if page := serve(h, http.MethodGet, "/webhooks"); strings.Contains(page.Body.String(), secret) {
+		t.Error("the page shows the secret again")
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, "/webhooks/999/delete", nil)); rec.Code != http.StatusNotFound {
+		t.Errorf("delete an unknown endpoint: %d, want 404", rec.Code)
+	}
+	target := "/webhooks/" + strconv.FormatInt(hooks[0].ID, 10) + "/delete"
+	if rec := admin.do(h, admin.form(http.MethodPost, target, nil)); rec.Code != http.StatusSeeOther {
+		t.Errorf("delete: %d, want 303", rec.Code)
+	}
+	if hooks, _ := st.ListWebhooks(context.Background()); len(hooks) != 0 {
+		t.Errorf("left after the delete: %+v", hooks)
+	}
+	newUser(t, st, "ed", store.RoleEditor)
+	if rec := login(t, h, "ed").do(h, httptest.NewRequest(http.MethodGet, "/webhooks", nil)); rec.Code != http.StatusForbidden {
+		t.Errorf("an editor on /webhooks: %d, want 403", rec.Code)
+	}
+}
