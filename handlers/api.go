@@ -48,6 +48,10 @@ type API struct {
 	Assembler *assembler.Assembler
 	// Revisions reads the past revisions a request pins ("revisions").
 	Revisions state.RevisionSource
+	// Closing is closed when the server shuts down: a change-feed request
+	// waiting for a change answers at once instead of holding the
+	// shutdown up (nil: never).
+	Closing <-chan struct{}
 	// Now is the clock of requests that set no "now".
 	Now func() time.Time
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -18,7 +19,7 @@ import (
 )
 
 // HeaderGeneration is the response header carrying the generation of
-// what the runtime API serves (state.View.Generation).
+// what the runtime API serves (state.View.ServedGeneration).
 const HeaderGeneration = "X-Promptdesk-Generation"
 
 // Generation is the middleware of the API group that sends
@@ -28,7 +29,7 @@ const HeaderGeneration = "X-Promptdesk-Generation"
 func Generation(served *state.Served) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			c.Response().Header().Set(HeaderGeneration, strconv.FormatInt(served.Current().Generation, 10))
+			c.Response().Header().Set(HeaderGeneration, strconv.FormatInt(served.Current().ServedGeneration, 10))
 			return next(c)
 		}
 	}
@@ -99,7 +100,7 @@ func (h *API) Changes(c echo.Context) error {
 		return err
 	}
 	if c.QueryParam("since") == "" {
-		return WriteJSON(c, http.StatusOK, APIChanges{Generation: h.Served.Current().Generation, Changes: []state.ServedChange{}})
+		return WriteJSON(c, http.StatusOK, APIChanges{Generation: h.Served.Current().ServedGeneration, Changes: []state.ServedChange{}})
 	}
 	since, err := queryInt(c, "since", 0, 1<<62)
 	if err != nil {
@@ -110,7 +111,18 @@ func (h *API) Changes(c echo.Context) error {
 		// The server's write timeout may be shorter than the wait.
 		_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(d + 10*time.Second))
 	}
-	changes, gen, reset := h.Served.ChangesSince(c.Request().Context(), since, d)
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	if h.Closing != nil {
+		go func() {
+			select {
+			case <-h.Closing:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	changes, gen, reset := h.Served.ChangesSince(ctx, since, d)
 	c.Response().Header().Set(HeaderGeneration, strconv.FormatInt(gen, 10))
 	return WriteJSON(c, http.StatusOK, APIChanges{Generation: gen, Reset: reset, Changes: changes})
 }

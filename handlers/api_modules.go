@@ -1,7 +1,11 @@
 package handlers
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -51,17 +55,63 @@ type APIModuleDetail struct {
 	Status              state.Status       `json:"status"`
 }
 
-// Modules handles GET /api/v1/modules: 200 with a JSON array of APIModule,
-// every builtin and user module sorted by id, with an ETag
+// Modules handles GET /api/v1/modules: 200 with a JSON array of
+// APIModule, the builtin and user modules sorted by id, with an ETag
 // (WriteCachedJSON: If-None-Match answers 304). A user module whose only
-// override rows no longer parse is left out, as on the library page.
+// override rows no longer parse is left out, as on the library page. The
+// query parameters layer, locale, status and q filter the list like the
+// library page (state.ModuleFilter; status draft: a draft is pending);
+// limit (1 to MaxModulesPage) pages it: when more modules follow, the
+// Link header (rel="next") and X-Next-Cursor give the cursor of the next
+// page, which ?cursor= takes. Errors: 422 invalid_request naming the
+// parameter for an unknown layer or status, a malformed locale, limit or
+// cursor.
 func (h *API) Modules(c echo.Context) error {
-	v := h.Served.Current().Published()
+	cur := h.Served.Current()
+	v := cur.Published()
+	f := state.ModuleFilter{Layer: c.QueryParam("layer"), Status: c.QueryParam("status"), Q: strings.TrimSpace(c.QueryParam("q"))}
+	if err := f.Check(); err != nil {
+		var fe *state.FilterError
+		errors.As(err, &fe)
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
+	}
+	if s := strings.TrimSpace(c.QueryParam("locale")); s != "" {
+		var err error
+		if f.Locale, err = checkLocale(s); err != nil {
+			return err
+		}
+	}
+	limit, err := queryInt(c, "limit", 0, MaxModulesPage)
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("limit") != "" && limit == 0 {
+		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "limit", Msg: fmt.Sprintf("%q is not a whole number from 1 to %d", c.QueryParam("limit"), MaxModulesPage)}
+	}
+	after, err := queryCursor(c)
+	if err != nil {
+		return err
+	}
+	matchIn := v
+	if f.Status == string(state.StatusDraft) {
+		matchIn = cur
+	}
 	out := []APIModule{}
 	for _, id := range v.IDs() {
-		pm, _, ok := v.Primary(h.Assembler, id)
-		if !ok {
+		if id <= after && after != "" {
 			continue
+		}
+		pm, _, ok := v.Primary(h.Assembler, id)
+		if !ok || !matchIn.Matches(f, pm.Layer, id) {
+			continue
+		}
+		if limit > 0 && len(out) == int(limit) {
+			next := base64.RawURLEncoding.EncodeToString([]byte(out[len(out)-1].ID))
+			q := c.QueryParams()
+			q.Set("cursor", next)
+			c.Response().Header().Set("Link", "<"+c.Request().URL.Path+"?"+q.Encode()+`>; rel="next"`)
+			c.Response().Header().Set(HeaderNextCursor, next)
+			break
 		}
 		m := APIModule{ID: id, Layer: string(pm.Layer), Version: pm.Version, Title: pm.Title, Description: pm.Description,
 			Locales: v.Locales(id), Status: v.ModuleStatus(id)}
@@ -71,6 +121,27 @@ func (h *API) Modules(c echo.Context) error {
 		out = append(out, m)
 	}
 	return WriteCachedJSON(c, out)
+}
+
+// MaxModulesPage is the largest limit of GET /api/v1/modules.
+const MaxModulesPage = 500
+
+// HeaderNextCursor carries the cursor of the next page of a listing.
+const HeaderNextCursor = "X-Next-Cursor"
+
+// queryCursor reads ?cursor=: the id the previous page ended with, as
+// HeaderNextCursor gave it ("" when absent). A cursor that is not one is a
+// 422 invalid_request on field cursor.
+func queryCursor(c echo.Context) (string, error) {
+	s := c.QueryParam("cursor")
+	if s == "" {
+		return "", nil
+	}
+	id, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(id) == 0 || !utf8.Valid(id) {
+		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "cursor", Msg: fmt.Sprintf("%q is not a cursor: send the X-Next-Cursor of the previous page", s)}
+	}
+	return string(id), nil
 }
 
 // Module handles GET /api/v1/modules/{id}[?locale=L]: 200 with the

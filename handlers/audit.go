@@ -34,10 +34,10 @@ const auditPageSize = 50
 
 // auditSubjects are the subjects the audit log records
 // (docs/overrides-lifecycle.md); contentSubjects are those every role
-// sees: user and token entries (logins, failed logins with addresses,
-// token use) are for admins only.
+// sees: user, token and webhook entries (logins, failed logins with
+// addresses, token use, webhook endpoints) are for admins only.
 var (
-	auditSubjects   = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser}
+	auditSubjects   = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser, store.SubjectWebhook}
 	contentSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario}
 )
 
@@ -154,6 +154,8 @@ func auditRow(e store.AuditEntry) auditpage.Row {
 		r.SubjectURL = "/profiles/" + url.PathEscape(e.SubjectID)
 	case store.SubjectScenario:
 		r.SubjectURL = "/scenarios/" + url.PathEscape(e.SubjectID)
+	case store.SubjectWebhook:
+		r.SubjectURL = "/webhooks"
 	}
 	return r
 }

@@ -88,10 +88,11 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		BuiltinRemoved: drift.Reason == assembler.DriftBuiltinRemoved,
 		BuiltinVersion: b.Version,
 		Base: driftreviewpage.Text{
-			Title:  baseTitle(row.BasedOnVersion),
+			Title:  baseTitle(row.BasedOnVersion, row.BaseSnapshot),
 			Detail: "The builtin text the override was made from.",
 			Text:   row.BaseSnapshot,
 		},
+		BaseUnknown: shown.BaseSnapshot == "",
 		Builtin: driftreviewpage.Text{
 			Title:  fmt.Sprintf("Builtin now: v%d", b.Version),
 			Detail: fmt.Sprintf("The builtin %s text as the library has it now.", b.Locale),
@@ -112,14 +113,21 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	}
 	m.Upstream.Lines, m.Upstream.Plus, m.Upstream.Minus = diffLines(row.BaseSnapshot, b.Text)
 	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(shown.BaseSnapshot, shown.Text)
+	if m.BaseUnknown {
+		m.TwoWay.Lines, m.TwoWay.Plus, m.TwoWay.Minus = diffLines(b.Text, shown.Text)
+	}
 	r.model = m
 	return r, nil
 }
 
-// baseTitle heads the text an override was made from.
-func baseTitle(basedOn int) string {
-	if basedOn == 0 {
+// baseTitle heads the text an override was made from; snapshot is that
+// text, "" when it was never recorded.
+func baseTitle(basedOn int, snapshot string) string {
+	switch {
+	case basedOn == 0:
 		return "Base: none (made as a user module)"
+	case snapshot == "":
+		return fmt.Sprintf("Base: unknown (builtin v%d, its text never recorded)", basedOn)
 	}
 	return fmt.Sprintf("Base: builtin v%d", basedOn)
 }
@@ -266,6 +274,10 @@ func (h *DriftReview) Act(c echo.Context) error {
 	case driftreviewpage.ActionRebase:
 		if r.model.BuiltinRemoved {
 			return fmt.Errorf("%s has no builtin to rebase onto: keep it as a user module or remove it: %w", id, library.ErrInvalid)
+		}
+		if r.model.BaseUnknown {
+			r.model.Alert = "Nothing was changed: a rebase needs the builtin text the override was written against, which is not known. Keep mine, take the builtin, or edit the override."
+			return Render(c, http.StatusUnprocessableEntity, driftreviewpage.Page(r.model))
 		}
 		if !submitted {
 			return h.rebaseEditor(c, r, r.merged.Text, http.StatusOK)

@@ -54,13 +54,12 @@ func (h *Library) List(c echo.Context) error {
 		}
 	}
 	slices.Sort(m.Locales)
-	switch {
-	case f.Layer != "" && !library.ValidLayer(library.Layer(f.Layer)):
-		return fmt.Errorf("unknown layer %q: %w", f.Layer, library.ErrInvalid)
-	case f.Locale != "" && !slices.ContainsFunc(m.Locales, func(l string) bool { return strings.EqualFold(l, f.Locale) }):
+	sf := state.ModuleFilter{Layer: f.Layer, Locale: f.Locale, Status: f.Status, Q: f.Q}
+	if err := sf.Check(); err != nil {
+		return err
+	}
+	if f.Locale != "" && !slices.ContainsFunc(m.Locales, func(l string) bool { return strings.EqualFold(l, f.Locale) }) {
 		return fmt.Errorf("no module exists in locale %q: %w", f.Locale, library.ErrInvalid)
-	case f.Status != "" && !slices.Contains(statuses, f.Status):
-		return fmt.Errorf("unknown status %q (allowed: %s): %w", f.Status, strings.Join(statuses, ", "), library.ErrInvalid)
 	}
 
 	rows := map[library.Layer][]librarypage.Row{}
@@ -79,7 +78,7 @@ func (h *Library) List(c echo.Context) error {
 			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: string(v.LocaleStatus(id, loc)), Draft: draft})
 			row.Draft = row.Draft || draft
 		}
-		if !h.matches(v, f, pm.Layer, id, row) {
+		if !v.Matches(sf, pm.Layer, id) {
 			continue
 		}
 		m.Shown++
@@ -105,42 +104,4 @@ func (h *Library) List(c echo.Context) error {
 		return Render(c, http.StatusOK, librarypage.List(m))
 	}
 	return Render(c, http.StatusOK, librarypage.Page(m))
-}
-
-// matches applies the filter to one module. The search looks at the id and
-// at the title and description of every locale, builtin and override.
-func (h *Library) matches(v *state.View, f librarypage.Filter, layer library.Layer, id string, row librarypage.Row) bool {
-	if f.Layer != "" && string(layer) != f.Layer {
-		return false
-	}
-	switch f.Status {
-	case "":
-	case string(state.StatusDraft):
-		// With a locale too: a draft in that locale.
-		if !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool {
-			return l.Draft && (f.Locale == "" || strings.EqualFold(l.Locale, f.Locale))
-		}) {
-			return false
-		}
-	default:
-		if row.Status != f.Status {
-			return false
-		}
-	}
-	if f.Locale != "" && !slices.ContainsFunc(row.Locales, func(l librarypage.Locale) bool { return strings.EqualFold(l.Locale, f.Locale) }) {
-		return false
-	}
-	if f.Q == "" {
-		return true
-	}
-	q := strings.ToLower(f.Q)
-	if strings.Contains(strings.ToLower(id), q) {
-		return true
-	}
-	for _, m := range v.Modules(id) {
-		if strings.Contains(strings.ToLower(m.Title), q) || strings.Contains(strings.ToLower(m.Description), q) {
-			return true
-		}
-	}
-	return false
 }

@@ -40,7 +40,7 @@ func BenchmarkLibraryPage(b *testing.B) {
 	for _, size := range []int{35, 1000} {
 		b.Run(fmt.Sprintf("modules=%d", size), func(b *testing.B) {
 			snap := benchLibrary(b, size)
-			h, client := benchServer(b, snap)
+			h, client, _ := benchServer(b, snap)
 			wantRows := len(snap.IDs()) + len(snap.IDs())/100
 			for _, tc := range []struct {
 				name, target string
@@ -158,7 +158,7 @@ func benchModule(id string, layer library.Layer, locale string, n int) string {
 // benchServer starts a server on a fresh database with snap and the
 // overrides described at BenchmarkLibraryPage, and returns its handler
 // and a client logged in as an admin.
-func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient) {
+func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient, *store.Store) {
 	b.Helper()
 	ctx := store.WithActor(context.Background(), "bench")
 	st, err := store.Open(ctx, storetest.NewDatabase(b))
@@ -227,7 +227,7 @@ func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClie
 	if rec := c.do(h, req); rec.Code != http.StatusSeeOther {
 		b.Fatalf("login: %d %s", rec.Code, rec.Body.String())
 	}
-	return h, c
+	return h, c, st
 }
 
 // benchClient keeps the console cookies of one browser.

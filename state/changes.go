@@ -78,7 +78,7 @@ func (f *feed) record(changes []ServedChange) {
 }
 
 // ChangesSince returns the changes of what the runtime API serves after
-// generation since, oldest first, and the current Generation. When there
+// generation since, oldest first, and the current ServedGeneration. When there
 // are none yet it waits up to wait (or until ctx ends) for the next one.
 // reset is true when since is not a generation this process can answer
 // from (older than the changes it keeps, or newer than its own, as after
@@ -89,7 +89,7 @@ func (s *Served) ChangesSince(ctx context.Context, since int64, wait time.Durati
 	for {
 		f := &s.feed
 		f.mu.Lock()
-		gen := s.Current().Generation
+		gen := s.Current().ServedGeneration
 		if since > gen || since < f.dropped {
 			f.mu.Unlock()
 			return []ServedChange{}, gen, true
@@ -119,12 +119,12 @@ func (s *Served) ChangesSince(ctx context.Context, since int64, wait time.Durati
 }
 
 // diff lists what changed for the runtime API from old to v (v's
-// Generation on each): the published overrides served, their drift, the
+// ServedGeneration on each): the published overrides served, their drift, the
 // profiles and the library's module texts.
 func diff(old, v *View) []ServedChange {
 	var out []ServedChange
 	add := func(c ServedChange) {
-		c.Generation = v.Generation
+		c.Generation = v.ServedGeneration
 		out = append(out, c)
 	}
 	// Overrides, by what serves: a row that does not parse serves nothing.
@@ -211,20 +211,20 @@ func sameProfile(a, b store.Profile) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// swap makes v the current View (the caller holds s.mu). v's Generation
-// is the current one's when nothing the runtime API serves changed, else
-// one more, and the changes go to the feed.
+// swap makes v the current View (the caller holds s.mu). v's
+// ServedGeneration is the current one's when nothing the runtime API
+// serves changed, else one more, and the changes go to the feed.
 func (s *Served) swap(v *View) {
 	old := s.cur.Load()
 	if old == nil {
-		v.Generation = 1
+		v.ServedGeneration = 1
 		s.cur.Store(v)
 		return
 	}
-	v.Generation = old.Generation + 1
+	v.ServedGeneration = old.ServedGeneration + 1
 	changes := diff(old, v)
 	if len(changes) == 0 {
-		v.Generation = old.Generation
+		v.ServedGeneration = old.ServedGeneration
 	}
 	s.cur.Store(v)
 	s.feed.record(changes)

@@ -49,6 +49,7 @@ type Served struct {
 	// stale holds one token when a rebuild has been asked for (Changed) and
 	// Run has not started it yet: a burst of changes queues one rebuild.
 	stale chan struct{}
+	gen   atomic.Int64 // the last View's Generation
 	// feed is the recent changes of what the runtime API serves.
 	feed feed
 
@@ -214,13 +215,14 @@ func (s *Served) LastNotification() time.Time {
 }
 
 // compose builds the View of the operator state on lib, with no
-// Generation yet (swap gives it one). An override whose
+// ServedGeneration yet (swap gives it one). An override whose
 // text no longer parses, or uses a placeholder that is neither a variable,
 // an environment value, a library module nor a stored override's id, is
 // kept in Broken (DraftBroken for a draft) and not served: the builtin
 // serves instead of an override that would fail every assembly.
 func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profiles []store.Profile) *View {
 	v := &View{
+		Generation:    s.gen.Add(1),
 		Library:       lib.Snapshot,
 		LibraryBroken: lib.Broken,
 		State: &assembler.State{

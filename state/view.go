@@ -27,13 +27,16 @@ type View struct {
 	Drafts        map[assembler.OverrideKey]store.Override
 	DraftBroken   map[assembler.OverrideKey]error
 	WithDrafts    *assembler.State
-	// Generation counts the changes of what the runtime API serves, from
-	// 1 when the Served opens: one more for each rebuild or library
-	// reload that changed a published override, a profile or the library
-	// (Served.ChangesSince lists them); the same after a rebuild that
-	// changed nothing served (a draft, a periodic refresh). It is this
-	// process's count: another instance, or a restart, counts anew.
+	// Generation counts the Views a Served composed, from 1: a new
+	// number for every rebuild and every library reload.
 	Generation int64
+	// ServedGeneration counts the changes of what the runtime API serves,
+	// from 1 when the Served opens: one more for each rebuild or library
+	// reload that changed a published override, a profile or the library
+	// (Served.ChangesSince lists them); the same after one that changed
+	// nothing served (a draft, a periodic refresh). It is this process's
+	// count: another instance, or a restart, counts anew.
+	ServedGeneration int64
 
 	// What the View was composed of, to compose it again on a reloaded
 	// library without the store.

@@ -57,6 +57,8 @@ var apiScopes = map[string][]string{
 	"GET /api/v1/modules/:id":                         {store.ScopeRead},
 	"GET /api/v1/commands":                            {store.ScopeAssemble, store.ScopeRead},
 	"GET /api/v1/tools":                               {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/profiles":                            {store.ScopeAssemble, store.ScopeRead},
+	"GET /api/v1/overrides":                           {store.ScopeRead},
 	"GET /api/v1/changes":                             {store.ScopeAssemble, store.ScopeRead},
 	"GET /api/v1/openapi.json":                        {store.ScopeAssemble, store.ScopeRead},
 	"GET /api/v1/overrides/:id":                       {store.ScopeRead},

@@ -146,11 +146,14 @@ func (s *Server) newEcho() *echo.Echo {
 	// given to apiMW or textMW; authentication runs first, so a caller
 	// without a token learns nothing else. Scopes: assemble for what a
 	// runtime calls (assemble, render, commands, tools); read for the
-	// library and overrides as stored (modules, GET overrides); write for
-	// changing overrides; admin for the webhooks. commands, tools and openapi.json take assemble
-	// or read: a runtime lists commands and tools, and any client may read
-	// the API's description.
-	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Now: s.cfg.Now}
+	// library and overrides as stored (modules, overrides and their
+	// revisions); write for changing overrides (restore included); admin
+	// for the webhooks. commands, tools, profiles, changes and
+	// openapi.json take assemble or read: a runtime lists commands, tools
+	// and profiles and follows the change feed, and any client may read
+	// the API's description. Every answer carries the served generation
+	// (handlers.Generation).
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
@@ -164,6 +167,7 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
 	v1.GET("/changes", api.Changes, apiMW(assemble, read)...)
+	v1.GET("/profiles", api.Profiles, apiMW(assemble, read)...)
 	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
@@ -171,6 +175,7 @@ func (s *Server) newEcho() *echo.Echo {
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
+	v1.GET("/overrides", apiOvr.List, apiMW(read)...)
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
 	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)

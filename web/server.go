@@ -105,6 +105,9 @@ type Server struct {
 	metricsListener net.Listener
 	stop            context.CancelFunc // ends the refresh loop and the listener
 	loops           sync.WaitGroup
+	// closing is closed by Close, ending the change feed's waits.
+	closing     chan struct{}
+	closingOnce sync.Once
 }
 
 // New builds the server: it loads the operator state into the in-memory
@@ -139,7 +142,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			*d.v = d.def
 		}
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	served, err := state.Open(ctx, cfg.Library, cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
@@ -380,6 +383,7 @@ func (s *Server) Close(ctx context.Context) error {
 	if srv == nil {
 		return nil
 	}
+	s.closingOnce.Do(func() { close(s.closing) })
 	if err := srv.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown: requests still running at the deadline were cut off")
 		_ = srv.Close()

@@ -254,6 +254,18 @@ func TestStaticAssetsAreHashedAndCached(t *testing.T) {
 			t.Errorf("old hash Cache-Control %q, want no-cache", cc)
 		}
 	}
+	// The icon: linked from every page, served as SVG, and /favicon.ico
+	// (which browsers ask for anyway) sends there, open without a login.
+	icon := static.URL("favicon.svg")
+	if !strings.Contains(page, `<link rel="icon" type="image/svg+xml" href="`+icon+`">`) {
+		t.Errorf("the page does not link the icon %s", icon)
+	}
+	if rec := serve(srv.Handler(), http.MethodGet, icon); rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg ") {
+		t.Errorf("%s: %d %q", icon, rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if rec := serve(srv.Handler(), http.MethodGet, "/favicon.ico"); rec.Code != http.StatusFound || rec.Header().Get("Location") != icon {
+		t.Errorf("/favicon.ico: %d to %q, want 302 to %s", rec.Code, rec.Header().Get("Location"), icon)
+	}
 	// Unknown paths, assets or not, get the console's 404 page (or JSON
 	// when asked for), never net/http's plain text.
 	for _, p := range []string{"/static/../go.mod", "/static/nope.css", "/no/such/page"} {
@@ -268,18 +280,6 @@ func TestStaticAssetsAreHashedAndCached(t *testing.T) {
 		if asJSON.Code != http.StatusNotFound || !strings.Contains(asJSON.Body.String(), `"code":"not_found"`) {
 			t.Errorf("GET %s asking for JSON: %d %s", p, asJSON.Code, asJSON.Body.String())
 		}
-	}
-	// The icon: linked from every page, served as SVG, and /favicon.ico
-	// (which browsers ask for anyway) sends there, open without a login.
-	icon := static.URL("favicon.svg")
-	if !strings.Contains(page, `<link rel="icon" type="image/svg+xml" href="`+icon+`">`) {
-		t.Errorf("the page does not link the icon %s", icon)
-	}
-	if rec := serve(srv.Handler(), http.MethodGet, icon); rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg ") {
-		t.Errorf("%s: %d %q", icon, rec.Code, rec.Header().Get("Content-Type"))
-	}
-	if rec := serve(srv.Handler(), http.MethodGet, "/favicon.ico"); rec.Code != http.StatusFound || rec.Header().Get("Location") != icon {
-		t.Errorf("/favicon.ico: %d to %q, want 302 to %s", rec.Code, rec.Header().Get("Location"), icon)
 	}
 	// No inline script: scripts come from /static only (a strict CSP follows).
 	if regexp.MustCompile(`<script(?:\s[^>]*)?>[^<]`).MatchString(page) || strings.Contains(page, " style=") {

@@ -179,6 +179,10 @@ func TestWebhooksPageForms(t *testing.T) {
 	if page := serve(h, http.MethodGet, "/webhooks"); strings.Contains(page.Body.String(), secret) {
 		t.Error("the page shows the secret again")
 	}
+	if page := serve(h, http.MethodGet, "/audit?subject=webhook"); page.Code != http.StatusOK ||
+		!strings.Contains(page.Body.String(), "https://example.com/hook") || strings.Contains(page.Body.String(), secret) {
+		t.Errorf("the audit log of webhooks: %d, want the endpoint's creation without its secret", page.Code)
+	}
 	if rec := admin.do(h, admin.form(http.MethodPost, "/webhooks/999/delete", nil)); rec.Code != http.StatusNotFound {
 		t.Errorf("delete an unknown endpoint: %d, want 404", rec.Code)
 	}

@@ -114,10 +114,10 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // Unwrap makes a FieldError match library.ErrInvalid.
 func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 
-// check refuses a URL that is not absolute http(s), a secret shorter than
-// MinSecret (or longer than MaxSecret) unless empty and allowed, and an
-// over-long description.
-func check(w store.Webhook, emptySecret bool) error {
+// check refuses a URL that is not absolute http(s), a secret (unless
+// empty) shorter than MinSecret, longer than MaxSecret or padded with
+// spaces, and an over-long description.
+func check(w store.Webhook) error {
 	u, err := url.Parse(w.URL)
 	switch {
 	case w.URL == "":
@@ -128,8 +128,6 @@ func check(w store.Webhook, emptySecret bool) error {
 		return &FieldError{"url", fmt.Sprintf("%q is not a URL: %v", w.URL, err)}
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
 		return &FieldError{"url", fmt.Sprintf("%q is not an http:// or https:// URL with a host", w.URL)}
-	case w.Secret == "" && !emptySecret:
-		return &FieldError{"secret", "the secret is required"}
 	case w.Secret != "" && utf8.RuneCountInString(w.Secret) < MinSecret:
 		return &FieldError{"secret", fmt.Sprintf("the secret has %d characters; at least %d", utf8.RuneCountInString(w.Secret), MinSecret)}
 	case utf8.RuneCountInString(w.Secret) > MaxSecret:
@@ -165,7 +163,7 @@ func (h *Webhooks) Get(ctx context.Context, id int64) (store.Webhook, error) {
 // Errors: *FieldError for a refused field; else the store's.
 func (h *Webhooks) Create(ctx context.Context, w store.Webhook) (store.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
-	if err := check(w, true); err != nil {
+	if err := check(w); err != nil {
 		return store.Webhook{}, err
 	}
 	if w.Secret == "" {
@@ -179,7 +177,7 @@ func (h *Webhooks) Create(ctx context.Context, w store.Webhook) (store.Webhook, 
 // store's.
 func (h *Webhooks) Update(ctx context.Context, w store.Webhook) (store.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
-	if err := check(w, true); err != nil {
+	if err := check(w); err != nil {
 		return store.Webhook{}, err
 	}
 	return h.store.UpdateWebhook(ctx, w)

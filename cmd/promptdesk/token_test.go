@@ -50,7 +50,7 @@ func TestTokenCommands(t *testing.T) {
 	if !strings.Contains(out, "http://127.0.0.1:8080/api/v1/modules") {
 		t.Errorf("token add without --url: want the default address in the hint:\n%s", out)
 	}
-	if _, err := cliRun(t, "token", "add", "--scope", "admin", "bad"); err == nil || !strings.Contains(err.Error(), `"admin"`) {
+	if _, err := cliRun(t, "token", "add", "--scope", "superuser", "bad"); err == nil || !strings.Contains(err.Error(), `"superuser"`) {
 		t.Errorf("unknown scope: %v, want an error naming it", err)
 	}
 	if _, err := cliRun(t, "token", "add", "--scope", "read", "ci-reader"); !errors.Is(err, library.ErrConflict) {

@@ -52,6 +52,12 @@ type Model struct {
 	BuiltinRemoved bool
 	// BuiltinVersion is the builtin's version now.
 	BuiltinVersion int
+	// BaseUnknown is true when the builtin text the override was written
+	// against was never recorded: without it there is no three-way
+	// merge, so the page shows the builtin now against the override
+	// (TwoWay) and offers no rebase.
+	BaseUnknown bool
+	TwoWay      Diff
 	// The three texts: what the override was based on, the builtin now,
 	// and the override.
 	Base, Builtin, Override Text
