@@ -3,8 +3,9 @@
 // the answer it gets, are validated against the document the server
 // serves (GET /api/v1/openapi.json), with pb33f's libopenapi-validator.
 // The document's object schemas are closed (additionalProperties false),
-// so a route, status code, query parameter or field it does not describe
-// fails the test.
+// so a route, status code or field it does not describe fails the test.
+// (Query parameters the document does not declare are refused by the
+// server itself, which reads its list from the document.)
 package apitest
 
 import (
@@ -66,8 +67,8 @@ func load() (full, head validator.Validator, err error) {
 //   - every answer has a status code, headers and body the document gives
 //     its operation (HEAD is checked as the GET of the same path, without
 //     a body);
-//   - a request the document refuses (an unknown route, query parameter
-//     or field, a value outside its schema, no token) must be refused by
+//   - a request the document refuses (an unknown field, a value outside
+//     its schema or pattern, null, no token) must be refused by
 //     the server: a 2xx answer to it means the server accepts more than
 //     the document says;
 //   - a route the document does not list may only answer the JSON error
