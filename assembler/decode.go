@@ -32,6 +32,9 @@ func DecodeRequest(data []byte) (*Request, error) {
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] != '{' {
 		return nil, &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
 	}
+	if err := CheckJSON(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var req Request
@@ -105,7 +108,7 @@ func jsonError(data []byte, err error) error {
 		line, col := position(data, int64(len(data)))
 		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("the JSON ends too early, at line %d, column %d (unclosed object, array or string)", line, col)}
 	case errors.As(err, &pe):
-		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+		return TimeError(data, pe)
 	}
 	msg := err.Error()
 	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {

@@ -17,6 +17,9 @@ const (
 	CodeIncludeTooDeep     = "include_too_deep"
 	CodeInvalidRequest     = "invalid_request"
 	CodeLimitExceeded      = "limit_exceeded"
+	// CodeInvalidJSON: the body is not JSON the API reads (a syntax
+	// error, invalid UTF-8); the transport answers it with 400.
+	CodeInvalidJSON = "invalid_json"
 )
 
 // MaxIncludeDepth is how deep includes may nest.

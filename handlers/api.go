@@ -61,7 +61,7 @@ const MaxRequestBytes = assembler.MaxRequestBytes
 
 // API error codes the transport adds to assembler's.
 const (
-	CodeInvalidJSON          = "invalid_json"
+	CodeInvalidJSON          = assembler.CodeInvalidJSON
 	CodeUnsupportedMediaType = "unsupported_media_type"
 )
 
@@ -304,6 +304,9 @@ func decodeStrict(data []byte, v any) error {
 	if trimmed := bytes.TrimSpace(data); len(trimmed) == 0 || trimmed[0] != '{' {
 		return requestError(data, &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"})
 	}
+	if err := assembler.CheckJSON(data); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -313,19 +316,19 @@ func decodeStrict(data []byte, v any) error {
 		}
 		return nil
 	}
-	return requestError(data, fieldError(err))
+	return requestError(data, fieldError(data, err))
 }
 
 // fieldError turns a decoding error of well-formed JSON into a 422
 // invalid_request naming the field.
-func fieldError(err error) error {
+func fieldError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	var pe *time.ParseError
 	switch {
 	case errors.As(err, &te):
 		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: te.Field, Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
 	case errors.As(err, &pe):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+		return assembler.TimeError(data, pe)
 	}
 	msg := err.Error()
 	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {

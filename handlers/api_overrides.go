@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -26,9 +25,10 @@ import (
 // one; every write goes through the Service. Changes are recorded with
 // the actor of the token, "token:<name>" (RequireToken).
 //
-// Besides the errors documented on API it answers 409 conflict (field
-// If-Match) when the override has moved past the If-Match revision, the
-// message naming the current one, and 428 precondition_required when a
+// Besides the errors documented on API it answers 412
+// precondition_failed (field If-Match) when the override has moved past
+// the If-Match revision or If-Match is a weak tag, the message and the
+// ETag naming the current revision, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
 	Store OverrideReader
@@ -56,6 +56,7 @@ const (
 // API error codes of the override API.
 const (
 	CodeConflict             = "conflict"
+	CodePreconditionFailed   = "precondition_failed"
 	CodePreconditionRequired = "precondition_required"
 )
 
@@ -213,20 +214,50 @@ func readModuleText(c echo.Context) (string, error) {
 	return *body.Text, nil
 }
 
+// errWeakTag is ifMatch's error for a weak entity tag (W/"3"): If-Match
+// compares strongly (RFC 9110), so a weak tag matches no revision.
+var errWeakTag = errors.New("a weak entity tag never matches: If-Match compares strongly")
+
 // ifMatch reads the If-Match header, the revision a change is based on:
-// 3, "3" and W/"3" all mean 3. present is false without the header.
-// Errors: a 422 invalid_request on field If-Match.
+// "3" (the ETag as sent) and 3 both mean 3. present is false without the
+// header. Errors: errWeakTag for W/"3", which the caller answers with
+// preconditionFailed; a 422 invalid_request on field If-Match for
+// anything else that is not a revision.
 func ifMatch(c echo.Context) (revision int, present bool, err error) {
 	raw := strings.TrimSpace(c.Request().Header.Get("If-Match"))
 	if raw == "" {
 		return 0, false, nil
 	}
-	n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(raw, "W/"), `"`))
-	if err != nil || n < 0 {
+	if strings.HasPrefix(raw, "W/") {
+		return 0, true, fmt.Errorf("If-Match %s: %w; send the tag as the ETag gave it", raw, errWeakTag)
+	}
+	digits := raw
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		digits = raw[1 : len(raw)-1]
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 0 || strings.ContainsAny(digits, "+-") {
 		return 0, true, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "If-Match",
-			Msg: fmt.Sprintf("%q is not a revision number: send the revision GET returned (0 to create)", raw)}
+			Msg: fmt.Sprintf("%q is not a revision: send the ETag GET returned (\"3\"; \"0\" to create)", raw)}
 	}
 	return n, true, nil
+}
+
+// preconditionFailed is the 412 of a change whose If-Match is not the
+// override's revision (why says how): the message and the ETag give the
+// current revision (0: no override), so the client can merge and retry.
+func (h *APIOverrides) preconditionFailed(c echo.Context, id, locale string, why error) error {
+	cur := 0
+	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	switch {
+	case err == nil:
+		cur = row.Revision
+	case !errors.Is(err, library.ErrNotFound):
+		return err
+	}
+	setETag(c, cur)
+	return &APIError{Status: http.StatusPreconditionFailed, Code: CodePreconditionFailed, Field: "If-Match",
+		Message: fmt.Sprintf("%s; %s (%s) is at revision %d: GET the override, merge your change into its text and send If-Match: \"%d\"", why, id, locale, cur, cur)}
 }
 
 // setETag sends the revision as the response's entity tag, the value of
@@ -275,12 +306,6 @@ func apiNoOverride(v *state.View, id, locale string) error {
 	return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "locale", Msg: msg}
 }
 
-// apiConflict is the 409 of a change refused by the store (err).
-func apiConflict(err error) error {
-	return &APIError{Status: http.StatusConflict, Code: CodeConflict, Field: "If-Match",
-		Message: err.Error() + "; GET the override, merge your change into its text and send its revision"}
-}
-
 // Get handles GET /api/v1/overrides/{id}[?locale=L]: 200 with the
 // APIOverride of L (default: the fallback locale) and its revision as the
 // ETag. Errors: 404 not_found for an unknown id, or a user module with no
@@ -316,8 +341,9 @@ func (h *APIOverrides) Get(c echo.Context) error {
 // on, so a drift stays listed until reviewed. A text equal to the builtin
 // stores nothing: 200 with stored false; so does a text equal to the
 // head's, whatever If-Match says (a request sent again), with the head's
-// revision. Otherwise 200 with the new revision, also as the ETag. Errors: 409 conflict when the override has
-// moved past If-Match (or exists when creating); 428
+// revision. Otherwise 200 with the new revision, also as the ETag. Errors:
+// 412 precondition_failed when the override has moved past If-Match (or
+// exists when creating), or If-Match is weak; 428
 // precondition_required without If-Match when the override exists; 422
 // invalid_request for a text that fails the checks (field text, the
 // message naming the lines), a bad If-Match or locale; 400, 413 and 415
@@ -328,6 +354,9 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		return err
 	}
 	base, present, err := ifMatch(c)
+	if errors.Is(err, errWeakTag) {
+		return h.preconditionFailed(c, id, locale, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -355,9 +384,9 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		return invalidText(id, out.Errors)
 	case state.OutcomeConflict:
 		if out.Head == nil && base > 0 {
-			return apiConflict(fmt.Errorf("override %s (%s) does not exist (revision 0), not at revision %d", id, locale, base))
+			return h.preconditionFailed(c, id, locale, fmt.Errorf("If-Match is revision %d but there is no override", base))
 		}
-		return apiConflict(errors.New(out.Reason))
+		return h.preconditionFailed(c, id, locale, errors.New(out.Reason))
 	case state.OutcomeEqualsBuiltin:
 		b := out.Builtin
 		res := APIOverrideSaved{Text: out.Module.Text, Status: OverrideStatusBuiltin, Warnings: out.Warnings, Notices: out.Notices,
@@ -396,26 +425,29 @@ func invalidText(id string, errs []state.LineError) error {
 
 // revisionTarget reads the target and the If-Match revision of a publish
 // or delete (verb). A request without If-Match or with revision 0 fails:
-// 404 when there is no override, 428 without the header, 409 for revision
-// 0 on an existing override.
+// 404 when there is no override, 428 without the header, 412 for revision
+// 0 on an existing override or a weak tag.
 func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *state.View, id, locale string, base int, err error) {
 	if v, id, locale, err = h.target(c); err != nil {
 		return nil, "", "", 0, err
 	}
 	base, present, err := ifMatch(c)
+	if errors.Is(err, errWeakTag) {
+		return nil, "", "", 0, h.preconditionFailed(c, id, locale, err)
+	}
 	if err != nil {
 		return nil, "", "", 0, err
 	}
 	if present && base != 0 {
 		return v, id, locale, base, nil
 	}
-	return nil, "", "", 0, h.missingRevision(c.Request().Context(), v, id, locale, present, verb)
+	return nil, "", "", 0, h.missingRevision(c, v, id, locale, present, verb)
 }
 
 // missingRevision is the error of revisionTarget for a missing or zero
 // If-Match.
-func (h *APIOverrides) missingRevision(ctx context.Context, v *state.View, id, locale string, present bool, verb string) error {
-	cur, err := h.Store.GetOverride(ctx, id, locale)
+func (h *APIOverrides) missingRevision(c echo.Context, v *state.View, id, locale string, present bool, verb string) error {
+	cur, err := h.Store.GetOverride(c.Request().Context(), id, locale)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoOverride(v, id, locale)
@@ -425,15 +457,15 @@ func (h *APIOverrides) missingRevision(ctx context.Context, v *state.View, id, l
 		return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
 			Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to %s", id, cur.Locale, cur.Revision, verb)}
 	}
-	return apiConflict(fmt.Errorf("override %s (%s) is at revision %d, not 0", id, cur.Locale, cur.Revision))
+	return h.preconditionFailed(c, id, locale, errors.New("If-Match is revision 0 but the override exists"))
 }
 
 // Publish handles POST /api/v1/overrides/{id}/publish[?locale=L] with
 // If-Match: the revision to publish, the override's head. 200 with
 // APIOverridePublished (the revision, also as the ETag); publishing the
 // revision already published changes nothing and answers the same.
-// Errors: 404 not_found when there is no override; 409 conflict when the
-// head has moved past If-Match; 428 precondition_required without
+// Errors: 404 not_found when there is no override; 412
+// precondition_failed when the head has moved past If-Match; 428 precondition_required without
 // If-Match; 422 invalid_request for a bad If-Match or locale, or a draft
 // that no longer parses (field text).
 func (h *APIOverrides) Publish(c echo.Context) error {
@@ -446,7 +478,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	case errors.Is(err, library.ErrInvalid):
 		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
 	case errors.Is(err, library.ErrConflict):
-		return apiConflict(err)
+		return h.preconditionFailed(c, id, locale, err)
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoOverride(v, id, locale)
 	case err != nil:
@@ -459,7 +491,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 // Delete handles DELETE /api/v1/overrides/{id}[?locale=L] with If-Match:
 // the revision being deleted. 204 when deleted: the builtin serves again
 // (a user module's locale is gone). Errors: 404 not_found when there is
-// no override; 409 conflict when it has moved past If-Match; 428
+// no override; 412 precondition_failed when it has moved past If-Match; 428
 // precondition_required without If-Match; 422 invalid_request for a bad
 // If-Match or locale.
 func (h *APIOverrides) Delete(c echo.Context) error {
@@ -473,7 +505,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	case errors.As(err, &gone):
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}
 	case errors.Is(err, library.ErrConflict):
-		return apiConflict(err)
+		return h.preconditionFailed(c, id, locale, err)
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoOverride(v, id, locale)
 	case err != nil:

@@ -90,7 +90,7 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	}
 	publishURL := "/api/v1/overrides/base.identity/publish?locale=en-US"
 	wantError(t, "publish without If-Match", a.api(http.MethodPost, publishURL, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 1")
-	wantError(t, "stale publish", a.api(http.MethodPost, publishURL, "", "If-Match", "2"), http.StatusConflict, "conflict", "If-Match", "revision 1, not 2")
+	wantError(t, "stale publish", a.api(http.MethodPost, publishURL, "", "If-Match", "2"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 1, not 2")
 	wantError(t, "publish nothing", a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=zh-CN", "", "If-Match", "1"), http.StatusNotFound, "not_found", "locale")
 	rec := a.api(http.MethodPost, publishURL, "", "If-Match", "1")
 	if got := decode[handlers.APIOverridePublished](t, rec); rec.Code != http.StatusOK || got != (handlers.APIOverridePublished{Revision: 1, Published: true}) {
@@ -110,8 +110,14 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	wantSaved(t, "save", a.api(http.MethodPut, identityURL, string(body), "If-Match", `"1"`), true, 2, "draft")
 
 	// Stale and create-on-existing are conflicts naming the current revision; the text stays.
-	wantError(t, "stale PUT", a.putText(identityURL, first, "1"), http.StatusConflict, "conflict", "If-Match", "revision 2, not 1")
-	wantError(t, "create on existing", a.putText(identityURL, first, "0"), http.StatusConflict, "conflict", "If-Match", "revision 2")
+	wantError(t, "stale PUT", a.putText(identityURL, first, "1"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 2, not 1")
+	wantError(t, "create on existing", a.putText(identityURL, first, "0"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 2")
+	// If-Match compares strongly: a weak tag never matches, even the current one.
+	weak := a.putText(identityURL, first, `W/"2"`)
+	wantError(t, "weak If-Match", weak, http.StatusPreconditionFailed, "precondition_failed", "If-Match", "weak", "base.identity (en-US) is at revision 2")
+	if got := weak.Header().Get("ETag"); got != `"2"` {
+		t.Errorf("412 ETag %q, want the current revision \"2\"", got)
+	}
 	wantOverride(t, "after refusals", a.api(http.MethodGet, identityURL, ""), handlers.APIOverride{Text: second, Revision: 2, Status: "draft", Kind: "override", PublishedRevision: 1})
 	// The draft is not served: revision 1 is.
 	if d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/base.identity?locale=en-US", "")); !strings.Contains(d.Body, "the API's first assistant") {
@@ -125,8 +131,8 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 
 	// Delete: If-Match required and checked.
 	wantError(t, "DELETE without If-Match", a.api(http.MethodDelete, identityURL, ""), http.StatusPreconditionRequired, "precondition_required", "If-Match", "revision 2")
-	wantError(t, "stale DELETE", a.api(http.MethodDelete, identityURL, "", "If-Match", "1"), http.StatusConflict, "conflict", "If-Match", "revision 2")
-	wantError(t, "DELETE If-Match 0", a.api(http.MethodDelete, identityURL, "", "If-Match", "0"), http.StatusConflict, "conflict", "If-Match", "revision 2")
+	wantError(t, "stale DELETE", a.api(http.MethodDelete, identityURL, "", "If-Match", "1"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 2")
+	wantError(t, "DELETE If-Match 0", a.api(http.MethodDelete, identityURL, "", "If-Match", "0"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 2")
 	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "2"); rec.Code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s, want 204", rec.Code, rec.Body.String())
 	}
@@ -192,7 +198,7 @@ func TestAPIOverridePutErrors(t *testing.T) {
 	if n := len(a.overrides()); n != 0 {
 		t.Errorf("%d overrides stored by refused PUTs, want 0", n)
 	}
-	wantError(t, "PUT stale on nothing", a.putText(identityURL, good, "3"), http.StatusConflict, "conflict", "If-Match", "revision 0")
+	wantError(t, "PUT stale on nothing", a.putText(identityURL, good, "3"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 0")
 }
 
 func TestAPIOverrideUserModule(t *testing.T) {
@@ -213,7 +219,7 @@ func TestAPIOverrideUserModule(t *testing.T) {
 }
 
 // Editors saving the same revision at once, through the API: parallel
-// PUTs on one revision give one save and clean 409s, never a 500, and
+// PUTs on one revision give one save and clean 412s, never a 500, and
 // gap-free revisions.
 func TestAPIOverrideParallelPuts(t *testing.T) {
 	t.Parallel()
@@ -235,7 +241,7 @@ func TestAPIOverrideParallelPuts(t *testing.T) {
 		switch code {
 		case http.StatusOK:
 			ok++
-		case http.StatusConflict:
+		case http.StatusPreconditionFailed:
 			conflicts++
 		default:
 			t.Errorf("PUT %d: status %d", i, code)

@@ -160,7 +160,8 @@ func (h *APIOverrides) Revision(c echo.Context) error {
 // published. 200 with APIOverrideSaved (stored true, status draft, the new
 // revision also as the ETag); stored false when n's text equals the
 // builtin text now. Errors: 404 not_found for an unknown revision or no
-// override; 409 conflict when the head has moved past If-Match; 428
+// override; 412 precondition_failed when the head has moved past
+// If-Match or it is weak; 428
 // precondition_required without If-Match; 422 invalid_request for a
 // revision that removed the override (field n), one whose text no longer
 // passes the checks (field text), or a bad n, If-Match or locale.
@@ -189,7 +190,7 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 	case state.OutcomeInvalid:
 		return invalidText(id, out.Errors)
 	case state.OutcomeConflict:
-		return apiConflict(errors.New(out.Reason))
+		return h.preconditionFailed(c, id, locale, errors.New(out.Reason))
 	case state.OutcomeEqualsBuiltin:
 		res := APIOverrideSaved{Text: out.Module.Text, Status: OverrideStatusBuiltin, Warnings: out.Warnings, Notices: out.Notices,
 			Message: fmt.Sprintf("revision %d equals the builtin %s text (version %d) now: nothing was restored; DELETE the override to return to the builtin", n, out.Builtin.Locale, out.Builtin.Version)}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	_ "embed"
 	"net/http"
 
@@ -20,3 +21,7 @@ var openAPIDoc []byte
 func (h *API) OpenAPI(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIDoc)
 }
+
+// OpenAPIDocument returns a copy of the document GET /api/v1/openapi.json
+// serves, for tools and tests that hold the API to it.
+func OpenAPIDocument() []byte { return bytes.Clone(openAPIDoc) }

@@ -24,6 +24,7 @@ import (
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
+	"github.com/promptdesk/promptdesk/web/apitest"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
@@ -168,7 +169,7 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 	if _, loaded := dbUsers.LoadOrStore(dbURL, true); !loaded {
 		newUser(t, st, testUser, store.RoleAdmin)
 	}
-	a := &app{t: t, h: srv.Handler(), store: st, lib: snap, token: secret.(string)}
+	a := &app{t: t, h: apitest.Handler(t, srv.Handler()), store: st, lib: snap, token: secret.(string)}
 	return a.as(testUser)
 }
 

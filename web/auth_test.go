@@ -42,7 +42,7 @@ func serveAPI(h http.Handler, method, target, body, token string) *httptest.Resp
 		}
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	validated(h).ServeHTTP(rec, req)
 	return rec
 }
 

@@ -50,6 +50,8 @@ func classifyAPI(err error, c echo.Context) (int, apiError) {
 		switch {
 		case asm.Code == assembler.CodeNotFound:
 			status = http.StatusNotFound
+		case asm.Code == assembler.CodeInvalidJSON:
+			status = http.StatusBadRequest
 		case asm.Code == assembler.CodeLimitExceeded && asm.Field == "":
 			status = http.StatusRequestEntityTooLarge
 		}
@@ -136,8 +138,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	var werr error
 	switch {
-	case c.Request().Method == http.MethodHead:
-		werr = c.NoContent(status)
 	case api:
 		werr = handlers.WriteJSON(c, status, body)
 	default:

@@ -194,23 +194,23 @@ func TestOpenAPIOperations(t *testing.T) {
 		method, path, body, ok string
 		errors                 []string
 	}{
-		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
-		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
-		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"304", "401", "403", "422", "503"}},
-		{"get", "/api/v1/overrides", "", `{"type":"array","items":` + ref("APIOverrideEntry") + `}`, []string{"401", "403", "422", "503"}},
-		{"get", "/api/v1/profiles", "", `{"type":"array","items":` + ref("APIProfile") + `}`, []string{"304", "401", "403", "503"}},
-		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"304", "401", "403", "404", "422", "503"}},
-		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"304", "401", "403", "422", "503"}},
-		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"304", "401", "403", "422", "500", "503"}},
-		{"get", "/api/v1/changes", "", ref("APIChanges"), []string{"401", "403", "422", "503"}},
-		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"401", "403", "503"}},
-		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"401", "403", "503"}},
-		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"401", "403", "404", "503"}},
-		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "503"}},
-		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"401", "403", "404", "503"}},
-		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "503"}},
-		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"401", "403", "404", "422", "503"}},
-		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"401", "403", "404", "422", "503"}},
+		{"post", "/api/v1/assemble", ref("Request"), ref("Result"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
+		{"post", "/api/v1/render", ref("RenderRequest"), ref("Rendered"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
+		{"get", "/api/v1/modules", "", `{"type":"array","items":` + ref("APIModule") + `}`, []string{"304", "400", "401", "403", "422", "431", "503"}},
+		{"get", "/api/v1/overrides", "", `{"type":"array","items":` + ref("APIOverrideEntry") + `}`, []string{"400", "401", "403", "422", "431", "503"}},
+		{"get", "/api/v1/profiles", "", `{"type":"array","items":` + ref("APIProfile") + `}`, []string{"304", "400", "401", "403", "431", "503"}},
+		{"get", "/api/v1/modules/{id}", "", ref("APIModuleDetail"), []string{"304", "400", "401", "403", "404", "422", "431", "503"}},
+		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"304", "400", "401", "403", "422", "431", "503"}},
+		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"304", "400", "401", "403", "422", "431", "500", "503"}},
+		{"get", "/api/v1/changes", "", ref("APIChanges"), []string{"400", "401", "403", "422", "431", "503"}},
+		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"400", "401", "403", "431", "503"}},
+		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"400", "401", "403", "431", "503"}},
+		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"400", "401", "403", "404", "431", "503"}},
+		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
+		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"400", "401", "403", "404", "431", "503"}},
+		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "431", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"400", "401", "403", "404", "422", "431", "503"}},
+		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"400", "401", "403", "404", "422", "431", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -245,13 +245,16 @@ func TestOpenAPIOperations(t *testing.T) {
 		t.Error("the 405 response does not document the Allow header")
 	}
 
-	codes, _ := obj(t, doc, "components", "schemas", "Error", "properties", "code")["description"].(string)
-	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
+	var enum []string
+	for _, c := range obj(t, doc, "components", "schemas", "Error", "properties", "code")["enum"].([]any) {
+		enum = append(enum, c.(string))
+	}
+	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodePreconditionFailed, handlers.CodePreconditionRequired, handlers.CodeConflict, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
 		assembler.CodeMissingVariable, assembler.CodeExtraVariable, assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle,
 		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal",
 		handlers.CodeUnauthorized, handlers.CodeForbidden, CodeDatabaseUnavailable} {
-		if !strings.Contains(codes, code) {
-			t.Errorf("Error.code does not list %s", code)
+		if !slices.Contains(enum, code) {
+			t.Errorf("Error.code's enum does not list %s", code)
 		}
 	}
 	info, _ := obj(t, doc, "info")["description"].(string)

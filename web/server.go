@@ -87,6 +87,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	echo      *echo.Echo
+	handler   http.Handler // echo, with HEAD served as GET
 	served    *state.Served
 	overrides *state.Overrides
 	profiles  *state.Profiles
@@ -170,6 +171,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
+	s.handler = &headAsGet{next: s.echo}
 	if cfg.Metrics != nil {
 		cfg.Metrics.Watch(s.metricsState, cfg.Store.Pool().Stat, time.Now)
 	}
@@ -202,7 +204,7 @@ func (s *Server) metricsState() metrics.State {
 }
 
 // Handler returns the server's http.Handler, for httptest.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Start listens on Config.Addr and serves in the background until Close.
 // It also keeps the in-memory state current with the other processes on
@@ -238,8 +240,8 @@ func (s *Server) Start() error {
 		s.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
 	}
 	s.listener = ln
-	s.http = s.httpServer(s.echo)
-	go s.serve(s.http, ln, "http server stopped")
+	s.http = s.httpServer(s.handler)
+	go s.serve(s.http, apiErrorListener{ln}, "http server stopped")
 	s.startRefresh()
 	s.log.Info("listening", "url", s.url())
 	return nil

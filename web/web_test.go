@@ -27,6 +27,7 @@ import (
 	"github.com/promptdesk/promptdesk/static"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
+	"github.com/promptdesk/promptdesk/web/apitest"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
@@ -61,7 +62,21 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 	}
 	newUser(t, st, testUser, store.RoleAdmin)
 	clients.Store(srv.Handler(), login(t, srv.Handler(), testUser))
+	validators.Store(srv.Handler(), apitest.Handler(t, srv.Handler()))
 	return srv, st
+}
+
+// validators maps a test server's handler to it wrapped by
+// apitest.Handler, which serveAPI sends through: every API exchange of
+// the web tests is held to the OpenAPI document.
+var validators sync.Map
+
+// validated is h wrapped by apitest.Handler when newServer made it.
+func validated(h http.Handler) http.Handler {
+	if v, ok := validators.Load(h); ok {
+		return v.(http.Handler)
+	}
+	return h
 }
 
 // testUser is the admin every test server's serve calls are logged in

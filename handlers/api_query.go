@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/promptdesk/promptdesk/assembler"
+)
+
+// queryParams maps each operation of the OpenAPI document ("GET
+// /api/v1/modules/{id}") to the query parameters it declares: the one
+// place the API's query parameters are listed.
+var queryParams = documentedQueries(openAPIDoc)
+
+// documentedQueries reads the query parameters of every operation of an
+// OpenAPI document, following $refs to components.parameters. It panics
+// on a document that does not decode: the document is embedded, so that
+// is a build mistake, caught by every test.
+func documentedQueries(doc []byte) map[string][]string {
+	type param struct {
+		Ref  string `json:"$ref"`
+		Name string `json:"name"`
+		In   string `json:"in"`
+	}
+	var d struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Parameters map[string]param `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		panic("handlers: openapi.json: " + err.Error())
+	}
+	out := map[string][]string{}
+	for path, item := range d.Paths {
+		for method, raw := range item {
+			var op struct {
+				Parameters []param `json:"parameters"`
+			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue // not an operation (a path item's "parameters" or "summary")
+			}
+			names := []string{}
+			for _, p := range op.Parameters {
+				if ref, ok := strings.CutPrefix(p.Ref, "#/components/parameters/"); ok {
+					p = d.Components.Parameters[ref]
+				}
+				if p.In == "query" {
+					names = append(names, p.Name)
+				}
+			}
+			out[strings.ToUpper(method)+" "+path] = names
+		}
+	}
+	return out
+}
+
+var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// KnownQuery is the query-parameter middleware of the API group: a
+// parameter the OpenAPI document does not declare for the route is a 400
+// invalid_request naming it (field: its name), so that a misspelt
+// "?localle=" is not silently ignored.
+func KnownQuery() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			q := c.Request().URL.Query()
+			if len(q) == 0 {
+				return next(c)
+			}
+			method := c.Request().Method
+			allowed := queryParams[method+" "+echoParam.ReplaceAllString(c.Path(), "{$1}")]
+			var unknown []string
+			for name := range q {
+				if !slices.Contains(allowed, name) {
+					unknown = append(unknown, name)
+				}
+			}
+			if len(unknown) == 0 {
+				return next(c)
+			}
+			slices.Sort(unknown)
+			takes := "no query parameters"
+			if len(allowed) > 0 {
+				takes = "only " + strings.Join(allowed, ", ")
+			}
+			return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: unknown[0],
+				Message: fmt.Sprintf("unknown query parameter %s: %s %s takes %s", quoteAll(unknown), method, c.Path(), takes)}
+		}
+	}
+}
+
+// quoteAll quotes names and joins them with commas.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
