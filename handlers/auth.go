@@ -370,12 +370,9 @@ func (a *Auth) RevokeSetupLink(c echo.Context) error {
 func (a *Auth) AddUser(c echo.Context) error {
 	name, role := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
 	secret, err := a.Store.CreateSetupToken(c.Request().Context(), name, role)
-	switch {
-	case errors.Is(err, library.ErrConflict):
-		return a.renderUsers(c, http.StatusConflict, authpage.Users{AddError: errorText(err), Name: name, Role: role})
-	case errors.Is(err, library.ErrInvalid):
+	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
 		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{AddError: errorText(err), Name: name, Role: role})
-	case err != nil:
+	} else if err != nil {
 		return err
 	}
 	base := c.Scheme() + "://" + c.Request().Host

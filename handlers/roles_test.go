@@ -184,13 +184,13 @@ func TestLibraryEmptyStates(t *testing.T) {
 }
 
 // Inviting a name that differs only in case from a pending setup link is
-// refused (409) under the name field, the form keeping what was typed,
+// refused (422) under the name field, the form keeping what was typed,
 // and no second link is shown.
 func TestAddUserNameTakenIgnoringCase(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	a.post("/users", url.Values{"name": {"alice"}, "role": {store.RoleViewer}}).want(t, http.StatusOK)
-	r := a.post("/users", url.Values{"name": {"ALICE"}, "role": {store.RoleEditor}}).want(t, http.StatusConflict)
+	r := a.post("/users", url.Values{"name": {"ALICE"}, "role": {store.RoleEditor}}).want(t, http.StatusUnprocessableEntity)
 	if msg := r.find("user-add-form").Find(`[data-testid="user-add-error"]`).Text(); !strings.Contains(msg, "a setup link for alice is pending already") {
 		t.Errorf("add error %q, want the pending link named", msg)
 	}
