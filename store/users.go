@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -132,12 +131,9 @@ func validPassword(p string) error {
 	return nil
 }
 
-// userNamePattern is what a user name may be: it appears in URLs.
-var userNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
-
 func validName(name string) error {
-	if !userNamePattern.MatchString(name) {
-		return fmt.Errorf("the name %q must be 1 to 64 letters, digits, '.', '_', '@' or '-': %w", name, library.ErrInvalid)
+	if p := library.UserNameProblem(name); p != "" {
+		return fmt.Errorf("name: %s: %w", p, library.ErrInvalid)
 	}
 	return nil
 }
