@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,5 +194,55 @@ func TestTableCacheCollisionIsAMiss(t *testing.T) {
 	}
 	if _, ok := c.get(7, func(w tableInputs) { w.str("a"); w.num(1); w.str("") }); ok {
 		t.Fatal("longer inputs with a's prefix: want a miss")
+	}
+}
+
+// Many requests at once on one assembler whose table cache is small
+// enough that generations turn over all the time: every text is the one
+// an assembler without a warm cache gives (run with -race as well).
+func TestTableCacheConcurrent(t *testing.T) {
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	reqs := make([]*Request, len(examples))
+	want := make([]string, len(examples))
+	for i, ex := range examples {
+		if reqs[i], err = DecodeRequest(ex.Request); err != nil {
+			t.Fatal(err)
+		}
+		res, err := New(Config{}).Assemble(snap, nil, reqs[i], now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = res.Text
+	}
+	a := New(Config{})
+	a.tables = newTableCache(16 << 10)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 40 {
+				i := (g + n) % len(reqs)
+				res, err := a.Assemble(snap, nil, reqs[i], now)
+				if err != nil || res.Text != want[i] {
+					errs <- fmt.Sprintf("%s: %v, or a text other than the uncached one", examples[i].ID, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

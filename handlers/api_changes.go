@@ -23,9 +23,10 @@ import (
 const HeaderGeneration = "X-Promptdesk-Generation"
 
 // Generation is the middleware of the API group that sends
-// HeaderGeneration on every answer: the generation current when the
-// request arrived, so an answer is never older than the number it
-// carries.
+// HeaderGeneration on every answer to an authenticated request (it runs
+// after RequireToken, so a caller without a token learns nothing): the
+// generation current when the request arrived, so an answer is never
+// older than the number it carries.
 func Generation(served *state.Served) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,21 @@ func TestAPIRevisions(t *testing.T) {
 	// Still a draft: revision 2 serves.
 	if r := decode[assembler.Rendered](t, a.api(http.MethodPost, "/api/v1/render", `{"module":"base.identity"}`)); r.Revision != 2 {
 		t.Errorf("after restore render serves revision %d, want 2", r.Revision)
+	}
+
+	// Deleted (revision 4): the history stays, revision 4 has no text to
+	// serve or restore, revision 2 can still be pinned.
+	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "3"); rec.Code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body.String())
+	}
+	h = decode[handlers.APIRevisions](t, a.api(http.MethodGet, "/api/v1/overrides/base.identity/revisions?locale=en-US", ""))
+	if h.Revision != 4 || h.PublishedRevision != 0 || h.Revisions[0].Action != "delete" || slices.ContainsFunc(h.Revisions, func(r handlers.APIRevision) bool { return r.Published }) {
+		t.Errorf("after delete: %+v", h)
+	}
+	wantError(t, "pin to the delete", a.api(http.MethodPost, "/api/v1/render", `{"module":"base.identity","revisions":{"base.identity@en-US":4}}`),
+		http.StatusUnprocessableEntity, "invalid_request", "revisions.base.identity@en-US", "removed the override")
+	if r := decode[assembler.Rendered](t, a.api(http.MethodPost, "/api/v1/render", `{"module":"base.identity","revisions":{"base.identity@en-US":2}}`)); r.Revision != 2 || !strings.Contains(r.Text, "second revision's") {
+		t.Errorf("pin after delete: revision %d", r.Revision)
 	}
 }
 

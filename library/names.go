@@ -3,6 +3,7 @@ package library
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -27,14 +28,26 @@ func NameProblem(s string) string {
 	}
 	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
 		r, _ := utf8.DecodeRuneInString(s)
-		return fmt.Sprintf("begins with %q: use %s", r, rule)
+		return fmt.Sprintf("begins with %s: use %s", character(r), rule)
 	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return fmt.Sprintf("%q is not allowed: use %s", r, rule)
+			return fmt.Sprintf("%s is not allowed: use %s", character(r), rule)
 		}
 	}
 	return ""
+}
+
+// character names r in a message: quoted, or by its code point when it
+// is invisible.
+func character(r rune) string {
+	switch {
+	case r == 0:
+		return "the NUL character (U+0000)"
+	case unicode.IsControl(r) || unicode.IsSpace(r) && r != ' ':
+		return fmt.Sprintf("the control character U+%04X", r)
+	}
+	return fmt.Sprintf("%q", r)
 }
 
 // CanonicalLocale parses s (surrounding space ignored) as a BCP 47 tag

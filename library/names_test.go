@@ -24,6 +24,8 @@ func TestNameProblem(t *testing.T) {
 		{"a b", `' ' is not allowed`},
 		{"a/b", `'/' is not allowed`},
 		{"纪要", `begins with '纪'`},
+		{"t\x00", "the NUL character (U+0000) is not allowed"},
+		{"\tx", "begins with the control character U+0009"},
 	} {
 		got := library.NameProblem(tc.name)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -112,3 +115,63 @@ func reloadFixed(t *testing.T) *reload.Library {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestChangeFeedOfTheLibrary: a module text changed in a watched library
+// folder is one change (subject library, action updated) with its id and
+// locale, which wakes a waiting reader.
+func TestChangeFeedOfTheLibrary(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, library.BuiltinFS()); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := reload.New(dir, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := state.Open(t.Context(), lib, &slowSource{}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() { _ = lib.Run(ctx) }()
+
+	m, ok := lib.Current().Snapshot.Module("base.identity", "en-US")
+	if !ok {
+		t.Fatal("no base.identity en-US")
+	}
+	path := filepath.Join(dir, "modules", "en-US", "base-identity.md")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		changes []state.ServedChange
+		gen     int64
+	}
+	done := make(chan answer)
+	go func() {
+		changes, gen, _ := s.ChangesSince(ctx, 1, 20*time.Second)
+		done <- answer{changes, gen}
+	}()
+	// Written aside and renamed over, so the watcher never reads half a file;
+	// written until the reload is seen, since the watcher may start late.
+	text := strings.Replace(m.Text, "\n---\n", "\n---\nA line the folder added.\n", 1)
+	var got answer
+	for got.gen == 0 {
+		tmp := filepath.Join(dir, "modules", "en-US", ".writing")
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got = <-done:
+		case <-time.After(time.Second):
+		}
+	}
+	want := state.ServedChange{Generation: 2, Subject: "library", ID: "base.identity", Locale: "en-US", Action: "updated"}
+	if got.gen != 2 || !slices.Equal(got.changes, []state.ServedChange{want}) {
+		t.Errorf("after the folder changed: generation %d, %v; want 2, %v", got.gen, got.changes, want)
+	}
+}

@@ -155,7 +155,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// (handlers.Generation).
 	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -173,7 +173,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, History: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.Generation(s.served), handlers.RequireToken(s.tokens, scopes...), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	v1.GET("/overrides", apiOvr.List, apiMW(read)...)
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
