@@ -72,7 +72,7 @@ type readyBroken struct {
 // current, "degraded" while the last state read from the database serves
 // (stale_since says since when; "database" why). Broken library files do
 // not make the server unready: their last good versions serve.
-// generation is the served state's (state.View.Generation); the times are
+// generation is the served state's (state.View.ServedGeneration, as X-Promptdesk-Generation); the times are
 // RFC 3339 or null.
 func (h *Health) Ready(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyPingTimeout)
@@ -92,7 +92,7 @@ func (h *Health) Ready(c echo.Context) error {
 		body.LastNotification = &at
 	}
 	v := h.Served.Current()
-	body.Generation = v.Generation
+	body.Generation = v.ServedGeneration
 	body.Library = readyLibrary{Source: v.Library.Source, Generation: v.Library.Generation, Broken: make([]readyBroken, 0, len(v.LibraryBroken))}
 	for _, b := range v.LibraryBroken {
 		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving, Instead: b.Instead})

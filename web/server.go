@@ -184,7 +184,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) metricsState() metrics.State {
 	v := s.served.Current()
 	m := metrics.State{
-		Generation:        v.Generation,
+		Generation:        v.ServedGeneration,
 		LibraryGeneration: v.Library.Generation,
 		Overrides:         len(v.State.Overrides),
 		Drafts:            len(v.Drafts),
