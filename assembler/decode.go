@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/text/language"
-
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -51,13 +49,16 @@ func DecodeRequest(data []byte) (*Request, error) {
 }
 
 // Validate checks the request: known knowledge-base types,
-// the limits, a BCP 47 locale and valid variable names.
+// the limits, a BCP 47 locale and valid variable names. It puts the
+// locale in its canonical form ("EN-us" → "en-US").
 func (r *Request) Validate() error {
 	bad := func(field, msg string) error { return &Error{Code: CodeInvalidRequest, Field: field, Msg: msg} }
 	if r.Locale != "" {
-		if _, err := language.Parse(r.Locale); err != nil {
+		locale, err := library.CanonicalLocale(r.Locale)
+		if err != nil {
 			return bad("locale", fmt.Sprintf("%q is not a BCP 47 locale tag", r.Locale))
 		}
+		r.Locale = locale
 	}
 	if len(r.KnowledgeBases) > MaxKnowledgeBases {
 		return &Error{Code: CodeLimitExceeded, Field: "knowledgeBases", Msg: fmt.Sprintf("%d knowledge bases; the limit is %d", len(r.KnowledgeBases), MaxKnowledgeBases)}

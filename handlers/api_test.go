@@ -566,3 +566,19 @@ func equalJSON(t *testing.T, x, y any) bool {
 	t.Helper()
 	return bytes.Equal(encode(t, x), encode(t, y))
 }
+
+// The request's locale is answered in its canonical form, whatever case
+// the client typed, and serves the same modules.
+func TestAPIAssembleCanonicalLocale(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	res := decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", `{"locale": "EN-us", "message": "hello"}`))
+	if res.Locale != "en-US" {
+		t.Errorf("locale %q, want en-US", res.Locale)
+	}
+	for _, e := range res.Report {
+		if e.Kind == assembler.KindPrompt && (e.Locale != "en-US" || e.Fallback) {
+			t.Errorf("%s served from %s (fallback %v), want en-US", e.Line, e.Locale, e.Fallback)
+		}
+	}
+}

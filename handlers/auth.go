@@ -371,7 +371,7 @@ func (a *Auth) AddUser(c echo.Context) error {
 	name, role := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
 	secret, err := a.Store.CreateSetupToken(c.Request().Context(), name, role)
 	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
-		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{Error: errorText(err), Name: name, Role: role})
+		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{AddError: errorText(err), Name: name, Role: role})
 	} else if err != nil {
 		return err
 	}

@@ -128,7 +128,7 @@ func headLine(row store.Override) string {
 	case row.Draft && row.PublishedRevision > 0:
 		s += fmt.Sprintf(": a draft; revision %d is published and serves", row.PublishedRevision)
 	case row.Draft:
-		s += ": a draft; nothing of this override was ever published"
+		s += ": a draft; no revision of this override serves, the builtin does"
 	default:
 		s += ": published, it serves"
 	}
@@ -207,7 +207,7 @@ func (h *Overrides) ConfirmDiscard(c echo.Context) error {
 	d := &overridepage.Dropped{Title: "The draft you discard, against what serves now (" + orNone(served.From) + ")"}
 	m.Summary = fmt.Sprintf("Discarding throws draft revision %d away: published revision %d serves on, recorded as a new revision. The history keeps the draft.", row.Revision, row.PublishedRevision)
 	if row.PublishedRevision == 0 {
-		m.Summary = fmt.Sprintf("Nothing of this override was ever published: discarding draft revision %d removes the override, and what serves now serves on. The history keeps the draft.", row.Revision)
+		m.Summary = fmt.Sprintf("No revision of this override serves: discarding draft revision %d removes the override, and what serves now serves on. The history keeps the draft.", row.Revision)
 	}
 	d.Lines, d.Plus, d.Minus = diffLines(served.Text, row.Text)
 	m.Dropped = d

@@ -11,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -255,5 +256,28 @@ func TestModuleWhereUsed(t *testing.T) {
 	})
 	if strings.Join(got, ", ") != "fallback-ja include by:base.identity, support-faq-en include by:base.identity, translate-en include by:base.identity" {
 		t.Errorf("aux.signature is used in %q", got)
+	}
+}
+
+// A draft saved after a delete has nothing published under it: the
+// delete serves nothing, the builtin does. The Publish confirmation and
+// the API both say so.
+func TestDraftAfterDeleteServesNoRevision(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.saveOverride("task.doc-minutes", "zh-CN", minutesText(t, a, minutesLine), 0)
+	a.post(minutesEditor+"/delete", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
+	a.saveDraft("task.doc-minutes", "zh-CN", minutesText(t, a, "删除之后的草稿。"), 2)
+
+	c := a.get(minutesEditor+"/publish").want(t, http.StatusOK)
+	if got := c.find("confirm-head").Text(); !strings.HasSuffix(got, ": a draft; no revision of this override serves, the builtin does.") {
+		t.Errorf("head line %q", got)
+	}
+	if got := c.find("confirm-sources").Text(); !strings.Contains(got, "Now: builtin zh-CN v1.") {
+		t.Errorf("sources %q", got)
+	}
+	drafts := decode[[]handlers.APIOverrideEntry](t, a.api(http.MethodGet, "/api/v1/overrides?status=draft", ""))
+	if len(drafts) != 1 || drafts[0].Revision != 3 || drafts[0].PublishedRevision != 0 {
+		t.Errorf("drafts: %+v", drafts)
 	}
 }

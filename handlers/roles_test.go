@@ -182,3 +182,23 @@ func TestLibraryEmptyStates(t *testing.T) {
 		t.Error("the unfiltered library shows the no-match state")
 	}
 }
+
+// Inviting a name that differs only in case from a pending setup link is
+// refused (422) under the name field, the form keeping what was typed,
+// and no second link is shown.
+func TestAddUserNameTakenIgnoringCase(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.post("/users", url.Values{"name": {"alice"}, "role": {store.RoleViewer}}).want(t, http.StatusOK)
+	r := a.post("/users", url.Values{"name": {"ALICE"}, "role": {store.RoleEditor}}).want(t, http.StatusUnprocessableEntity)
+	if msg := r.find("user-add-form").Find(`[data-testid="user-add-error"]`).Text(); !strings.Contains(msg, "a setup link for alice is pending already") {
+		t.Errorf("add error %q, want the pending link named", msg)
+	}
+	form := r.find("user-add-form")
+	if form.Find(`input[name="name"]`).AttrOr("value", "") != "ALICE" || form.Find(`option[selected]`).AttrOr("value", "") != store.RoleEditor {
+		t.Error("the form lost what was typed")
+	}
+	if r.find("setup-link").Length() != 0 || r.find("setup-link-row").Length() != 1 {
+		t.Errorf("links: shown %d, pending %d; want none shown and alice's pending", r.find("setup-link").Length(), r.find("setup-link-row").Length())
+	}
+}

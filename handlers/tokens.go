@@ -28,7 +28,7 @@ const tokenTime = "2006-01-02 15:04 UTC"
 
 // List handles GET /tokens.
 func (h *Tokens) List(c echo.Context) error {
-	return h.render(c, http.StatusOK, tokenpage.Model{})
+	return h.render(c, http.StatusOK, tokenpage.Model{Flash: flashFor(c)})
 }
 
 func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
@@ -86,9 +86,14 @@ func (h *Tokens) Create(c echo.Context) error {
 }
 
 // Revoke handles POST /tokens/revoke (name): from then on the API answers
-// 401 to the token.
+// 401 to the token. Revoking it again changes nothing and says so in the
+// tokens page's flash.
 func (h *Tokens) Revoke(c echo.Context) error {
-	if _, err := h.Check.Revoke(c.Request().Context(), c.FormValue("name")); err != nil {
+	_, err := h.Check.Revoke(c.Request().Context(), c.FormValue("name"))
+	if again := (*store.AlreadyRevoked)(nil); errors.As(err, &again) {
+		setFlash(c, again.Error()+"; nothing changed.")
+		return seeOther(c, "/tokens")
+	} else if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/tokens")

@@ -64,3 +64,28 @@ func CanonicalLocale(s string) (string, error) {
 	}
 	return tag.String(), nil
 }
+
+// UserNameProblem is the one rule for console user names: 1 to
+// MaxNameLength characters, ASCII letters a-z and A-Z, digits, dots,
+// underscores, '@' and dashes, beginning with a letter or a digit (they
+// appear in URLs). It returns what is wrong with s in words that fit
+// after "name: ", or "" when s is a good user name.
+func UserNameProblem(s string) string {
+	const rule = "ASCII letters a-z or A-Z, digits, '.', '_', '@' and '-', beginning with a letter or a digit"
+	switch n := utf8.RuneCountInString(s); {
+	case s == "":
+		return "required: " + rule
+	case n > MaxNameLength:
+		return fmt.Sprintf("at most %d characters (this one has %d)", MaxNameLength, n)
+	}
+	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
+	if r, _ := utf8.DecodeRuneInString(s); !alnum(r) {
+		return fmt.Sprintf("begins with %s: use %s", character(r), rule)
+	}
+	for _, r := range s {
+		if !alnum(r) && r != '.' && r != '_' && r != '@' && r != '-' {
+			return fmt.Sprintf("%s is not allowed: use %s", character(r), rule)
+		}
+	}
+	return ""
+}

@@ -48,8 +48,10 @@ type Override struct {
 	Publish   bool
 	CreatedAt time.Time // of this life of the override: a save after a delete resets it
 	UpdatedAt time.Time
-	// PublishedRevision is the revision that is served; 0 when none ever
-	// was (the override is a draft only). A delete publishes itself.
+	// PublishedRevision is the revision that is served; 0 when none
+	// serves: none was ever published (the override is a draft only), or
+	// the published revision is a removal (a delete publishes itself, and
+	// the builtin serves after it).
 	PublishedRevision int
 	// Draft is true when the head is a revision not published yet
 	// (Revision > PublishedRevision). In ListOverrides, whose rows are the
@@ -112,7 +114,15 @@ func TextHash(text string) string {
 
 const overrideColumns = `module_id, locale, text, title, version, fields,
 	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at,
-	coalesce(published_revision, 0), (NOT deleted AND revision > coalesce(published_revision, 0))`
+	` + servingRevisionSQL + `, (NOT deleted AND revision > coalesce(published_revision, 0))`
+
+// servingRevisionSQL is the PublishedRevision of the head row overrides:
+// its published revision, or 0 when the head is deleted or that revision
+// is a removal, since a removal serves nothing (the builtin serves).
+const servingRevisionSQL = `(CASE WHEN overrides.deleted OR EXISTS (SELECT 1 FROM override_revisions r
+	WHERE r.module_id = overrides.module_id AND r.locale_key = lower(overrides.locale)
+		AND r.revision = overrides.published_revision AND ` + removalSQL + `)
+	THEN 0 ELSE coalesce(overrides.published_revision, 0) END)`
 
 // servedColumns are overrideColumns of the published revision r of the
 // head o.

@@ -263,10 +263,25 @@ func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	return list, nil
 }
 
+// AlreadyRevoked is the error of revoking a token revoked before (a
+// repeated form post, the back button): nothing changes. It matches
+// library.ErrConflict.
+type AlreadyRevoked struct {
+	Name string
+	At   time.Time
+}
+
+func (e *AlreadyRevoked) Error() string {
+	return fmt.Sprintf("API token %s was already revoked (%s)", e.Name, e.At.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// Is makes an AlreadyRevoked match library.ErrConflict.
+func (e *AlreadyRevoked) Is(target error) bool { return target == library.ErrConflict }
+
 // RevokeToken revokes the token called name: from then on Authenticate
 // refuses it. The audit row records the actor of ctx. Errors:
-// library.ErrNotFound when there is no such token; library.ErrConflict
-// when it is already revoked.
+// library.ErrNotFound when there is no such token; *AlreadyRevoked
+// (matching library.ErrConflict) when it is already revoked.
 func (s *Store) RevokeToken(ctx context.Context, name string) (Token, error) {
 	var tok Token
 	err := s.WithTx(ctx, func(tx *Store) error {
@@ -275,7 +290,7 @@ func (s *Store) RevokeToken(ctx context.Context, name string) (Token, error) {
 			return dbError(err, "api token "+name)
 		}
 		if cur.RevokedAt != nil {
-			return fmt.Errorf("api token %s was revoked at %s: %w", name, cur.RevokedAt.Format(time.RFC3339), library.ErrConflict)
+			return &AlreadyRevoked{Name: name, At: *cur.RevokedAt}
 		}
 		if tok, err = scanToken(tx.db.QueryRow(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1 RETURNING `+tokenColumns, cur.ID)); err != nil {
 			return dbError(err, "api token "+name)

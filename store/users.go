@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -132,12 +131,9 @@ func validPassword(p string) error {
 	return nil
 }
 
-// userNamePattern is what a user name may be: it appears in URLs.
-var userNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
-
 func validName(name string) error {
-	if !userNamePattern.MatchString(name) {
-		return fmt.Errorf("the name %q must be 1 to 64 letters, digits, '.', '_', '@' or '-': %w", name, library.ErrInvalid)
+	if p := library.UserNameProblem(name); p != "" {
+		return fmt.Errorf("name: %s: %w", p, library.ErrInvalid)
 	}
 	return nil
 }
@@ -169,8 +165,9 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 
 // CreateSetupToken stores a setup link for an account called name (""
 // for the first admin, who picks a name) with role, valid for SetupTTL,
-// and returns its secret. Errors: library.ErrInvalid for a bad role;
-// library.ErrConflict when the name is taken.
+// and returns its secret. Errors: library.ErrInvalid for a bad role or
+// name; library.ErrConflict when an account or a pending setup link has
+// the name, compared ignoring case.
 func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string, error) {
 	name = strings.TrimSpace(name)
 	if err := validRole(role); err != nil {
@@ -180,9 +177,6 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 		if err := validName(name); err != nil {
 			return "", err
 		}
-		if u, err := s.UserByName(ctx, name); err == nil {
-			return "", fmt.Errorf("%s: %w", nameTaken(name, u.Name), library.ErrConflict)
-		}
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -190,6 +184,11 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 	}
 	secret := base64.RawURLEncoding.EncodeToString(raw[:])
 	err := s.WithTx(ctx, func(tx *Store) error {
+		if name != "" {
+			if err := tx.nameFree(ctx, name); err != nil {
+				return err
+			}
+		}
 		var id int64
 		var expires time.Time
 		err := tx.db.QueryRow(ctx, `INSERT INTO setup_tokens (hash, user_name, role, expires_at, created_by)
@@ -205,6 +204,34 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 		return "", err
 	}
 	return secret, nil
+}
+
+// nameFree checks, inside a transaction, that no account and no pending
+// setup link has name, compared ignoring case. It holds a lock on the
+// name until the transaction ends, so that two invitations of one name
+// cannot both pass. Errors: library.ErrConflict naming the holder.
+func (s *Store) nameFree(ctx context.Context, name string) error {
+	if _, err := s.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('user name ' || lower($1), 0))`, name); err != nil {
+		return dbErrOrNil(err, "user "+name)
+	}
+	if u, err := s.UserByName(ctx, name); err == nil {
+		return fmt.Errorf("%s: %w", nameTaken(name, u.Name), library.ErrConflict)
+	} else if !errors.Is(err, library.ErrNotFound) {
+		return err
+	}
+	var pending string
+	err := s.db.QueryRow(ctx, `SELECT user_name FROM setup_tokens WHERE lower(user_name) = lower($1)
+		AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() LIMIT 1`, name).Scan(&pending)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return dbErrOrNil(err, "setup link")
+	case pending == name:
+		return fmt.Errorf("a setup link for %s is pending already: revoke it first to send a new one: %w", pending, library.ErrConflict)
+	default:
+		return fmt.Errorf("a setup link for %s is pending already (user names are compared ignoring case, so %s is the same name): revoke it first to send a new one: %w", pending, name, library.ErrConflict)
+	}
 }
 
 // PendingSetupLinks lists the setup links that can still be used (not

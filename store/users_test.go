@@ -53,3 +53,31 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 		t.Errorf("users %+v %v, want alice alone", users, err)
 	}
 }
+
+// A pending setup link holds its name ignoring case: inviting ALICE or
+// Alice while alice's link waits is a conflict naming it; once the link
+// is revoked the name is free again.
+func TestInviteNameTakenByPendingLink(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := store.WithActor(t.Context(), "admin")
+	if _, err := s.CreateSetupToken(ctx, "alice", store.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "ALICE", "Alice"} {
+		_, err := s.CreateSetupToken(ctx, name, store.RoleViewer)
+		if !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a setup link for alice is pending already") {
+			t.Errorf("invite %s: %v, want a conflict naming alice's pending link", name, err)
+		}
+	}
+	links, err := s.PendingSetupLinks(ctx)
+	if err != nil || len(links) != 1 {
+		t.Fatalf("pending links %+v %v, want alice's alone", links, err)
+	}
+	if err := s.RevokeSetupLink(ctx, links[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateSetupToken(ctx, "Alice", store.RoleViewer); err != nil {
+		t.Errorf("invite Alice after the revoke: %v", err)
+	}
+}

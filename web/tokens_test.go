@@ -89,6 +89,18 @@ func TestTokensPage(t *testing.T) {
 	if audit, err := st.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionRevoke}); err != nil || len(audit) != 1 || audit[0].Actor != testUser {
 		t.Errorf("revoke audit %+v %v, want by %s", audit, err, testUser)
 	}
+	// Revoking again (a repeated post) changes nothing and says so.
+	rec = admin.do(h, admin.form(http.MethodPost, "/tokens/revoke", url.Values{"name": {"ci-reader"}}))
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/tokens" {
+		t.Fatalf("revoke again: %d to %q, want 303 to /tokens", rec.Code, rec.Header().Get("Location"))
+	}
+	rec = admin.do(h, httptest.NewRequest(http.MethodGet, "/tokens", nil))
+	if flash := rec.Body.String(); !strings.Contains(flash, `data-testid="flash">API token ci-reader was already revoked (`) || !strings.Contains(flash, "; nothing changed.</div>") {
+		t.Errorf("after revoking again, want the flash saying nothing changed: %s", flash)
+	}
+	if audit, _ := st.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionRevoke}); len(audit) != 1 {
+		t.Errorf("revoking again is audited: %d revokes", len(audit))
+	}
 
 	newUser(t, st, "ed", store.RoleEditor)
 	editor := login(t, h, "ed")

@@ -198,3 +198,28 @@ func TestWebhooksPageForms(t *testing.T) {
 		t.Errorf("an editor on /webhooks: %d, want 403", rec.Code)
 	}
 }
+
+// A NUL in the description is refused under that field, the form kept,
+// like the other fields' refusals, and nothing is stored.
+func TestWebhookFormRefusesNUL(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	v, _ := clients.Load(h)
+	admin := v.(*client)
+
+	rec := admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/hook"}, "description": {"nul\x00here"}}))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("a NUL in the description: %d %v", rec.Code, err)
+	}
+	if got := doc.Find(`[data-testid="field-error"][data-field="description"]`).Text(); !strings.Contains(got, "the description contains the NUL character (U+0000)") {
+		t.Errorf("description error %q", got)
+	}
+	if got := doc.Find(`input[name="url"]`).AttrOr("value", ""); got != "https://example.com/hook" {
+		t.Errorf("URL kept as %q", got)
+	}
+	if hooks, err := st.ListWebhooks(context.Background()); err != nil || len(hooks) != 0 {
+		t.Errorf("stored %+v %v, want nothing", hooks, err)
+	}
+}

@@ -116,7 +116,8 @@ func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 
 // check refuses a URL that is not absolute http(s), a secret (unless
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
-// spaces, and an over-long description.
+// spaces, an over-long description, and a NUL in the secret or the
+// description (the database cannot store it).
 func check(w store.Webhook) error {
 	u, err := url.Parse(w.URL)
 	switch {
@@ -136,6 +137,10 @@ func check(w store.Webhook) error {
 		return &FieldError{"secret", "the secret starts or ends with a space"}
 	case utf8.RuneCountInString(w.Description) > MaxDescription:
 		return &FieldError{"description", fmt.Sprintf("the description has %d characters; at most %d", utf8.RuneCountInString(w.Description), MaxDescription)}
+	case strings.ContainsRune(w.Secret, 0):
+		return &FieldError{"secret", "the secret contains the NUL character (U+0000), which cannot be stored"}
+	case strings.ContainsRune(w.Description, 0):
+		return &FieldError{"description", "the description contains the NUL character (U+0000), which cannot be stored"}
 	}
 	return nil
 }

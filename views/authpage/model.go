@@ -64,6 +64,9 @@ type Users struct {
 	Link     string
 	LinkName string
 	Error    string
+	// AddError says why the add form was refused; it shows under the
+	// name field.
+	AddError string
 	// Name and Role are the add form's values kept after an error.
 	Name string
 	Role string

@@ -39,4 +39,6 @@ type Model struct {
 	Scopes  []string // every scope, for the checkboxes
 	Form    Form
 	Created *Created
+	// Flash is a one-time message from the last action, if any.
+	Flash string
 }
