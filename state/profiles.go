@@ -45,13 +45,7 @@ type ProfileDraft struct {
 // matches library.ErrInvalid.
 type ProfileError []FieldError
 
-func (e ProfileError) Error() string {
-	parts := make([]string, len(e))
-	for i, f := range e {
-		parts[i] = f.Field + ": " + f.Msg
-	}
-	return "profile: " + strings.Join(parts, "; ")
-}
+func (e ProfileError) Error() string { return fieldErrorText("profile", e) }
 
 // Is makes a ProfileError match library.ErrInvalid.
 func (e ProfileError) Is(target error) bool { return target == library.ErrInvalid }

@@ -92,23 +92,11 @@ type ScenarioDraft struct {
 	Locale string
 }
 
-// FieldError is a refused field of a ScenarioDraft: Field is "id",
-// "name", "description", "request" or "request.<field of the request>".
-type FieldError struct {
-	Field, Msg string
-}
-
 // ScenarioError lists every refused field of a draft; it matches
 // library.ErrInvalid.
 type ScenarioError []FieldError
 
-func (e ScenarioError) Error() string {
-	parts := make([]string, len(e))
-	for i, f := range e {
-		parts[i] = f.Field + ": " + f.Msg
-	}
-	return "scenario: " + strings.Join(parts, "; ")
-}
+func (e ScenarioError) Error() string { return fieldErrorText("scenario", e) }
 
 // Is makes an ScenarioError match library.ErrInvalid.
 func (e ScenarioError) Is(target error) bool { return target == library.ErrInvalid }

@@ -365,7 +365,8 @@ func wpAPI(t *testing.T, env *wpEnv, id, text string, base int) string {
 			return wpUnchanged
 		}
 		t.Fatalf("unexpected answer: %s", body)
-	case http.StatusConflict:
+	case http.StatusPreconditionFailed:
+		// The API says a stale If-Match the HTTP way.
 		return wpConflict
 	case http.StatusUnprocessableEntity:
 		return wpInvalid
