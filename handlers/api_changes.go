@@ -131,9 +131,15 @@ func (h *API) Changes(c echo.Context) error {
 // queryInt reads an optional whole-number query parameter in [lo, hi];
 // absent is lo, anything else a 422 invalid_request naming it.
 func queryInt(c echo.Context, name string, lo, hi int64) (int64, error) {
+	return queryIntOr(c, name, lo, hi, lo)
+}
+
+// queryIntOr is queryInt with absent meaning absent, which may lie
+// outside [lo, hi] (0 for "no limit").
+func queryIntOr(c echo.Context, name string, lo, hi, absent int64) (int64, error) {
 	s := c.QueryParam(name)
 	if s == "" {
-		return lo, nil
+		return absent, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < lo || n > hi {

@@ -82,8 +82,9 @@ func TestAPIModulesFilters(t *testing.T) {
 	wantError(t, "layer", a.api(http.MethodGet, "/api/v1/modules?layer=nope", ""), http.StatusUnprocessableEntity, "invalid_request", "layer", "nope")
 	wantError(t, "status", a.api(http.MethodGet, "/api/v1/modules?status=nope", ""), http.StatusUnprocessableEntity, "invalid_request", "status", "builtin")
 	wantError(t, "locale", a.api(http.MethodGet, "/api/v1/modules?locale=x_y!", ""), http.StatusUnprocessableEntity, "invalid_request", "locale")
-	wantError(t, "limit 0", a.api(http.MethodGet, "/api/v1/modules?limit=0", ""), http.StatusUnprocessableEntity, "invalid_request", "limit")
-	wantError(t, "limit 501", a.api(http.MethodGet, "/api/v1/modules?limit=501", ""), http.StatusUnprocessableEntity, "invalid_request", "limit")
+	wantError(t, "limit 0", a.api(http.MethodGet, "/api/v1/modules?limit=0", ""), http.StatusUnprocessableEntity, "invalid_request", "limit", `"0" is not a whole number from 1 to 500`)
+	wantError(t, "limit abc", a.api(http.MethodGet, "/api/v1/modules?limit=abc", ""), http.StatusUnprocessableEntity, "invalid_request", "limit", `"abc" is not a whole number from 1 to 500`)
+	wantError(t, "limit 501", a.api(http.MethodGet, "/api/v1/modules?limit=501", ""), http.StatusUnprocessableEntity, "invalid_request", "limit", `"501" is not a whole number from 1 to 500`)
 	wantError(t, "cursor", a.api(http.MethodGet, "/api/v1/modules?cursor=***", ""), http.StatusUnprocessableEntity, "invalid_request", "cursor")
 }
 

@@ -81,12 +81,9 @@ func (h *API) Modules(c echo.Context) error {
 			return err
 		}
 	}
-	limit, err := queryInt(c, "limit", 0, MaxModulesPage)
+	limit, err := queryIntOr(c, "limit", 1, MaxModulesPage, 0)
 	if err != nil {
 		return err
-	}
-	if c.QueryParam("limit") != "" && limit == 0 {
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "limit", Msg: fmt.Sprintf("%q is not a whole number from 1 to %d", c.QueryParam("limit"), MaxModulesPage)}
 	}
 	after, err := queryCursor(c)
 	if err != nil {

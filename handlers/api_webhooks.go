@@ -226,19 +226,15 @@ func (h *APIWebhooks) Deliveries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit := defaultDeliveries
-	if s := c.QueryParam("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxDeliveries {
-			return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "limit", Msg: fmt.Sprintf("%q is not a number from 1 to %d", s, maxDeliveries)}
-		}
-		limit = n
+	limit, err := queryIntOr(c, "limit", 1, maxDeliveries, defaultDeliveries)
+	if err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	if _, err := h.Service.Get(ctx, id); err != nil {
 		return webhookErr(c.Param("id"), err)
 	}
-	list, err := h.Service.Deliveries(ctx, id, limit)
+	list, err := h.Service.Deliveries(ctx, id, int(limit))
 	if err != nil {
 		return err
 	}
