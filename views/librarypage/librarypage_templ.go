@@ -136,7 +136,7 @@ func Page(m Model) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " <form class=\"panel filters\" method=\"get\" action=\"/\" hx-get=\"/\" hx-target=\"#library-list\" hx-trigger=\"submit, change, input delay:300ms\" hx-push-url=\"true\" data-testid=\"library-filters\"><div class=\"field\"><label for=\"f-q\">Search</label> <input type=\"search\" id=\"f-q\" name=\"q\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " <form class=\"panel filters\" method=\"get\" action=\"/\" hx-get=\"/\" hx-target=\"#library-list\" hx-trigger=\"submit, change from:#f-layer, change from:#f-locale, change from:#f-status, input delay:300ms\" hx-push-url=\"true\" data-testid=\"library-filters\"><div class=\"field\"><label for=\"f-q\">Search</label> <input type=\"search\" id=\"f-q\" name=\"q\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
