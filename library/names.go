@@ -20,18 +20,25 @@ const MaxNameLength = 64
 // fit after the field's name ("id: …"), or "" when s is a good name.
 func NameProblem(s string) string {
 	const rule = "lowercase letters a-z, digits, dots, dashes and underscores, beginning with a letter or a digit"
+	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }
+	return nameProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '-' })
+}
+
+// nameProblem checks s against a name rule: 1 to MaxNameLength
+// characters, each allowed by rest, the first allowed by first; rule
+// describes it in the messages.
+func nameProblem(s, rule string, first, rest func(rune) bool) string {
 	switch n := utf8.RuneCountInString(s); {
 	case s == "":
 		return "required: " + rule
 	case n > MaxNameLength:
 		return fmt.Sprintf("at most %d characters (this one has %d)", MaxNameLength, n)
 	}
-	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-		r, _ := utf8.DecodeRuneInString(s)
+	if r, _ := utf8.DecodeRuneInString(s); !first(r) {
 		return fmt.Sprintf("begins with %s: use %s", character(r), rule)
 	}
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+		if !rest(r) {
 			return fmt.Sprintf("%s is not allowed: use %s", character(r), rule)
 		}
 	}
@@ -72,20 +79,6 @@ func CanonicalLocale(s string) (string, error) {
 // after "name: ", or "" when s is a good user name.
 func UserNameProblem(s string) string {
 	const rule = "ASCII letters a-z or A-Z, digits, '.', '_', '@' and '-', beginning with a letter or a digit"
-	switch n := utf8.RuneCountInString(s); {
-	case s == "":
-		return "required: " + rule
-	case n > MaxNameLength:
-		return fmt.Sprintf("at most %d characters (this one has %d)", MaxNameLength, n)
-	}
 	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
-	if r, _ := utf8.DecodeRuneInString(s); !alnum(r) {
-		return fmt.Sprintf("begins with %s: use %s", character(r), rule)
-	}
-	for _, r := range s {
-		if !alnum(r) && r != '.' && r != '_' && r != '@' && r != '-' {
-			return fmt.Sprintf("%s is not allowed: use %s", character(r), rule)
-		}
-	}
-	return ""
+	return nameProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '@' || r == '-' })
 }
