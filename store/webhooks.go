@@ -71,6 +71,21 @@ func scanWebhook(row pgx.Row) (Webhook, error) {
 	return w, err
 }
 
+// deliveryColumns are the columns scanDelivery reads, of a delivery d
+// joined with its endpoint w and event e.
+const deliveryColumns = `d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.status, d.attempts,
+			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at`
+
+// scanDelivery reads the deliveryColumns of row into d, then the columns
+// after them into extra.
+func scanDelivery(row pgx.Row, d *Delivery, extra ...any) error {
+	var body string
+	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
+		&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt}, extra...)...)
+	d.Body = []byte(body)
+	return err
+}
+
 func webhookName(id int64) string { return "webhook " + strconv.FormatInt(id, 10) }
 
 // webhookAudit is a webhook as an audit entry's Before or After: its
@@ -201,17 +216,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 				ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) c,
 			webhooks w, webhook_events e
 		WHERE d.id = c.id AND w.id = d.webhook_id AND e.id = d.event_id
-		RETURNING d.id, d.webhook_id, w.url, w.secret, e.key, e.type, e.body, d.status, d.attempts,
-			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at`, limit, lease.Milliseconds())
+		RETURNING `+deliveryColumns+`, w.secret`, limit, lease.Milliseconds())
 	if err != nil {
 		return nil, dbError(err, "claim webhook deliveries")
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
-		var body string
-		err := r.Scan(&d.ID, &d.WebhookID, &d.URL, &d.Secret, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
-			&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
-		d.Body = []byte(body)
+		err := scanDelivery(r, &d, &d.Secret)
 		return d, err
 	})
 	if err != nil {
@@ -273,8 +284,7 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 	if limit < 1 || limit > 1000 {
 		return nil, fmt.Errorf("webhook deliveries: limit %d is not within 1 to 1000: %w", limit, library.ErrInvalid)
 	}
-	rows, err := s.db.Query(ctx, `SELECT d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.status, d.attempts,
-			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at,
+	rows, err := s.db.Query(ctx, `SELECT `+deliveryColumns+`,
 			coalesce((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'duration_ms', a.duration_ms,
 				'status', a.status, 'error', a.error) ORDER BY a.attempt)
 				FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]')
@@ -293,13 +303,10 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
-		var body string
 		var attempts []attemptRow
-		if err := r.Scan(&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
-			&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt, &attempts); err != nil {
+		if err := scanDelivery(r, &d, &attempts); err != nil {
 			return d, err
 		}
-		d.Body = []byte(body)
 		for _, a := range attempts {
 			d.AttemptLog = append(d.AttemptLog, DeliveryAttempt{Attempt: a.Attempt, At: a.At,
 				Duration: time.Duration(a.DurationMS) * time.Millisecond, Status: a.Status, Error: a.Error})
