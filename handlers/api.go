@@ -341,9 +341,15 @@ func fieldError(data []byte, err error) error {
 // form, or the fallback locale when absent. A tag that does not parse is a
 // 422 invalid_request on field "locale".
 func (h *API) queryLocale(c echo.Context) (string, error) {
+	return localeParam(c, h.Assembler.FallbackLocale())
+}
+
+// localeParam reads the optional ?locale= parameter: its canonical BCP 47
+// form (checkLocale), or absent when the parameter is missing or blank.
+func localeParam(c echo.Context, absent string) (string, error) {
 	s := strings.TrimSpace(c.QueryParam("locale"))
 	if s == "" {
-		return h.Assembler.FallbackLocale(), nil
+		return absent, nil
 	}
 	return checkLocale(s)
 }

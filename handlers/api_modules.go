@@ -75,11 +75,9 @@ func (h *API) Modules(c echo.Context) error {
 		errors.As(err, &fe)
 		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
 	}
-	if s := strings.TrimSpace(c.QueryParam("locale")); s != "" {
-		var err error
-		if f.Locale, err = checkLocale(s); err != nil {
-			return err
-		}
+	var err error
+	if f.Locale, err = localeParam(c, ""); err != nil {
+		return err
 	}
 	limit, err := queryIntOr(c, "limit", 1, MaxModulesPage, 0)
 	if err != nil {

@@ -269,11 +269,8 @@ func setETag(c echo.Context, revision int) {
 // target reads :id and ?locale= (default: the fallback locale).
 func (h *APIOverrides) target(c echo.Context) (v *state.View, id, locale string, err error) {
 	id = c.Param("id")
-	locale = h.Assembler.FallbackLocale()
-	if s := strings.TrimSpace(c.QueryParam("locale")); s != "" {
-		if locale, err = checkLocale(s); err != nil {
-			return nil, "", "", err
-		}
+	if locale, err = localeParam(c, h.Assembler.FallbackLocale()); err != nil {
+		return nil, "", "", err
 	}
 	return h.Served.Current(), id, locale, nil
 }
