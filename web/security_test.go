@@ -238,8 +238,8 @@ func (b *browserEvents) listen(ctx context.Context) error {
 // is visible as typed. The API returns the same characters unescaped:
 // prompts are never HTML-escaped.
 func TestBrowserUntrustedTextStaysText(t *testing.T) {
-	browser := browsertest.New(t)
 	t.Parallel()
+	browser := browsertest.New(t)
 	var evilText string
 	srv, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		m, ok := lib.Module("base.identity", "en-US")

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,8 +19,15 @@ import (
 // Names are the Chromium executables looked up on PATH, in order.
 var Names = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
+// Slots is how many Chromiums the browser tests of all test processes on
+// the machine run at once. go test runs packages side by side and their
+// tests in parallel; nine browsers on two cores made every page slow
+// enough to cross a test's time limit.
+const Slots = 2
+
 // New returns the browser context of a fresh headless Chromium for t,
-// closed at t's cleanup. The first chromedp action on it starts the
+// closed at t's cleanup. It first waits for one of the machine's Slots,
+// held until t ends. The first chromedp action on the context starts the
 // browser and must carry no timeout. It skips t when no Chromium is
 // installed, and fails it instead when the CI variable is set (.ci/run
 // installs Debian's chromium).
@@ -37,6 +46,7 @@ func New(t *testing.T) context.Context {
 	if exe == "" {
 		t.Skip("skipping the browser test: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)")
 	}
+	takeSlot(t)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
@@ -56,6 +66,28 @@ func New(t *testing.T) context.Context {
 	browser, cancelBrowser := chromedp.NewContext(allocCtx)
 	t.Cleanup(cancelBrowser)
 	return browser
+}
+
+// takeSlot blocks until this process holds an exclusive lock on one of
+// Slots lock files in the temporary folder, and releases it at t's
+// cleanup. The kernel drops the lock if the process dies.
+func takeSlot(t *testing.T) {
+	t.Helper()
+	for {
+		for i := range Slots {
+			path := filepath.Join(os.TempDir(), "promptdesk-browser-slot-"+strconv.Itoa(i)+".lock")
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+			if err != nil {
+				t.Fatalf("browser slot: %v", err)
+			}
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+				t.Cleanup(func() { f.Close() })
+				return
+			}
+			f.Close()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // Login logs the browser in to the console at base through its login
@@ -86,7 +118,8 @@ type Page struct {
 }
 
 // Open starts a fresh Chromium for t (see New), logs in to the console
-// at base as name, and returns the tab with a 90 s limit on what follows.
+// at base as name, and returns the tab with a 3-minute limit on what
+// follows.
 // Screenshots go to $PROMPTDESK_SCREENSHOTS (docs/screenshots.sh sets it),
 // else to a temporary folder.
 func Open(t *testing.T, base, name, password string) *Page {
@@ -96,7 +129,7 @@ func Open(t *testing.T, base, name, password string) *Page {
 	if err := chromedp.Do(browser, chromedp.Navigate(base+"/login")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
+	ctx, cancel := context.WithTimeout(browser, 3*time.Minute)
 	t.Cleanup(cancel)
 	if err := Login(ctx, base, name, password); err != nil {
 		t.Fatalf("log in as %s: %v", name, err)
