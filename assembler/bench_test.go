@@ -122,3 +122,35 @@ func BenchmarkCount(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeRequest decodes the body of each example and scenario
+// the way the API does (one strict pass); MB/s is over the body.
+func BenchmarkDecodeRequest(b *testing.B) {
+	examples, err := assembler.Examples()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := map[string][]byte{}
+	for _, ex := range examples {
+		bodies["example/"+ex.ID] = ex.Request
+	}
+	scenarios, _ := filepath.Glob(filepath.Join(fuzzScenarioDir, "*.json"))
+	for _, p := range scenarios {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies["scenario/"+strings.TrimSuffix(filepath.Base(p), ".json")] = data
+	}
+	for name, data := range bodies {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := assembler.DecodeRequest(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

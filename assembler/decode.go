@@ -1,13 +1,8 @@
 package assembler
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -19,7 +14,7 @@ const (
 	MaxSkills         = 200
 )
 
-// DecodeRequest reads an assemble request from JSON, strictly: unknown
+// DecodeRequest reads an assemble request from JSON with DecodeJSON: unknown
 // fields, wrong types, trailing data and values outside the request
 // limits are *Error values naming the field (CodeInvalidRequest or
 // CodeLimitExceeded).
@@ -27,20 +22,9 @@ func DecodeRequest(data []byte) (*Request, error) {
 	if len(data) > MaxRequestBytes {
 		return nil, &Error{Code: CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (8 MiB)", len(data), MaxRequestBytes)}
 	}
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] != '{' {
-		return nil, &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
-	}
-	if err := CheckJSON(data); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var req Request
-	if err := dec.Decode(&req); err != nil {
-		return nil, jsonError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &Error{Code: CodeInvalidRequest, Msg: "unexpected data after the request object"}
+	if err := DecodeJSON(data, &req); err != nil {
+		return nil, err
 	}
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -89,41 +73,4 @@ func (r *Request) Validate() error {
 	}
 	_, err := Pins(r.Revisions)
 	return err
-}
-
-// jsonError turns a decoding error into an *Error naming the field or the
-// line and column.
-func jsonError(data []byte, err error) error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	var pe *time.ParseError
-	switch {
-	case errors.As(err, &te):
-		return &Error{Code: CodeInvalidRequest, Field: te.Field, Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
-	case errors.As(err, &se):
-		line, col := position(data, se.Offset)
-		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("JSON syntax error at line %d, column %d: %s", line, col, se.Error())}
-	case errors.Is(err, io.EOF):
-		return &Error{Code: CodeInvalidRequest, Msg: "the request body is empty"}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := position(data, int64(len(data)))
-		return &Error{Code: CodeInvalidRequest, Msg: fmt.Sprintf("the JSON ends too early, at line %d, column %d (unclosed object, array or string)", line, col)}
-	case errors.As(err, &pe):
-		return TimeError(data, pe)
-	}
-	msg := err.Error()
-	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &Error{Code: CodeInvalidRequest, Field: strings.Trim(field, `"`), Msg: "unknown field"}
-	}
-	return &Error{Code: CodeInvalidRequest, Msg: strings.TrimPrefix(msg, "json: ")}
-}
-
-func position(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }

@@ -505,8 +505,8 @@ var fuzzCodes = []string{assembler.CodeNotFound, assembler.CodeMissingVariable, 
 
 // FuzzDecodeRequest decodes fuzzed JSON as an assemble request and
 // assembles what decodes with the builtin library. Properties: no panic;
-// a decoding error is an *assembler.Error with code invalid_request or
-// limit_exceeded, the same on a second decode; a decoded request
+// a decoding error is an *assembler.Error with code invalid_json,
+// invalid_request or limit_exceeded, the same on a second decode; a decoded request
 // assembles (token counting on when it names a model other than gpt-4o)
 // or fails with an *assembler.Error of a known code; a result's text is
 // its segments joined.
@@ -528,8 +528,8 @@ func FuzzDecodeRequest(f *testing.F) {
 			if !errors.As(err, &e) {
 				t.Fatalf("DecodeRequest error %T %v is not an *assembler.Error", err, err)
 			}
-			if e.Code != assembler.CodeInvalidRequest && e.Code != assembler.CodeLimitExceeded {
-				t.Fatalf("DecodeRequest error code %q, want invalid_request or limit_exceeded (%v)", e.Code, err)
+			if e.Code != assembler.CodeInvalidJSON && e.Code != assembler.CodeInvalidRequest && e.Code != assembler.CodeLimitExceeded {
+				t.Fatalf("DecodeRequest error code %q, want invalid_json, invalid_request or limit_exceeded (%v)", e.Code, err)
 			}
 			if !errors.Is(err, library.ErrInvalid) {
 				t.Fatalf("DecodeRequest error %v does not match library.ErrInvalid", err)

@@ -2,59 +2,175 @@ package assembler
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
+	"io"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// CheckJSON holds a JSON request body to what the API's OpenAPI document
-// says beyond syntax: invalid UTF-8 anywhere is a CodeInvalidJSON error,
-// and null anywhere (no request field is nullable; leave a field out for
-// its default) a CodeInvalidRequest error, both naming the field as a
-// JSON path ("variables.conversation", "skills[2].name"). Malformed JSON
-// passes: the decoder that follows reports it with its position.
-func CheckJSON(data []byte) error {
-	if !utf8.Valid(data) {
-		bad := firstInvalidUTF8(data)
-		field := ""
-		walkJSON(data, func(path string, _ json.Token, end int64) bool {
-			if end > int64(bad) {
-				field = strings.TrimSuffix(path, ":")
-				return true
-			}
-			return false
-		})
-		return &Error{Code: CodeInvalidJSON, Field: field, Msg: fmt.Sprintf("invalid UTF-8 at byte %d: send the body as UTF-8", bad)}
+// DecodeJSON decodes data, one JSON object, into v in one strict pass
+// (github.com/go-json-experiment/json): member names match exactly, and an
+// unknown member, a member given twice, invalid UTF-8, null (no request
+// field is nullable: leave it out for its default) and a value of the
+// wrong type are refused. Errors are *Error values:
+//   - CodeInvalidJSON for a body that is empty, not JSON, not UTF-8, or
+//     followed by more data, with the line and column (or the byte);
+//   - CodeInvalidRequest for JSON that is not an object or does not fit
+//     v, naming the field as a path ("variables.topic",
+//     "skills[2].name").
+//
+// A syntax error anywhere wins over a field error before it, so the
+// message points at what must be fixed first.
+func DecodeJSON(data []byte, v any) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return &Error{Code: CodeInvalidJSON, Msg: "the request body is empty; send one JSON object"}
 	}
+	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true))
+	if err == nil {
+		if trimmed[0] != '{' {
+			return notAnObject()
+		}
+		return checkNulls(data)
+	}
+	if bad := syntaxProblem(data); bad != nil {
+		return bad
+	}
+	var se *json.SemanticError
+	if !errors.As(err, &se) {
+		return &Error{Code: CodeInvalidRequest, Msg: err.Error()}
+	}
+	field := fieldPath(se.JSONPointer)
+	var pe *time.ParseError
+	switch {
+	case field == "" && trimmed[0] != '{':
+		return notAnObject()
+	case errors.Is(se.Err, json.ErrUnknownName):
+		return &Error{Code: CodeInvalidRequest, Field: field, Msg: "unknown field"}
+	case errors.As(se.Err, &pe):
+		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+	}
+	return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", goTypeName(se.GoType), kindName(se.JSONKind))}
+}
+
+func notAnObject() error {
+	return &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
+}
+
+// syntaxProblem reads data as JSON text alone and returns the
+// CodeInvalidJSON (or, for a member given twice, CodeInvalidRequest) error
+// of its first problem, or nil when it is one well-formed value.
+func syntaxProblem(data []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.ReadValue(); err != nil {
+		var se *jsontext.SyntacticError
+		if !errors.As(err, &se) {
+			return invalidJSON(data, int64(len(data)), "unexpected end of JSON input (unclosed object, array or string)")
+		}
+		field := fieldPath(se.JSONPointer)
+		switch {
+		case !utf8.Valid(data):
+			return &Error{Code: CodeInvalidJSON, Field: field, Msg: fmt.Sprintf("invalid UTF-8 at byte %d: send the body as UTF-8", firstInvalidUTF8(data))}
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			return &Error{Code: CodeInvalidRequest, Field: field, Msg: "the field appears twice in one object; send it once"}
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			return invalidJSON(data, int64(len(data)), "unexpected end of JSON input (unclosed object, array or string)")
+		}
+		return invalidJSON(data, se.ByteOffset, se.Err.Error())
+	}
+	after := dec.InputOffset()
+	if rest := bytes.TrimLeft(data[after:], " \t\r\n"); len(rest) > 0 {
+		return invalidJSON(data, int64(len(data)-len(rest)), "unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// invalidJSON is the CodeInvalidJSON error at a byte offset of data.
+func invalidJSON(data []byte, offset int64, what string) error {
+	line, col := position(data, offset)
+	return &Error{Code: CodeInvalidJSON, Msg: fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, what)}
+}
+
+// checkNulls refuses null anywhere in data, well-formed JSON, naming the
+// field; the decoder reads null as "leave the field as it is".
+func checkNulls(data []byte) error {
 	if !bytes.Contains(data, []byte("null")) {
 		return nil
 	}
-	var err error
-	walkJSON(data, func(path string, tok json.Token, _ int64) bool {
-		if tok == nil {
-			err = &Error{Code: CodeInvalidRequest, Field: path, Msg: "null is not allowed: leave the field out for its default"}
-			return true
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
 		}
-		return false
-	})
-	return err
+		if tok.Kind() == 'n' {
+			return &Error{Code: CodeInvalidRequest, Field: fieldPath(dec.StackPointer()), Msg: "null is not allowed: leave the field out for its default"}
+		}
+	}
 }
 
-// TimeError is the CodeInvalidRequest error of a time that does not
-// parse (pe, from decoding the JSON data), naming its field.
-func TimeError(data []byte, pe *time.ParseError) error {
-	field := ""
-	walkJSON(data, func(path string, tok json.Token, _ int64) bool {
-		if s, ok := tok.(string); ok && s == pe.Value && !strings.HasSuffix(path, ":") {
-			field = path
-			return true
+// fieldPath turns a JSON Pointer ("/skills/2/name") into the path the
+// API's errors name ("skills[2].name"). A token of digits is an array
+// index: no request object has member names of digits only.
+func fieldPath(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if tok != "" && strings.Trim(tok, "0123456789") == "" {
+			b.WriteString("[" + tok + "]")
+			continue
 		}
-		return false
-	})
-	return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// goTypeName names a Go type as the API's errors do: "string", "int",
+// "bool", "object" for structs and maps, "array" for slices.
+func goTypeName(t reflect.Type) string {
+	if t == nil {
+		return "a different value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		if t == reflect.TypeFor[time.Time]() {
+			return "an RFC 3339 time string"
+		}
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return t.Kind().String()
+}
+
+// kindName names the kind of a JSON value.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
 }
 
 // firstInvalidUTF8 is the offset of the first byte of data that is not
@@ -70,73 +186,9 @@ func firstInvalidUTF8(data []byte) int {
 	return len(data)
 }
 
-// walkJSON calls visit with each token of data in order: its JSON path,
-// the token (an object key's path ends in ":"), and the offset just past
-// it. It stops when visit returns true or at the first syntax error.
-func walkJSON(data []byte, visit func(path string, tok json.Token, end int64) bool) {
-	type frame struct {
-		object  bool
-		key     string
-		index   int
-		wantKey bool
-	}
-	var stack []frame
-	path := func() string {
-		var b strings.Builder
-		for _, f := range stack {
-			if f.object {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(f.key)
-			} else {
-				b.WriteString("[" + strconv.Itoa(f.index) + "]")
-			}
-		}
-		return b.String()
-	}
-	next := func() { // a value ended: the next key, or the next element
-		if len(stack) == 0 {
-			return
-		}
-		top := &stack[len(stack)-1]
-		if top.object {
-			top.wantKey = true
-		} else {
-			top.index++
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return
-		}
-		end := dec.InputOffset()
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			next()
-			continue
-		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
-			key, _ := tok.(string)
-			stack[n-1].key, stack[n-1].wantKey = key, false
-			if visit(path()+":", tok, end) {
-				return
-			}
-			continue
-		}
-		if visit(path(), tok, end) {
-			return
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{object: true, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, frame{})
-		default:
-			next()
-		}
-	}
+// position turns a byte offset of data into a 1-based line and column.
+func position(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	return bytes.Count(before, []byte("\n")) + 1, int(offset) - bytes.LastIndexByte(before, '\n')
 }

@@ -32,7 +32,7 @@ func (h *API) Assemble(c echo.Context) error {
 	}
 	req, err := assembler.DecodeRequest(data)
 	if err != nil {
-		return requestError(data, err)
+		return err
 	}
 	v := h.Served.Current().Published()
 	st := v.State

@@ -205,7 +205,7 @@ func readModuleText(c echo.Context) (string, error) {
 		return string(data), nil
 	}
 	var body apiOverrideBody
-	if err := decodeStrict(data, &body); err != nil {
+	if err := assembler.DecodeJSON(data, &body); err != nil {
 		return "", err
 	}
 	if body.Text == nil {

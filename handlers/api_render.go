@@ -27,7 +27,7 @@ func (h *API) Render(c echo.Context) error {
 		return err
 	}
 	var req assembler.RenderRequest
-	if err := decodeStrict(data, &req); err != nil {
+	if err := assembler.DecodeJSON(data, &req); err != nil {
 		return err
 	}
 	if req.Locale != "" {

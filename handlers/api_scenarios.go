@@ -200,7 +200,7 @@ func readScenarioBody(c echo.Context) (APIScenarioBody, error) {
 	if err != nil {
 		return body, err
 	}
-	if err := decodeStrict(data, &body); err != nil {
+	if err := assembler.DecodeJSON(data, &body); err != nil {
 		return body, err
 	}
 	if len(bytes.TrimSpace(body.Request)) == 0 || string(bytes.TrimSpace(body.Request)) == "null" {
@@ -321,7 +321,7 @@ func (h *APIScenarios) Accept(c echo.Context) error {
 	}
 	var body APIAcceptBody
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := decodeStrict(data, &body); err != nil {
+		if err := assembler.DecodeJSON(data, &body); err != nil {
 			return err
 		}
 	}

@@ -136,7 +136,7 @@ func readWebhookBody(c echo.Context) (APIWebhookBody, error) {
 	if err != nil {
 		return body, err
 	}
-	return body, decodeStrict(data, &body)
+	return body, assembler.DecodeJSON(data, &body)
 }
 
 // List handles GET /api/v1/webhooks: 200 with every APIWebhook, oldest
