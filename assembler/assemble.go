@@ -149,11 +149,8 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		profileText = span{start, r.out.Len(), true}
 	}
 
-	// Extra variables: supplied but declared by no module that entered.
-	for name := range req.Variables {
-		if !r.declared[name] {
-			return nil, &Error{Code: CodeExtraVariable, Placeholder: name, Field: "variables." + name, Msg: "no module in this assembly declares this variable"}
-		}
+	if name, ok := firstExtra(req.Variables, r.declared); ok {
+		return nil, &Error{Code: CodeExtraVariable, Placeholder: name, Field: "variables." + name, Msg: "no module in this assembly declares this variable"}
 	}
 
 	text := r.out.String()
@@ -623,11 +620,34 @@ func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 		return loc.(*time.Location), nil
 	}
 	loc, err := time.LoadLocation(name)
-	if err != nil || name == "Local" {
+	if err != nil || !ianaZoneName(name) {
 		return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an IANA time zone", name)}
 	}
 	a.zones.Store(name, loc) // LoadLocation reads the zone file on every call
 	return loc, nil
+}
+
+// ianaZoneName reports whether name has the form of an IANA zone name
+// ("UTC", "Asia/Tokyo", "America/Argentina/Buenos_Aires", "Etc/GMT+8"):
+// time.LoadLocation reads names as paths below the zoneinfo folder, which
+// would also take "localtime", "Asia//Tokyo", "./UTC" or the "posix/" and
+// "right/" copies, each meaning something that depends on the host.
+func ianaZoneName(name string) bool {
+	switch name {
+	case "Local", "localtime", "posixrules", "Factory":
+		return false
+	}
+	for i, seg := range strings.Split(name, "/") {
+		if seg == "" || seg == "." || seg == ".." || (i == 0 && (seg == "posix" || seg == "right")) {
+			return false
+		}
+		for _, c := range seg {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // baseModules lists the ids of the base segment: the profile's
@@ -714,6 +734,19 @@ func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
 	all := append(append([]string{}, ids...), more...)
 	sort.Strings(all)
 	return all, true
+}
+
+// firstExtra returns the first name, in sorted order, of vars that no
+// rendered module declared, so the same request names the same variable
+// every time.
+func firstExtra(vars map[string]string, declared map[string]bool) (string, bool) {
+	extra := ""
+	for name := range vars {
+		if !declared[name] && (extra == "" || name < extra) {
+			extra = name
+		}
+	}
+	return extra, extra != ""
 }
 
 func profileField(p *Profile, f func(*Profile) string) string {

@@ -3,6 +3,7 @@ package assembler
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -12,6 +13,10 @@ const (
 	MaxRequestBytes   = 8 << 20
 	MaxKnowledgeBases = 50
 	MaxSkills         = 200
+	// MaxModelBytes and MaxAttachmentNameBytes bound the model name and an
+	// attachment's file name, both written into the prompt as they are.
+	MaxModelBytes          = 200
+	MaxAttachmentNameBytes = 255
 )
 
 // DecodeRequest reads an assemble request from JSON with DecodeJSON: unknown
@@ -58,6 +63,14 @@ func (r *Request) Validate() error {
 			return bad(fmt.Sprintf("knowledgeBases[%d].docCount", i), "must not be negative")
 		}
 	}
+	if err := oneLine("model", r.Model, MaxModelBytes); err != nil {
+		return err
+	}
+	for i, at := range r.Attachments {
+		if err := oneLine(fmt.Sprintf("attachments[%d].name", i), at.Name, MaxAttachmentNameBytes); err != nil {
+			return err
+		}
+	}
 	for i, s := range r.Skills {
 		if strings.TrimSpace(s.Name) == "" {
 			return bad(fmt.Sprintf("skills[%d].name", i), "a skill needs a name")
@@ -73,4 +86,20 @@ func (r *Request) Validate() error {
 	}
 	_, err := Pins(r.Revisions)
 	return err
+}
+
+// oneLine refuses a value the assembly writes into the prompt as it is
+// (the model name, an attachment's file name) when it is longer than max
+// bytes or holds a control character: a line break in a file name chosen
+// by an end user would start a new line of the system prompt.
+func oneLine(field, v string, max int) error {
+	if len(v) > max {
+		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d bytes; the limit is %d", len(v), max)}
+	}
+	for _, c := range v {
+		if unicode.IsControl(c) {
+			return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("contains the control character %U: it must be one line of text", c)}
+		}
+	}
+	return nil
 }

@@ -67,6 +67,9 @@ func notAnObject() error {
 // CodeInvalidJSON (or, for a member given twice, CodeInvalidRequest) error
 // of its first problem, or nil when it is one well-formed value.
 func syntaxProblem(data []byte) error {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return &Error{Code: CodeInvalidJSON, Msg: "the body starts with a byte-order mark (EF BB BF): send the JSON without it"}
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.ReadValue(); err != nil {
 		var se *jsontext.SyntacticError

@@ -50,11 +50,19 @@ func TestMissingAndExtraVariables(t *testing.T) {
 	}{
 		{"missing today", map[string]string{"name": "Li"}, assembler.CodeMissingVariable, "base.e5", "today"},
 		{"extra nmae", map[string]string{"name": "Li", "today": "Friday", "nmae": "Li"}, assembler.CodeExtraVariable, "", "nmae"},
+		// Several extras: always the first in sorted order, so the same
+		// request gets the same answer (map order is random).
+		{"four extras", map[string]string{"name": "Li", "today": "Friday", "ddd": "w", "bbb": "y", "aaa": "x", "ccc": "z"}, assembler.CodeExtraVariable, "", "aaa"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := assembleErr(t, snap, nil, &assembler.Request{Variables: tt.vars})
+			for range 20 {
+				if again := assembleErr(t, snap, nil, &assembler.Request{Variables: tt.vars}); again.Placeholder != e.Placeholder {
+					t.Fatalf("the same request named %q, then %q", e.Placeholder, again.Placeholder)
+				}
+			}
 			if e.Code != tt.code || e.Module != tt.module || e.Placeholder != tt.placeholder {
 				t.Errorf("error = %+v, want code %s, module %q, placeholder %q", e, tt.code, tt.module, tt.placeholder)
 			}

@@ -51,6 +51,9 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	if err := checkFormat(req.Format, ""); err != nil {
 		return nil, err
 	}
+	if err := oneLine("model", req.Model, MaxModelBytes); err != nil {
+		return nil, err
+	}
 	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)
 	s, ok := a.Resolve(snap, st, req.Module, locale)
 	if !ok {
@@ -73,10 +76,8 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 		return nil, err
 	}
 	text := r.slice(sp)
-	for name := range req.Variables {
-		if !r.declared[name] {
-			return nil, &Error{Code: CodeExtraVariable, Module: req.Module, Placeholder: name, Field: "variables." + name, Msg: "the module does not declare this variable"}
-		}
+	if name, ok := firstExtra(req.Variables, r.declared); ok {
+		return nil, &Error{Code: CodeExtraVariable, Module: req.Module, Placeholder: name, Field: "variables." + name, Msg: "the module does not declare this variable"}
 	}
 	out := &Rendered{Text: text, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source, Locale: s.Locale, Fallback: s.Fallback}
 	if s.Override != nil {

@@ -77,6 +77,8 @@ func TestTimeZones(t *testing.T) {
 		{"server default is UTC", "", "", nil, "2024-02-29|Thursday|2024-02-29T17:30:00Z"},
 		{"profile zone beats server", "", "tokyo", ny, "2024-03-01|Friday|2024-03-01T02:30:00+09:00"},
 		{"request zone beats profile", "Asia/Shanghai", "tokyo", ny, "2024-03-01|Friday|2024-03-01T01:30:00+08:00"},
+		{"zone with a sign", "Etc/GMT+8", "", nil, "2024-02-29|Thursday|2024-02-29T09:30:00-08:00"},
+		{"zone of three parts", "America/Argentina/Buenos_Aires", "", nil, "2024-02-29|Thursday|2024-02-29T14:30:00-03:00"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -107,6 +109,12 @@ func TestTimeZones(t *testing.T) {
 	for _, tt := range []struct{ name, zone, profile, field string }{
 		{"unknown request zone", "Mars/Olympus", "", "timeZone"},
 		{"host zone by name", "Local", "", "timeZone"},
+		{"host zone by file name", "localtime", "", "timeZone"},
+		{"empty path segment", "Asia//Tokyo", "", "timeZone"},
+		{"dot segment", "./UTC", "", "timeZone"},
+		{"posix copy", "posix/Asia/Tokyo", "", "timeZone"},
+		{"leap-second copy", "right/UTC", "", "timeZone"},
+		{"zoneinfo rule file", "posixrules", "", "timeZone"},
 		{"unknown profile zone", "", "broken", "profile.timeZone"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -235,15 +236,25 @@ const maxPooledJSON = 1 << 20
 
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// readBody reads the whole request body (LimitBody bounds it).
+// readBody reads the whole request body (LimitBody bounds it). A body
+// sent compressed (Content-Encoding other than identity) is a 415: the
+// API reads JSON as it is. A body that stops arriving is a 400 that says
+// so, without the connection's addresses.
 func readBody(c echo.Context) ([]byte, error) {
+	if ce := c.Request().Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType, Field: "Content-Encoding",
+			Message: fmt.Sprintf("Content-Encoding %q is not accepted: send the body uncompressed", ce)}
+	}
 	data, err := io.ReadAll(c.Request().Body)
 	var ae *APIError
+	var ne net.Error
 	switch {
 	case errors.As(err, &ae):
 		return nil, ae
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "the request body did not arrive within the server's read timeout; send it at once"}
 	case err != nil:
-		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "reading the request body failed: " + err.Error()}
+		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "reading the request body failed"}
 	}
 	return data, nil
 }

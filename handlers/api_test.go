@@ -312,6 +312,7 @@ func TestAPIErrors(t *testing.T) {
 		{"assemble: truncated", "POST", assemble, `{"message": "hi`, nil, http.StatusBadRequest, "invalid_json", "", []string{"unexpected end"}},
 		{"assemble: not an object", "POST", assemble, `["hi"]`, nil, unprocessable, "invalid_request", "", []string{"JSON object"}},
 		{"assemble: multipart", "POST", assemble, `{}`, []string{"Content-Type", "multipart/form-data; boundary=x"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type", []string{"application/json"}},
+		{"assemble: gzip", "POST", assemble, `{}`, []string{"Content-Encoding", "gzip"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Encoding", []string{"gzip", "uncompressed"}},
 		{"assemble: latin-1", "POST", assemble, `{}`, []string{"Content-Type", "application/json; charset=iso-8859-1"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type", []string{"iso-8859-1"}},
 		{"module: unknown id", "GET", "/api/v1/modules/aux.nope", "", nil, http.StatusNotFound, "not_found", "id", []string{"aux.nope"}},
 		{"module: bad locale", "GET", "/api/v1/modules/aux.polish?locale=%3F%3F", "", nil, unprocessable, "invalid_request", "locale", []string{"??"}},

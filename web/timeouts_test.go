@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,30 +63,31 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 
 	// cutOff sends head, then one byte of body every trickle, and returns
 	// how long until the server closed the connection (or an error when
-	// it is still open after 5 s).
-	cutOff := func(head string) (time.Duration, error) {
+	// it is still open after 5 s) and what it answered.
+	cutOff := func(head string) (time.Duration, string, error) {
 		conn, err := net.Dial("tcp", srv.Addr())
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		defer conn.Close()
 		start := time.Now()
 		if _, err := io.WriteString(conn, head); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		closed := make(chan struct{})
+		var answer strings.Builder
 		go func() {
 			defer close(closed)
 			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-			io.Copy(io.Discard, conn) // until the server closes (EOF) or the deadline
+			io.Copy(&answer, conn) // until the server closes (EOF) or the deadline
 		}()
 		for {
 			select {
 			case <-closed:
 				if time.Since(start) >= 5*time.Second {
-					return 0, errors.New("still open after 5 s")
+					return 0, "", errors.New("still open after 5 s")
 				}
-				return time.Since(start), nil
+				return time.Since(start), answer.String(), nil
 			case <-time.After(trickle):
 				conn.Write([]byte(" "))
 			}
@@ -104,11 +106,17 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	worst := time.Duration(0)
 	for name, head := range cases {
 		wg.Go(func() {
-			d, err := cutOff(head)
+			d, answer, err := cutOff(head)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
+			}
+			// A client with a token reaches the handler, which says what
+			// happened without the connection's addresses.
+			if strings.HasSuffix(name, "with a token") &&
+				(!strings.Contains(answer, "did not arrive within the server's read timeout") || strings.Contains(answer, "127.0.0.1")) {
+				t.Errorf("%s: answered %q", name, answer)
 			}
 			worst = max(worst, d)
 		})
