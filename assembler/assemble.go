@@ -49,6 +49,9 @@ type plan struct {
 	yields        []ReportEntry
 	skills        *Served
 	profilePrompt string
+	// unknownCommand is the request's explicit command when no task
+	// module has a command trigger for it.
+	unknownCommand string
 }
 
 // Assemble builds the system prompt for req from the library
@@ -250,6 +253,9 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		res.Report = append(res.Report, ReportEntry{Kind: KindPlaceholder, Module: u.module, Reason: u.name + "→" + u.source})
 	}
 	res.Report = append(res.Report, warnings(ents, profile, res)...)
+	if pl.unknownCommand != "" {
+		res.Report = append(res.Report, ReportEntry{Kind: KindWarning, Module: "command", Reason: "matches-no-task-module:" + pl.unknownCommand})
+	}
 	setLines(res.Report)
 	if watch.on {
 		a.cfg.Observe(Timing{Assemble: time.Since(watch.start), Tokens: watch.spent})
@@ -355,6 +361,9 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		}
 		return a.ID < b.ID
 	})
+	if req.Command != "" && !anyCommand(tasks, command) && !anyCommand(pl.base, command) {
+		pl.unknownCommand = command
+	}
 	winner := ""
 	if len(hits) > 0 {
 		w := tasks[hits[0]]
@@ -395,6 +404,19 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		pl.profilePrompt = strings.TrimSpace(profile.SystemPrompt)
 	}
 	return pl, nil
+}
+
+// anyCommand reports whether one of the served modules has a command
+// trigger for command.
+func anyCommand(served []Served, command string) bool {
+	for _, s := range served {
+		for _, t := range s.Module.Triggers {
+			if t.Kind == library.TriggerCommand && t.Command == command {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // estimate guesses the output size in bytes, from above and closely, so

@@ -71,6 +71,34 @@ func TestTriggerPrecision(t *testing.T) {
 	}
 }
 
+// An explicit command that no task module has is reported as a warning,
+// so a runtime sending "/minutes" to a library without it can tell; a
+// message that merely starts with a slash is not a command request.
+func TestUnknownCommandIsReported(t *testing.T) {
+	t.Parallel()
+	snap := newLib(t, withCore(mod{
+		id:    "task.tr",
+		front: "triggers:\n- kind: command\n  command: /tr\n",
+		body:  "TR",
+	})...)
+	warned := func(res *assembler.Result) string {
+		for _, e := range entries(res, assembler.KindWarning) {
+			if e.Module == "command" {
+				return e.Line
+			}
+		}
+		return ""
+	}
+	if got := warned(mustAssemble(t, snap, nil, &assembler.Request{Command: "/nope"})); got != "warning(command · matches-no-task-module:/nope)" {
+		t.Errorf("unknown command: warning %q", got)
+	}
+	for _, req := range []*assembler.Request{{Command: "/tr"}, {Message: "/usr/bin is full"}, {Message: "hello"}} {
+		if got := warned(mustAssemble(t, snap, nil, req)); got != "" {
+			t.Errorf("%+v: warning %q", req, got)
+		}
+	}
+}
+
 // The highest priority wins a conflict, a tie goes to the lower id,
 // every other fired module is reported as yielded to the winner.
 func TestTriggerConflicts(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,21 +67,37 @@ var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 // KnownQuery is the query-parameter middleware of the API group: a
 // parameter the OpenAPI document does not declare for the route is a 400
 // invalid_request naming it (field: its name), so that a misspelt
-// "?localle=" is not silently ignored.
+// "?localle=" is not silently ignored; so is a parameter given twice
+// (which one would win?) and a query string that does not parse ("%zz").
 func KnownQuery() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			q := c.Request().URL.Query()
-			if len(q) == 0 {
+			raw := c.Request().URL.RawQuery
+			if raw == "" {
 				return next(c)
+			}
+			q, err := url.ParseQuery(raw)
+			if err != nil {
+				msg := "the query string does not parse: " + err.Error()
+				if esc, ok := err.(url.EscapeError); ok {
+					msg = fmt.Sprintf("the query string does not parse: %q is not a valid %%-escape", string(esc))
+				}
+				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: msg}
 			}
 			method := c.Request().Method
 			allowed := queryParams[method+" "+echoParam.ReplaceAllString(c.Path(), "{$1}")]
-			var unknown []string
-			for name := range q {
+			var unknown, twice []string
+			for name, values := range q {
 				if !slices.Contains(allowed, name) {
 					unknown = append(unknown, name)
+				} else if len(values) > 1 {
+					twice = append(twice, name)
 				}
+			}
+			if len(unknown) == 0 && len(twice) > 0 {
+				slices.Sort(twice)
+				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: twice[0],
+					Message: fmt.Sprintf("query parameter %s is given more than once: give each once", quoteAll(twice))}
 			}
 			if len(unknown) == 0 {
 				return next(c)

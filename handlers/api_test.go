@@ -312,6 +312,8 @@ func TestAPIErrors(t *testing.T) {
 		{"assemble: truncated", "POST", assemble, `{"message": "hi`, nil, http.StatusBadRequest, "invalid_json", "", []string{"unexpected end"}},
 		{"assemble: not an object", "POST", assemble, `["hi"]`, nil, unprocessable, "invalid_request", "", []string{"JSON object"}},
 		{"assemble: multipart", "POST", assemble, `{}`, []string{"Content-Type", "multipart/form-data; boundary=x"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type", []string{"application/json"}},
+		{"assemble: bad escape in the query", "POST", assemble + "?%zz=1", `{}`, nil, http.StatusBadRequest, "invalid_request", "", []string{`"%zz" is not a valid %-escape`}},
+		{"assemble: parameter twice", "POST", assemble + "?builtinOnly=true&builtinOnly=false", `{}`, nil, http.StatusBadRequest, "invalid_request", "builtinOnly", []string{"more than once"}},
 		{"assemble: gzip", "POST", assemble, `{}`, []string{"Content-Encoding", "gzip"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Encoding", []string{"gzip", "uncompressed"}},
 		{"assemble: latin-1", "POST", assemble, `{}`, []string{"Content-Type", "application/json; charset=iso-8859-1"}, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type", []string{"iso-8859-1"}},
 		{"module: unknown id", "GET", "/api/v1/modules/aux.nope", "", nil, http.StatusNotFound, "not_found", "id", []string{"aux.nope"}},
