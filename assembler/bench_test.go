@@ -21,10 +21,11 @@ import (
 // tokenizer. Targets are in BENCHMARKS.md, against anchors run beside
 // them (../shared/bench/weknora/compare).
 
-// benchCase is one request to assemble.
+// benchCase is one request to assemble, decoded and as its JSON body.
 type benchCase struct {
 	name string
 	req  *assembler.Request
+	body []byte
 }
 
 // benchCases are the app's own examples and, when ../../shared/cases is
@@ -40,7 +41,7 @@ func benchCases(b *testing.B) []benchCase {
 		if err != nil {
 			b.Fatalf("example %s: %v", ex.ID, err)
 		}
-		cases = append(cases, benchCase{"example/" + ex.ID, req})
+		cases = append(cases, benchCase{"example/" + ex.ID, req, ex.Request})
 	}
 	scenarios, _ := filepath.Glob(filepath.Join(fuzzScenarioDir, "*.json"))
 	for _, p := range scenarios {
@@ -52,7 +53,7 @@ func benchCases(b *testing.B) []benchCase {
 		if err != nil {
 			b.Fatalf("scenario %s: %v", p, err)
 		}
-		cases = append(cases, benchCase{"scenario/" + strings.TrimSuffix(filepath.Base(p), ".json"), req})
+		cases = append(cases, benchCase{"scenario/" + strings.TrimSuffix(filepath.Base(p), ".json"), req, data})
 	}
 	return cases
 }
@@ -126,28 +127,12 @@ func BenchmarkCount(b *testing.B) {
 // BenchmarkDecodeRequest decodes the body of each example and scenario
 // the way the API does (one strict pass); MB/s is over the body.
 func BenchmarkDecodeRequest(b *testing.B) {
-	examples, err := assembler.Examples()
-	if err != nil {
-		b.Fatal(err)
-	}
-	bodies := map[string][]byte{}
-	for _, ex := range examples {
-		bodies["example/"+ex.ID] = ex.Request
-	}
-	scenarios, _ := filepath.Glob(filepath.Join(fuzzScenarioDir, "*.json"))
-	for _, p := range scenarios {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		bodies["scenario/"+strings.TrimSuffix(filepath.Base(p), ".json")] = data
-	}
-	for name, data := range bodies {
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := assembler.DecodeRequest(data); err != nil {
+				if _, err := assembler.DecodeRequest(c.body); err != nil {
 					b.Fatal(err)
 				}
 			}
