@@ -45,7 +45,7 @@ func (r *Request) Validate() error {
 	if r.Locale != "" {
 		locale, err := library.CanonicalLocale(r.Locale)
 		if err != nil {
-			return bad("locale", fmt.Sprintf("%q is not a BCP 47 locale tag", r.Locale))
+			return bad("locale", library.LocaleProblem(r.Locale))
 		}
 		r.Locale = locale
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/library"
 	"golang.org/x/text/language"
 )
 
@@ -88,7 +89,7 @@ func Pins(revisions map[string]int) ([]Pin, error) {
 		}
 		tag, err := language.Parse(loc)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", loc)}
+			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: library.LocaleProblem(loc)}
 		}
 		if n < 1 {
 			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1", n)}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -281,7 +282,7 @@ func localeParam(c echo.Context, absent string) (string, error) {
 func checkLocale(s string) (string, error) {
 	tag, err := language.Parse(s)
 	if err != nil {
-		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "locale", Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", s)}
+		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "locale", Msg: library.LocaleProblem(s)}
 	}
 	return tag.String(), nil
 }

@@ -67,9 +67,16 @@ func CanonicalLocale(s string) (string, error) {
 	}
 	tag, err := language.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("locale %q is not a BCP 47 tag: %w", s, ErrInvalid)
+		return "", fmt.Errorf("locale %s: %w", LocaleProblem(s), ErrInvalid)
 	}
 	return tag.String(), nil
+}
+
+// LocaleProblem is the one message for a locale that CanonicalLocale
+// refuses: s quoted, then why (a tag can be well-formed, "zz-ZZ", and
+// still name no known language).
+func LocaleProblem(s string) string {
+	return fmt.Sprintf("%q is not a BCP 47 locale tag of a known language, such as en-US or zh-CN", s)
 }
 
 // UserNameProblem is the one rule for console user names: 1 to

@@ -203,7 +203,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 // 47 locale tag; display names the folder in the *FileError.
 func CheckLocaleFolder(display, locale string) error {
 	if _, err := language.Parse(locale); err != nil {
-		return &FileError{File: display, Msg: fmt.Sprintf("%q is not a BCP 47 locale tag", locale)}
+		return &FileError{File: display, Msg: LocaleProblem(locale)}
 	}
 	return nil
 }

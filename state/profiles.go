@@ -92,7 +92,7 @@ func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
 	oneLine("model", p.Model, MaxProfileModel)
 	if loc := strings.TrimSpace(d.Locale); loc != "" {
 		if canon, err := library.CanonicalLocale(loc); err != nil {
-			bad("locale", fmt.Sprintf("%q is not a BCP 47 locale tag such as en-US", loc))
+			bad("locale", library.LocaleProblem(loc))
 		} else {
 			p.Locale = canon
 		}

@@ -364,7 +364,7 @@ func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, err
 	}
 	tag, err := language.Parse(f.folder)
 	if err != nil {
-		return fail(fmt.Sprintf("folder %q is not a BCP 47 locale tag", f.folder))
+		return fail("folder " + library.LocaleProblem(f.folder))
 	}
 	if f.size > library.MaxModuleBytes {
 		return fail(fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", f.size, library.MaxModuleBytes))

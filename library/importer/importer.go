@@ -179,7 +179,7 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 	if opts.Locale != "" {
 		tag, err := language.Parse(opts.Locale)
 		if err != nil {
-			return nil, fmt.Errorf("locale %q is not a BCP 47 locale tag", opts.Locale)
+			return nil, fmt.Errorf("locale %s", library.LocaleProblem(opts.Locale))
 		}
 		opts.Locale = tag.String()
 	}

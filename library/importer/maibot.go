@@ -71,7 +71,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		}
 		switch {
 		case len(parts) == 2 && locale == "" && (isPrompt || parts[1] == maiMeta):
-			b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{{Msg: fmt.Sprintf("folder %q is not a BCP 47 locale tag", parts[0])}}})
+			b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{{Msg: "folder " + library.LocaleProblem(parts[0])}}})
 		case len(parts) == 2 && parts[1] == maiMeta:
 			metas[locale] = p
 		case len(parts) == 2 && isPrompt:

@@ -249,7 +249,7 @@ func weKnoraI18n(b *builder, i int, f yamlField, out map[string]*wkLocale) bool 
 	for _, lf := range locs {
 		tag, err := language.Parse(lf.key)
 		if err != nil {
-			b.note(i, lf.line, "i18n %q is not a BCP 47 locale tag; not kept", lf.key)
+			b.note(i, lf.line, "i18n %s; not kept", library.LocaleProblem(lf.key))
 			continue
 		}
 		kvs, ok := yamlMapping(lf.value, 1)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml"
+	"github.com/promptdesk/promptdesk/library"
 	"golang.org/x/text/language"
 )
 
@@ -63,7 +64,7 @@ func readCues(fsys fs.FS, dir string) (cueSet, error) {
 		}
 		file := path.Join(dir, e.Name())
 		if _, err := language.Parse(locale); err != nil {
-			return nil, fmt.Errorf("%s: %q is not a BCP 47 locale tag", file, locale)
+			return nil, fmt.Errorf("%s: %s", file, library.LocaleProblem(locale))
 		}
 		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
