@@ -90,7 +90,7 @@ func impactModel(scs []state.ScenarioImpact, refresh string) *overridepage.Impac
 			continue
 		}
 		sc := overridepage.ScenarioChange{ID: s.ID, Name: s.Name, PreviewURL: "/preview?scenario=" + url.QueryEscape(s.ID),
-			TokensBefore: s.BeforeTokens, TokensAfter: s.AfterTokens, BeforeErr: s.BeforeErr, AfterErr: s.AfterErr}
+			TokensBefore: s.BeforeTokens, TokensAfter: s.AfterTokens, BeforeErr: problem(s.BeforeErr), AfterErr: problem(s.AfterErr)}
 		if !s.Failed() {
 			sc.Lines, sc.Plus, sc.Minus = diffLines(s.Before, s.After)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/previewpage"
 )
 
@@ -87,7 +88,7 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		source = fmt.Sprintf("scenario %q", sc.ID)
 	}
 	if strings.TrimSpace(m.Request) == "" {
-		m.Errors = []string{"choose a scenario or paste a request JSON object"}
+		m.Errors = []components.Problem{{Text: "Choose a scenario, or paste a request JSON object."}}
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
 	req, err := assembler.DecodeRequest([]byte(m.Request))
@@ -95,13 +96,13 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		if !isRequestError(err) {
 			return err
 		}
-		m.Errors = []string{"request: " + err.Error()}
+		m.Errors = []components.Problem{problem(err)}
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
 	if m.Locale != "" {
 		loc, err := library.CanonicalLocale(m.Locale)
 		if err != nil {
-			m.Errors = []string{err.Error()}
+			m.Errors = []components.Problem{problem(err)}
 			return h.render(c, http.StatusUnprocessableEntity, m)
 		}
 		req.Locale = loc
@@ -121,7 +122,7 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		if !isRequestError(err) {
 			return err
 		}
-		m.Errors = []string{err.Error()}
+		m.Errors = []components.Problem{problem(err)}
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
 	served := 0

@@ -62,7 +62,7 @@ func (h *Preview) againstServed(v *state.View, req *assembler.Request, res *asse
 		if !isRequestError(err) {
 			return nil, err
 		}
-		return &previewpage.ServedDiff{Error: err.Error()}, nil
+		return &previewpage.ServedDiff{Error: problem(err)}, nil
 	}
 	d := &previewpage.ServedDiff{Tokens: served.Tokens, Same: served.Text == res.Text}
 	if !d.Same {
@@ -94,7 +94,7 @@ func (h *Preview) SaveScenario(c echo.Context) error {
 	msg := fmt.Sprintf("Scenario %s saved (id %s).", saved.Name, saved.ID)
 	switch {
 	case run.Status == state.RunFailed:
-		msg += " Its output was not accepted: it does not assemble as served now (" + run.Err.Error() + ")."
+		msg += " Its output was not accepted: it does not assemble as served now. " + problem(run.Err).Plain()
 	case form.Accept:
 		msg += fmt.Sprintf(" Its output as served now (%d tokens) is accepted.", run.Output.Tokens)
 	default:

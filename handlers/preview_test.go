@@ -145,7 +145,7 @@ func TestPreviewErrorsKeepTheForm(t *testing.T) {
 	cases := []struct {
 		name, request, locale, msg string
 	}{
-		{"empty", "", "", "choose a scenario"},
+		{"empty", "", "", "Choose a scenario"},
 		{"bad json", `{"locale": "en-US",`, "", "request"},
 		{"unknown field", `{"locale": "en-US", "colour": "red"}`, "", "colour"},
 		{"unknown profile", `{"profile": "ghost"}`, "", "ghost"},
@@ -294,5 +294,72 @@ func TestPreviewShowsIncludes(t *testing.T) {
 	}
 	if lines := r.find("report-lines").Text(); !strings.Contains(lines, "include(aux.signature v1 · by:base.identity · override r1 · fallback:en-US)\n") {
 		t.Errorf("text form lacks the override's include line:\n%s", lines)
+	}
+}
+
+// variableLibrary is the builtin library whose base.identity declares
+// the variables topic and today and uses both (in every locale: they
+// share one variable list).
+func variableLibrary(t *testing.T) *library.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "library"))); err != nil {
+		t.Fatal(err)
+	}
+	text := "---\nid: base.identity\nlayer: base\nversion: 1\ntitle: Identity\ndescription: Who the assistant is.\nvariables: [topic, today]\n---\nYou help with {{topic}}; today is {{today}}.\n"
+	files, err := filepath.Glob(filepath.Join(dir, "modules", "*", "base-identity.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no base-identity.md to replace (%v)", err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := library.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("variable library: %v", err)
+	}
+	return snap
+}
+
+// The preview words an assembly error as a sentence an operator reads,
+// with the machine code beside it, not as the API's error string.
+func TestPreviewWordsAssemblyErrors(t *testing.T) {
+	t.Parallel()
+	a := setup(t, variableLibrary(t))
+	cases := []struct {
+		name, request, sentence, code string
+	}{
+		{"wrong type", `{"locale": "en-US", "variables": {"topic": 3, "today": "Friday"}}`,
+			"The request's field variables.topic: expected string, got JSON number.", assembler.CodeInvalidRequest},
+		{"missing variable", `{"locale": "en-US", "variables": {"topic": "billing"}}`,
+			`Module base.identity needs the variable {{today}}, and the request does not supply it: add it under "variables".`, assembler.CodeMissingVariable},
+		{"extra variable", `{"locale": "en-US", "variables": {"topic": "billing", "today": "Friday", "mood": "calm"}}`,
+			`No module in this assembly declares {{mood}}: remove it from "variables".`, assembler.CodeExtraVariable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := a.post("/preview", url.Values{"request": {c.request}}).want(t, http.StatusUnprocessableEntity)
+			msgs := r.find("alert-message")
+			if msgs.Length() != 1 {
+				t.Fatalf("%d alert messages, want 1:\n%s", msgs.Length(), r.find("alert").Text())
+			}
+			code := msgs.Find(`[data-testid="error-code"]`)
+			if got := code.AttrOr("data-code", ""); got != c.code || code.Text() != c.code {
+				t.Errorf("code %q (data-code %q), want %q", code.Text(), got, c.code)
+			}
+			if got := strings.Join(strings.Fields(msgs.Text()), " "); got != c.sentence+" "+c.code {
+				t.Errorf("message %q, want %q followed by the code", got, c.sentence)
+			}
+			if got := r.textarea("request"); got != c.request {
+				t.Errorf("textarea %q, want the typed %q", got, c.request)
+			}
+		})
+	}
+	// The request runs once it supplies exactly the declared variables.
+	r := a.post("/preview", url.Values{"request": {`{"locale": "en-US", "variables": {"topic": "billing", "today": "Friday"}}`}}).want(t, http.StatusOK)
+	if got := r.find("full-text").Text(); !strings.Contains(got, "You help with billing; today is Friday.") {
+		t.Errorf("full text lacks the variables:\n%.300s", got)
 	}
 }

@@ -202,3 +202,45 @@ func TestAddUserNameTakenIgnoringCase(t *testing.T) {
 		t.Errorf("links: shown %d, pending %d; want none shown and alice's pending", r.find("setup-link").Length(), r.find("setup-link-row").Length())
 	}
 }
+
+// An admin's own row on the users page shows their role as text with a
+// note, not a role form the server would refuse; every other row keeps
+// its form.
+func TestUsersPageOwnRoleIsNotAForm(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	newUser(t, a.store, "vera", store.RoleViewer)
+	newUser(t, a.store, "boss", store.RoleAdmin)
+	r := a.get("/users").want(t, http.StatusOK)
+	row := func(name string) *goquery.Selection {
+		t.Helper()
+		s := r.doc.Find(`[data-testid="user-row"][data-name="` + name + `"]`)
+		if s.Length() != 1 {
+			t.Fatalf("%d rows for %s, want 1", s.Length(), name)
+		}
+		return s
+	}
+	own := row(testUser)
+	if n := own.Find(`[data-testid="role-form"], form[action$="/role"], select[name="role"]`).Length(); n != 0 {
+		t.Errorf("own row has %d role form elements, want none", n)
+	}
+	if got := own.Find(`[data-testid="own-role"]`).Text(); got != store.RoleAdmin {
+		t.Errorf("own role shown as %q, want %q", got, store.RoleAdmin)
+	}
+	if got := own.Find(`[data-testid="own-role-note"]`).Text(); got != "(you — another admin can change your role)" {
+		t.Errorf("own role note %q", got)
+	}
+	for name, role := range map[string]string{"vera": store.RoleViewer, "boss": store.RoleAdmin} {
+		form := row(name).Find(`[data-testid="role-form"]`)
+		if form.Length() != 1 || form.AttrOr("action", "") != "/users/"+name+"/role" {
+			t.Errorf("%s: %d role forms (action %q), want one posting to /users/%s/role", name, form.Length(), form.AttrOr("action", ""), name)
+			continue
+		}
+		if got := form.Find(`option[selected]`).AttrOr("value", ""); got != role {
+			t.Errorf("%s: role form selects %q, want %q", name, got, role)
+		}
+		if row(name).Find(`[data-testid="own-role-note"]`).Length() != 0 {
+			t.Errorf("%s: another user's row has the own-role note", name)
+		}
+	}
+}

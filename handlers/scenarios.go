@@ -94,9 +94,7 @@ func runModel(r state.ScenarioRun) scenariopage.Run {
 		m.Accepted, m.AcceptedTokens, m.AcceptedBy = true, a.Tokens, a.By
 		m.AcceptedAt = a.At.UTC().Format(timeLayout)
 	}
-	if r.Err != nil {
-		m.Error = r.Err.Error()
-	}
+	m.Error = problem(r.Err)
 	if r.Status == state.RunChanged {
 		m.TextDiff, m.TextPlus, m.TextMinus = foldedDiff(r.TextDiff)
 		m.ReportDiff, m.ReportPlus, m.ReportMinus = foldedDiff(r.ReportDiff)

@@ -184,8 +184,14 @@ func TestScenarioListChangedAccept(t *testing.T) {
 	a.saveScenario("Ghost", `{"profile": "ghost"}`, "", true)
 	list = a.get("/scenarios").want(t, http.StatusOK)
 	ghost := runCard(list, "ghost")
-	if tid(ghost, "run-status").Text() != "failed" || !strings.Contains(tid(ghost, "run-error").Text(), "ghost") || tid(ghost, "accept-form").Length() != 0 {
-		t.Errorf("ghost card: %q %q", tid(ghost, "run-status").Text(), tid(ghost, "run-error").Text())
+	if tid(ghost, "run-status").Text() != "failed" || tid(ghost, "accept-form").Length() != 0 {
+		t.Errorf("ghost card: status %q, %d accept forms; want failed and none", tid(ghost, "run-status").Text(), tid(ghost, "accept-form").Length())
+	}
+	if got, want := strings.Join(strings.Fields(tid(ghost, "run-error").Text()), " "), `It does not assemble. The request's field profile: profile "ghost" does not exist. not_found`; got != want {
+		t.Errorf("ghost error %q, want %q", got, want)
+	}
+	if got := tid(ghost, "error-code").AttrOr("data-code", ""); got != "not_found" {
+		t.Errorf("ghost error code %q, want not_found", got)
 	}
 	a.post("/scenarios/ghost/accept", url.Values{}).want(t, http.StatusUnprocessableEntity)
 	a.post("/scenarios/nope/accept", url.Values{}).want(t, http.StatusNotFound)

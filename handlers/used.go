@@ -14,7 +14,7 @@ func usesModel(u state.Uses) *modulepage.Uses {
 		m.Profiles = append(m.Profiles, modulepage.ProfileUse{ID: p.ID, Name: p.Name, URL: "/profiles/" + url.PathEscape(p.ID), Position: p.Position})
 	}
 	for _, s := range u.Scenarios {
-		su := modulepage.ScenarioUse{ID: s.ID, Name: s.Name, PreviewURL: "/preview?scenario=" + url.QueryEscape(s.ID), Err: s.Err}
+		su := modulepage.ScenarioUse{ID: s.ID, Name: s.Name, PreviewURL: "/preview?scenario=" + url.QueryEscape(s.ID), Err: problem(s.Err)}
 		for _, e := range s.Entries {
 			su.Entries = append(su.Entries, modulepage.UseEntry{Kind: e.Kind, Locale: e.Locale, Source: e.Source, Reason: e.Reason, Line: e.Line})
 		}

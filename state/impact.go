@@ -46,23 +46,31 @@ type ServedText struct {
 // (Before) and on the same state with a change on top (After): the full
 // system prompt texts and their token counts (0 when the assembler
 // counts no tokens). BeforeErr and AfterErr are the assembly errors of a
-// side that failed, "" when it assembled.
+// side that failed, nil when it assembled.
 type ScenarioImpact struct {
 	ID, Name                  string
 	Before, After             string
 	BeforeTokens, AfterTokens int
-	BeforeErr, AfterErr       string
+	BeforeErr, AfterErr       error
 }
 
 // Changed reports whether the change changes the scenario's output: the
 // texts differ, or one side failed where the other did not (or failed
 // otherwise).
 func (i ScenarioImpact) Changed() bool {
-	return i.Before != i.After || i.BeforeErr != i.AfterErr
+	return i.Before != i.After || errorText(i.BeforeErr) != errorText(i.AfterErr)
+}
+
+// errorText is err's message, "" for nil.
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // Failed reports whether either side failed to assemble.
-func (i ScenarioImpact) Failed() bool { return i.BeforeErr != "" || i.AfterErr != "" }
+func (i ScenarioImpact) Failed() bool { return i.BeforeErr != nil || i.AfterErr != nil }
 
 // TextError is the error of Effect and Impact for a text that fails the
 // checks of a save: nothing can be assembled with it. It matches
@@ -123,7 +131,7 @@ func (s *Overrides) Effect(ctx context.Context, c Change) (Effect, error) {
 		i := ScenarioImpact{ID: sc.ID, Name: sc.Name}
 		req, err := assembler.DecodeRequest(sc.Request)
 		if err != nil {
-			i.BeforeErr = "the saved request does not decode: " + err.Error()
+			i.BeforeErr = fmt.Errorf("the saved request does not decode: %w", err)
 			i.AfterErr = i.BeforeErr
 			e.Scenarios = append(e.Scenarios, i)
 			continue
@@ -187,12 +195,12 @@ func (s *Overrides) servedText(v *View, st *assembler.State, id, locale, mine st
 
 // assemble runs req on st: the system prompt text and its tokens, or the
 // error.
-func (s *Overrides) assemble(v *View, st *assembler.State, req *assembler.Request, now time.Time) (string, int, string) {
+func (s *Overrides) assemble(v *View, st *assembler.State, req *assembler.Request, now time.Time) (string, int, error) {
 	res, err := s.Assembler.Assemble(v.Library, st, req, now)
 	if err != nil {
-		return "", 0, err.Error()
+		return "", 0, err
 	}
-	return res.Text, res.Tokens, ""
+	return res.Text, res.Tokens, nil
 }
 
 // scenarios lists the saved scenarios, ordered by id.
@@ -227,7 +235,7 @@ type ProfileUse struct {
 type ScenarioUse struct {
 	ID, Name string
 	Entries  []assembler.ReportEntry
-	Err      string
+	Err      error
 }
 
 // WhereUsed finds where id is used on the served View: the profiles
@@ -263,10 +271,8 @@ func (s *Overrides) WhereUsed(ctx context.Context, id string) (Uses, error) {
 				}
 			}
 		}
-		if err != nil {
-			use.Err = err.Error()
-		}
-		if use.Err != "" || len(use.Entries) > 0 {
+		use.Err = err
+		if use.Err != nil || len(use.Entries) > 0 {
 			u.Scenarios = append(u.Scenarios, use)
 		}
 	}

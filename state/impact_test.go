@@ -91,7 +91,7 @@ func TestImpactOfAnUnsavedEdit(t *testing.T) {
 			t.Errorf("%s: changed %v (errors %q %q), tokens %d → %d; want the same output", id, i.Changed(), i.BeforeErr, i.AfterErr, i.BeforeTokens, i.AfterTokens)
 		}
 	}
-	if b := got["broken-profile"]; !b.Failed() || !strings.Contains(b.BeforeErr, "no-such-profile") || b.AfterErr != b.BeforeErr {
+	if b := got["broken-profile"]; !b.Failed() || b.BeforeErr == nil || b.AfterErr == nil || !strings.Contains(b.BeforeErr.Error(), "no-such-profile") || b.AfterErr.Error() != b.BeforeErr.Error() {
 		t.Errorf("broken scenario: before %q after %q; want both failing on the profile", b.BeforeErr, b.AfterErr)
 	}
 	if _, err := s.st.GetOverride(context.Background(), "task.doc-minutes", "zh-CN"); !errors.Is(err, library.ErrNotFound) {

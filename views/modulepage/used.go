@@ -1,5 +1,7 @@
 package modulepage
 
+import "github.com/promptdesk/promptdesk/views/components"
+
 // Uses is where a module is used: the profiles naming it in their
 // promptModules and the saved scenarios it enters, assembled on what is
 // served now.
@@ -26,7 +28,7 @@ type ScenarioUse struct {
 	ID, Name   string
 	PreviewURL string
 	Entries    []UseEntry
-	Err        string
+	Err        components.Problem
 }
 
 // UseEntry is one report entry: Kind prompt or include, the locale and

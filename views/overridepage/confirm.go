@@ -1,6 +1,9 @@
 package overridepage
 
-import "github.com/promptdesk/promptdesk/views/diffview"
+import (
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/diffview"
+)
 
 // Impact is the impact panel: what a text of the override (unsaved, or a
 // draft about to be published, or its removal) changes in the saved
@@ -30,7 +33,7 @@ type ScenarioChange struct {
 	Lines                     []diffview.Line
 	Plus, Minus               int
 	TokensBefore, TokensAfter int
-	BeforeErr, AfterErr       string
+	BeforeErr, AfterErr       components.Problem
 }
 
 // Confirm is the confirmation page of an action that changes what is

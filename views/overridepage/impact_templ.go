@@ -194,7 +194,7 @@ func impactBody(m Impact) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if s.BeforeErr == "" && s.AfterErr == "" {
+				if s.BeforeErr.Text == "" && s.AfterErr.Text == "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<span class=\"plus\">+")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -295,17 +295,21 @@ func impactBody(m Impact) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if s.BeforeErr != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<div class=\"alert alert-warn\" data-testid=\"impact-error\">Does not assemble now: ")
+				if s.BeforeErr.Text != "" {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<div class=\"alert alert-warn\" data-testid=\"impact-error\">Does not assemble now. ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var15 string
-					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(s.BeforeErr)
+					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(" ")
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 73, Col: 98}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 74, Col: 34}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = components.ProblemText(s.BeforeErr).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -314,17 +318,21 @@ func impactBody(m Impact) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				if s.AfterErr != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<div class=\"alert\" data-testid=\"impact-error\">Would not assemble: ")
+				if s.AfterErr.Text != "" {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<div class=\"alert\" data-testid=\"impact-error\">Would not assemble. ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var16 string
-					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(s.AfterErr)
+					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(" ")
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 76, Col: 83}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 80, Col: 31}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = components.ProblemText(s.AfterErr).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -333,7 +341,7 @@ func impactBody(m Impact) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				if s.BeforeErr == "" && s.AfterErr == "" {
+				if s.BeforeErr.Text == "" && s.AfterErr.Text == "" {
 					templ_7745c5c3_Err = diffview.Diff("impact-diff", s.Lines).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -356,7 +364,7 @@ func impactBody(m Impact) templ.Component {
 				var templ_7745c5c3_Var17 string
 				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(m.Unchanged, ", "))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 84, Col: 101}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/overridepage/impact.templ`, Line: 90, Col: 101}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {

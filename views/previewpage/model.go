@@ -3,7 +3,10 @@
 // composition panel, segments and tables.
 package previewpage
 
-import "github.com/promptdesk/promptdesk/views/diffview"
+import (
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/diffview"
+)
 
 // Model is the preview page.
 type Model struct {
@@ -19,7 +22,7 @@ type Model struct {
 	// overrides (the runtime serves only published text).
 	IncludeDrafts bool
 	// Errors are shown above the form (bad JSON, assembly errors).
-	Errors []string
+	Errors []components.Problem
 	Result *Result
 	// CanSave shows the "Save as scenario" form (editors); Save is that
 	// form as typed, with its errors.
@@ -76,7 +79,7 @@ type ServedDiff struct {
 	Same        bool
 	Diff        []diffview.Line
 	Plus, Minus int
-	Error       string
+	Error       components.Problem
 }
 
 // Entry is one row of the composition panel: one decision of the report.

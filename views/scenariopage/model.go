@@ -5,7 +5,10 @@
 // confirmation.
 package scenariopage
 
-import "github.com/promptdesk/promptdesk/views/diffview"
+import (
+	"github.com/promptdesk/promptdesk/views/components"
+	"github.com/promptdesk/promptdesk/views/diffview"
+)
 
 // The run statuses, as state.RunStatus spells them.
 const (
@@ -47,7 +50,7 @@ type Run struct {
 	// that output.
 	Fingerprint string
 	// Error is why a failed run failed.
-	Error string
+	Error components.Problem
 	// TextDiff and ReportDiff turn the accepted output into the new one
 	// (changed only), with their counts of inserted and deleted lines.
 	TextDiff, ReportDiff       []diffview.Line
