@@ -86,12 +86,18 @@ func TestE2EImpactOfAnEditThenPublish(t *testing.T) {
 	step("change the text", chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-text"), strings.TrimRight(edited, "\n")+"\n"+second+"\n")))
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("f-text").dispatchEvent(new Event("text-changed"))`))
 	step("dispatch text-changed", err)
+	// htmx swaps the panel while this polls, so a read can find its node
+	// gone: only the deadline fails the test.
 	waitFor := func(what, sel, want string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(text(sel), want) {
+		for {
+			got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.AtLeast(0)))
+			if err == nil && strings.Contains(got, want) {
+				return
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s never showed %q", what, sel, want)
+				t.Fatalf("%s: %s never showed %q (last read %q, %v)", what, sel, want, got, err)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
