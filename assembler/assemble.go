@@ -641,11 +641,23 @@ func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 	if loc, ok := a.zones.Load(name); ok {
 		return loc.(*time.Location), nil
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil || !ianaZoneName(name) {
-		return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an IANA time zone", name)}
+	loc, err := LoadZone(name)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: err.Error()}
 	}
 	a.zones.Store(name, loc) // LoadLocation reads the zone file on every call
+	return loc, nil
+}
+
+// LoadZone is the one rule for a time zone named by a request, a profile
+// or the server's settings: an IANA name (see ianaZoneName) that
+// time.LoadLocation finds. The error says `"X" is not an IANA time zone
+// such as Asia/Shanghai`.
+func LoadZone(name string) (*time.Location, error) {
+	loc, err := time.LoadLocation(name)
+	if err != nil || !ianaZoneName(name) {
+		return nil, fmt.Errorf("%q is not an IANA time zone such as Asia/Shanghai", name)
+	}
 	return loc, nil
 }
 

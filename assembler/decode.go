@@ -97,8 +97,8 @@ func oneLine(field, v string, max int) error {
 		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d bytes; the limit is %d", len(v), max)}
 	}
 	for _, c := range v {
-		if unicode.IsControl(c) {
-			return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("contains the control character %U: it must be one line of text", c)}
+		if unicode.IsControl(c) || unicode.In(c, unicode.Zl, unicode.Zp) {
+			return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("contains the control or line-separator character %U: it must be one line of text", c)}
 		}
 	}
 	return nil

@@ -85,6 +85,11 @@ func syntaxProblem(data []byte) error {
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			return invalidJSON(data, int64(len(data)), "unexpected end of JSON input (unclosed object, array or string)")
 		}
+		if strings.Contains(se.Err.Error(), "surrogate") {
+			e := invalidJSON(data, se.ByteOffset, `a \u escape is half of a surrogate pair (\uD800 to \uDFFF) and encodes no character`)
+			e.Field = stringAt(data)
+			return e
+		}
 		return invalidJSON(data, se.ByteOffset, se.Err.Error())
 	}
 	after := dec.InputOffset()
@@ -94,8 +99,20 @@ func syntaxProblem(data []byte) error {
 	return nil
 }
 
+// stringAt is the field path of the string whose reading fails in data:
+// the decoder reports a bad escape without a place, so data is read again
+// token by token up to the error.
+func stringAt(data []byte) string {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		if _, err := dec.ReadToken(); err != nil {
+			return fieldPath(dec.StackPointer())
+		}
+	}
+}
+
 // invalidJSON is the CodeInvalidJSON error at a byte offset of data.
-func invalidJSON(data []byte, offset int64, what string) error {
+func invalidJSON(data []byte, offset int64, what string) *Error {
 	line, col := position(data, offset)
 	return &Error{Code: CodeInvalidJSON, Msg: fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, what)}
 }

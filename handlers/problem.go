@@ -62,6 +62,9 @@ func assemblySentence(e *assembler.Error) string {
 		if e.Field != "" {
 			return sentence(fmt.Sprintf("The request is not valid JSON in field %s: %s", e.Field, e.Msg))
 		}
+		if rest, ok := strings.CutPrefix(e.Msg, "the body is not valid JSON"); ok {
+			return sentence("The request is not valid JSON" + rest)
+		}
 		return sentence("The request is not valid JSON: " + e.Msg)
 	case assembler.CodeLimitExceeded:
 		switch {

@@ -21,7 +21,7 @@ func TestProblemWordsEveryCode(t *testing.T) {
 		{&assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"},
 			"The request is not valid: the request must be one JSON object {…}.", "invalid_request"},
 		{&assembler.Error{Code: assembler.CodeInvalidJSON, Msg: "the body is not valid JSON at line 1, column 20: unexpected end"},
-			"The request is not valid JSON: the body is not valid JSON at line 1, column 20: unexpected end.", "invalid_json"},
+			"The request is not valid JSON at line 1, column 20: unexpected end.", "invalid_json"},
 		{&assembler.Error{Code: assembler.CodeMissingVariable, Module: "task.x", Placeholder: "today", Msg: "the module declares this variable and the request does not supply it"},
 			`Module task.x needs the variable {{today}}, and the request does not supply it: add it under "variables".`, "missing_variable"},
 		{&assembler.Error{Code: assembler.CodeExtraVariable, Placeholder: "mood", Field: "variables.mood", Msg: "no module in this assembly declares this variable"},

@@ -100,6 +100,8 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 		{"word budget", "tokenBudget", "lots", "whole number"},
 		{"bad locale", "locale", "english please", "BCP 47"},
 		{"bad zone", "timeZone", "Mars/Olympus", "IANA"},
+		{"zone read as a file", "timeZone", "localtime", `"localtime" is not an IANA time zone`},
+		{"zone's posix copy", "timeZone", "posix/Asia/Tokyo", "IANA"},
 		{"id too long", "id", strings.Repeat("a", 65), "at most 64 characters (this one has 65)"},
 	}
 	for _, c := range cases {

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -98,8 +98,8 @@ func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
 		}
 	}
 	if p.TimeZone != "" {
-		if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "Local" || strings.ContainsFunc(p.TimeZone, unicode.IsControl) {
-			bad("timeZone", fmt.Sprintf("%q is not an IANA time zone such as Asia/Shanghai", p.TimeZone))
+		if _, err := assembler.LoadZone(p.TimeZone); err != nil {
+			bad("timeZone", err.Error())
 		}
 	}
 	s.checkModules(d.PromptModules, &p, bad)

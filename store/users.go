@@ -163,20 +163,30 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	return n, dbErrOrNil(err, "count users")
 }
 
-// CreateSetupToken stores a setup link for an account called name (""
-// for the first admin, who picks a name) with role, valid for SetupTTL,
-// and returns its secret. Errors: library.ErrInvalid for a bad role or
-// name; library.ErrConflict when an account or a pending setup link has
+// CreateSetupToken stores a setup link for an account called name (a
+// user name, required) with role, valid for SetupTTL, and returns its
+// secret. Errors: library.ErrInvalid for a bad role or name (a blank one
+// too); library.ErrConflict when an account or a pending setup link has
 // the name, compared ignoring case.
 func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string, error) {
 	name = strings.TrimSpace(name)
-	if err := validRole(role); err != nil {
+	if err := validName(name); err != nil {
 		return "", err
 	}
-	if name != "" {
-		if err := validName(name); err != nil {
-			return "", err
-		}
+	return s.createSetupToken(ctx, name, role)
+}
+
+// CreateFirstAdminLink stores the setup link of the first admin, who
+// picks a name on the setup page, and returns its secret, as
+// CreateSetupToken does.
+func (s *Store) CreateFirstAdminLink(ctx context.Context) (string, error) {
+	return s.createSetupToken(ctx, "", RoleAdmin)
+}
+
+// createSetupToken stores a setup link for name, "" for the first admin.
+func (s *Store) createSetupToken(ctx context.Context, name, role string) (string, error) {
+	if err := validRole(role); err != nil {
+		return "", err
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {

@@ -20,12 +20,18 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	firstAdmin, err := s.CreateSetupToken(ctx, "", store.RoleAdmin)
+	firstAdmin, err := s.CreateFirstAdminLink(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.CompleteSetup(ctx, link, "", "correct horse battery"); err != nil {
 		t.Fatal(err)
+	}
+
+	for _, blank := range []string{"", "   "} {
+		if _, err := s.CreateSetupToken(ctx, blank, store.RoleAdmin); !errors.Is(err, library.ErrInvalid) || !strings.Contains(err.Error(), "name: required") {
+			t.Errorf("setup link for %q: %v, want invalid, name required", blank, err)
+		}
 	}
 
 	_, err = s.CreateSetupToken(ctx, "Alice", store.RoleViewer)

@@ -432,7 +432,7 @@ func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *stor
 				return nil
 			}
 		}
-		secret, err := s.cfg.Store.CreateSetupToken(store.WithActor(ctx, firstAdminIssuer), "", store.RoleAdmin)
+		secret, err := s.cfg.Store.CreateFirstAdminLink(store.WithActor(ctx, firstAdminIssuer))
 		if err != nil {
 			return err
 		}

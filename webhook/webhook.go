@@ -114,7 +114,8 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // Unwrap makes a FieldError match library.ErrInvalid.
 func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 
-// check refuses a URL that is not absolute http(s), a secret (unless
+// check refuses a URL that is not absolute http(s) or carries
+// credentials, a secret (unless
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
 // spaces, an over-long description, and a NUL in the secret or the
 // description (the database cannot store it).
@@ -126,9 +127,11 @@ func check(w store.Webhook) error {
 	case len(w.URL) > MaxURL:
 		return &FieldError{"url", fmt.Sprintf("the URL has %d bytes; at most %d", len(w.URL), MaxURL)}
 	case err != nil:
-		return &FieldError{"url", fmt.Sprintf("%q is not a URL: %v", w.URL, err)}
+		return &FieldError{"url", fmt.Sprintf("%q is not a URL: %v", w.URL, urlProblem(err))}
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
 		return &FieldError{"url", fmt.Sprintf("%q is not an http:// or https:// URL with a host", w.URL)}
+	case u.User != nil:
+		return &FieldError{"url", "the URL carries a user name or password, which the webhooks page would show: leave them out and check the signature (the secret) instead"}
 	case w.Secret != "" && utf8.RuneCountInString(w.Secret) < MinSecret:
 		return &FieldError{"secret", fmt.Sprintf("the secret has %d characters; at least %d", utf8.RuneCountInString(w.Secret), MinSecret)}
 	case utf8.RuneCountInString(w.Secret) > MaxSecret:
@@ -143,6 +146,15 @@ func check(w store.Webhook) error {
 		return &FieldError{"description", "the description contains the NUL character (U+0000), which cannot be stored"}
 	}
 	return nil
+}
+
+// urlProblem is what url.Parse found wrong, without its repetition of
+// the URL.
+func urlProblem(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
 }
 
 // NewSecret returns a random secret: "whsec_" and 32 random bytes in

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -298,20 +299,22 @@ func TestEndpointChecks(t *testing.T) {
 	t.Parallel()
 	h := webhook.New(openStore(t), quiet, fast)
 	for _, c := range []struct {
-		w     store.Webhook
-		field string
+		w          store.Webhook
+		field, say string
 	}{
-		{store.Webhook{}, "url"},
-		{store.Webhook{URL: "example.com/hook"}, "url"},
-		{store.Webhook{URL: "ftp://example.com/hook"}, "url"},
-		{store.Webhook{URL: "https://"}, "url"},
-		{store.Webhook{URL: "https://example.com", Secret: "too short"}, "secret"},
-		{store.Webhook{URL: "https://example.com", Secret: " padded secret value "}, "secret"},
+		{store.Webhook{}, "url", "required"},
+		{store.Webhook{URL: "example.com/hook"}, "url", "http://"},
+		{store.Webhook{URL: "ftp://example.com/hook"}, "url", "http://"},
+		{store.Webhook{URL: "https://"}, "url", "with a host"},
+		{store.Webhook{URL: "https://exa mple.com/hook"}, "url", `"https://exa mple.com/hook" is not a URL: invalid character " " in host name`},
+		{store.Webhook{URL: "https://user:pass@example.com/hook"}, "url", "user name or password"},
+		{store.Webhook{URL: "https://example.com", Secret: "too short"}, "secret", "at least"},
+		{store.Webhook{URL: "https://example.com", Secret: " padded secret value "}, "secret", "space"},
 	} {
 		_, err := h.Create(context.Background(), c.w)
 		var fe *webhook.FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field {
-			t.Errorf("%+v: %v, want an error on %s", c.w, err, c.field)
+		if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(fe.Error(), c.say) {
+			t.Errorf("%+v: %v, want an error on %s saying %q", c.w, err, c.field, c.say)
 		}
 	}
 	w, err := h.Create(context.Background(), store.Webhook{URL: "https://example.com/hook"})

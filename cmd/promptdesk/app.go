@@ -99,9 +99,9 @@ func fallbackLabels(snap *library.Snapshot, fallback string) error {
 // assembler builds the assembler from the settings; m (may be nil)
 // records each assembly's timing.
 func (a *app) assembler(countTokens bool, m *metrics.Metrics) (*assembler.Assembler, error) {
-	loc, err := time.LoadLocation(a.cli.TimeZone)
-	if err != nil || a.cli.TimeZone == "Local" {
-		return nil, fmt.Errorf("--time-zone %q is not an IANA time zone", a.cli.TimeZone)
+	loc, err := assembler.LoadZone(a.cli.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("--time-zone %w", err)
 	}
 	cfg := assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}
 	if m != nil {
