@@ -152,8 +152,8 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		profileText = span{start, r.out.Len(), true}
 	}
 
-	if name, ok := firstExtra(req.Variables, r.declared); ok {
-		return nil, &Error{Code: CodeExtraVariable, Placeholder: name, Field: "variables." + name, Msg: "no module in this assembly declares this variable"}
+	if err := extraVariables(req.Variables, r.declared, "", "no module in this assembly declares this variable"); err != nil {
+		return nil, err
 	}
 
 	text := r.out.String()
@@ -770,17 +770,25 @@ func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
 	return all, true
 }
 
-// firstExtra returns the first name, in sorted order, of vars that no
-// rendered module declared, so the same request names the same variable
-// every time.
-func firstExtra(vars map[string]string, declared map[string]bool) (string, bool) {
-	extra := ""
+// extraVariables is the CodeExtraVariable error of the variables in vars
+// that no rendered module declared, nil when there are none. It names the
+// first in sorted order (the same request gets the same answer) and lists
+// the others in the message.
+func extraVariables(vars map[string]string, declared map[string]bool, module, msg string) error {
+	var extra []string
 	for name := range vars {
-		if !declared[name] && (extra == "" || name < extra) {
-			extra = name
+		if !declared[name] {
+			extra = append(extra, name)
 		}
 	}
-	return extra, extra != ""
+	if len(extra) == 0 {
+		return nil
+	}
+	sort.Strings(extra)
+	if len(extra) > 1 {
+		msg += "; nor " + strings.Join(extra[1:], ", ")
+	}
+	return &Error{Code: CodeExtraVariable, Module: module, Placeholder: extra[0], Field: "variables." + extra[0], Msg: msg}
 }
 
 func profileField(p *Profile, f func(*Profile) string) string {

@@ -69,6 +69,9 @@ func TestMissingAndExtraVariables(t *testing.T) {
 			if !strings.Contains(e.Error(), tt.placeholder) {
 				t.Errorf("message %q does not name %s", e.Error(), tt.placeholder)
 			}
+			if tt.name == "four extras" && !strings.HasSuffix(e.Error(), "; nor bbb, ccc, ddd") {
+				t.Errorf("message %q does not list the other extras", e.Error())
+			}
 			if !errors.Is(e, library.ErrInvalid) {
 				t.Errorf("%s must match library.ErrInvalid", tt.code)
 			}

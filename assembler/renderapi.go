@@ -76,8 +76,8 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 		return nil, err
 	}
 	text := r.slice(sp)
-	if name, ok := firstExtra(req.Variables, r.declared); ok {
-		return nil, &Error{Code: CodeExtraVariable, Module: req.Module, Placeholder: name, Field: "variables." + name, Msg: "the module does not declare this variable"}
+	if err := extraVariables(req.Variables, r.declared, req.Module, "the module does not declare this variable"); err != nil {
+		return nil, err
 	}
 	out := &Rendered{Text: text, Module: s.Module.ID, Version: s.Module.Version, Source: s.Source, Locale: s.Locale, Fallback: s.Fallback}
 	if s.Override != nil {
