@@ -3,6 +3,7 @@ package assembler
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -252,10 +253,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	for _, u := range r.uses {
 		res.Report = append(res.Report, ReportEntry{Kind: KindPlaceholder, Module: u.module, Reason: u.name + "→" + u.source})
 	}
-	res.Report = append(res.Report, warnings(ents, profile, res)...)
-	if pl.unknownCommand != "" {
-		res.Report = append(res.Report, ReportEntry{Kind: KindWarning, Module: "command", Reason: "matches-no-task-module:" + pl.unknownCommand})
-	}
+	res.Report = append(res.Report, warnings(ents, pl, profile, res)...)
 	setLines(res.Report)
 	if watch.on {
 		a.cfg.Observe(Timing{Assemble: time.Since(watch.start), Tokens: watch.spent})
@@ -361,7 +359,10 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		}
 		return a.ID < b.ID
 	})
-	if req.Command != "" && !anyCommand(tasks, command) && !anyCommand(pl.base, command) {
+	// A command trigger fires whenever its command is sent, so a command no
+	// task fired for is one no task module has (unless the profile put
+	// its module in the base segment).
+	if req.Command != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.HasPrefix(r, "command:") }) && !anyCommand(pl.base, command) {
 		pl.unknownCommand = command
 	}
 	winner := ""
@@ -456,8 +457,9 @@ func estimate(pl *plan, r *renderer) int {
 }
 
 // warnings are the report's warning entries: drifted overrides
-// served, more than one output contract, the profile's token budget.
-func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
+// served, more than one output contract, the profile's token budget, an
+// explicit command no task module has.
+func warnings(ents []entered, pl *plan, profile *Profile, res *Result) []ReportEntry {
 	var out []ReportEntry
 	var contracts []string
 	drifted := func(sv Served) {
@@ -480,6 +482,9 @@ func warnings(ents []entered, profile *Profile, res *Result) []ReportEntry {
 	}
 	if profile != nil && profile.TokenBudget > 0 && res.Encoding != "" && res.Tokens > profile.TokenBudget {
 		out = append(out, ReportEntry{Kind: KindWarning, Module: profile.ID, Reason: fmt.Sprintf("token-budget-exceeded:%d>%d", res.Tokens, profile.TokenBudget)})
+	}
+	if pl.unknownCommand != "" {
+		out = append(out, ReportEntry{Kind: KindWarning, Module: "command", Reason: "matches-no-task-module:" + pl.unknownCommand})
 	}
 	return out
 }

@@ -67,14 +67,7 @@ func TestCachesForgetReplacedModules(t *testing.T) {
 // Warming leaves no trace in results: every example assembles to the same
 // result on a warmed assembler (caches and memo filled) as on a fresh one.
 func TestWarmChangesNoResult(t *testing.T) {
-	snap, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, examples := builtinExamples(t)
 	warm := New(Config{CountTokens: true})
 	warm.Warm(snap)
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -95,4 +88,19 @@ func TestWarmChangesNoResult(t *testing.T) {
 			t.Errorf("%s: the warmed assembler's result differs from a fresh one's", ex.ID)
 		}
 	}
+}
+
+// builtinExamples is the builtin library and the app's examples, which
+// several tests of this package assemble.
+func builtinExamples(t *testing.T) (*library.Snapshot, []Example) {
+	t.Helper()
+	snap, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, examples
 }

@@ -5,22 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/promptdesk/promptdesk/library"
 )
 
 // The output buffer is sized once from estimate: it must cover the text
 // (or the buffer grows by doubling) and stay close to it (or memory is
 // wasted), here within 3 % for the app's examples and the real scenarios.
 func TestEstimateCoversText(t *testing.T) {
-	snap, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, examples := builtinExamples(t)
 	a := New(Config{})
 	scenarios, _ := filepath.Glob("../../shared/cases/scenarios/*.json")
 	for _, p := range scenarios {

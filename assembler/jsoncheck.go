@@ -32,11 +32,14 @@ func DecodeJSON(data []byte, v any) error {
 	if len(trimmed) == 0 {
 		return &Error{Code: CodeInvalidJSON, Msg: "the request body is empty; send one JSON object"}
 	}
+	if trimmed[0] != '{' {
+		if bad := syntaxProblem(data); bad != nil {
+			return bad
+		}
+		return &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
+	}
 	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true))
 	if err == nil {
-		if trimmed[0] != '{' {
-			return notAnObject()
-		}
 		return checkNulls(data)
 	}
 	if bad := syntaxProblem(data); bad != nil {
@@ -49,18 +52,12 @@ func DecodeJSON(data []byte, v any) error {
 	field := fieldPath(se.JSONPointer)
 	var pe *time.ParseError
 	switch {
-	case field == "" && trimmed[0] != '{':
-		return notAnObject()
 	case errors.Is(se.Err, json.ErrUnknownName):
 		return &Error{Code: CodeInvalidRequest, Field: field, Msg: "unknown field"}
 	case errors.As(se.Err, &pe):
 		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
 	}
 	return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", goTypeName(se.GoType), kindName(se.JSONKind))}
-}
-
-func notAnObject() error {
-	return &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
 }
 
 // syntaxProblem reads data as JSON text alone and returns the

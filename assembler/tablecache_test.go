@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/promptdesk/promptdesk/library"
 )
 
 // A cached table is the table rendered from the request at hand: after
@@ -16,14 +14,7 @@ import (
 // knowledge base or a skill row (a string, a number, a time, one element
 // fewer) gives exactly what rendering the changed input gives.
 func TestTableCacheFollowsEveryInput(t *testing.T) {
-	snap, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, examples := builtinExamples(t)
 	a := New(Config{})
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
@@ -201,22 +192,17 @@ func TestTableCacheCollisionIsAMiss(t *testing.T) {
 // enough that generations turn over all the time: every text is the one
 // an assembler without a warm cache gives (run with -race as well).
 func TestTableCacheConcurrent(t *testing.T) {
-	snap, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, examples := builtinExamples(t)
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	reqs := make([]*Request, len(examples))
 	want := make([]string, len(examples))
 	for i, ex := range examples {
-		if reqs[i], err = DecodeRequest(ex.Request); err != nil {
+		req, err := DecodeRequest(ex.Request)
+		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := New(Config{}).Assemble(snap, nil, reqs[i], now)
+		reqs[i] = req
+		res, err := New(Config{}).Assemble(snap, nil, req, now)
 		if err != nil {
 			t.Fatal(err)
 		}

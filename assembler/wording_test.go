@@ -47,14 +47,7 @@ func TestNoPromptWordingInGo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	snap, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, examples := builtinExamples(t)
 	var texts []string
 	for _, ex := range examples {
 		req, err := DecodeRequest(ex.Request)

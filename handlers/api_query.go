@@ -14,9 +14,9 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 )
 
-// queryParams maps each operation of the OpenAPI document ("GET
-// /api/v1/modules/{id}") to the query parameters it declares: the one
-// place the API's query parameters are listed.
+// queryParams maps each operation of the OpenAPI document, keyed as Echo
+// routes it ("GET /api/v1/modules/:id"), to the query parameters it
+// declares: the one place the API's query parameters are listed.
 var queryParams = documentedQueries(openAPIDoc)
 
 // documentedQueries reads the query parameters of every operation of an
@@ -56,13 +56,15 @@ func documentedQueries(doc []byte) map[string][]string {
 					names = append(names, p.Name)
 				}
 			}
-			out[strings.ToUpper(method)+" "+path] = names
+			out[strings.ToUpper(method)+" "+openAPIParam.ReplaceAllString(path, ":$1")] = names
 		}
 	}
 	return out
 }
 
-var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+// openAPIParam is a path parameter as the OpenAPI document writes it
+// ({id}); the table is keyed by Echo's form (:id), what c.Path() gives.
+var openAPIParam = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
 
 // KnownQuery is the query-parameter middleware of the API group: a
 // parameter the OpenAPI document does not declare for the route is a 400
@@ -85,7 +87,7 @@ func KnownQuery() echo.MiddlewareFunc {
 				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: msg}
 			}
 			method := c.Request().Method
-			allowed := queryParams[method+" "+echoParam.ReplaceAllString(c.Path(), "{$1}")]
+			allowed := queryParams[method+" "+c.Path()]
 			var unknown, twice []string
 			for name, values := range q {
 				if !slices.Contains(allowed, name) {
@@ -94,21 +96,21 @@ func KnownQuery() echo.MiddlewareFunc {
 					twice = append(twice, name)
 				}
 			}
-			if len(unknown) == 0 && len(twice) > 0 {
+			switch {
+			case len(unknown) > 0:
+				slices.Sort(unknown)
+				takes := "no query parameters"
+				if len(allowed) > 0 {
+					takes = "only " + strings.Join(allowed, ", ")
+				}
+				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: unknown[0],
+					Message: fmt.Sprintf("unknown query parameter %s: %s %s takes %s", quoteAll(unknown), method, c.Path(), takes)}
+			case len(twice) > 0:
 				slices.Sort(twice)
 				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: twice[0],
 					Message: fmt.Sprintf("query parameter %s is given more than once: give each once", quoteAll(twice))}
 			}
-			if len(unknown) == 0 {
-				return next(c)
-			}
-			slices.Sort(unknown)
-			takes := "no query parameters"
-			if len(allowed) > 0 {
-				takes = "only " + strings.Join(allowed, ", ")
-			}
-			return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: unknown[0],
-				Message: fmt.Sprintf("unknown query parameter %s: %s %s takes %s", quoteAll(unknown), method, c.Path(), takes)}
+			return next(c)
 		}
 	}
 }
