@@ -31,6 +31,16 @@ var (
 	adminURL  string // a database to run CREATE/DROP DATABASE from
 	cluster   *pgcluster.Cluster
 	dataDir   string
+
+	// template is a database migrated once per test binary; each
+	// NewDatabase clones it (CREATE DATABASE … TEMPLATE), which costs a
+	// file copy instead of running every migration again.
+	templateOnce sync.Once
+	templateErr  error
+	template     string
+	// cloneMu serialises clones: Postgres refuses to copy a template
+	// while another session is connected to it.
+	cloneMu sync.Mutex
 )
 
 // Main runs m and returns the exit code for os.Exit. The private cluster,
@@ -40,6 +50,15 @@ var (
 func Main(m *testing.M) int {
 	mainCalled = true
 	code := m.Run()
+	if template != "" && cluster == nil {
+		// On a shared server the template outlives the binary unless dropped.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := admin(ctx, "DROP DATABASE IF EXISTS "+template+" WITH (FORCE)"); err != nil {
+			fmt.Fprintln(os.Stderr, "storetest:", err)
+			code = max(code, 1)
+		}
+		cancel()
+	}
 	if cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -57,8 +76,9 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// NewDatabase creates an empty database pdt_<16 hex digits>, applies
-// migrations.Up and returns its connection string; the database is dropped
+// NewDatabase creates a database pdt_<16 hex digits> holding every
+// migration (a copy of one migrated once per test binary) and returns its
+// connection string; the database is dropped
 // (connections and all) at t's cleanup. With DATABASE_URL set, that role
 // needs CREATEDB. It calls t.Fatal, never t.Skip, when Postgres is missing
 // (pgcluster.ErrNoBinaries) or anything fails: tests must not pass silently.
@@ -72,16 +92,21 @@ func NewDatabase(t testing.TB) string {
 		t.Fatal("storetest:", startErr)
 	}
 
+	templateOnce.Do(makeTemplate)
+	if templateErr != nil {
+		t.Fatal("storetest:", templateErr)
+	}
 	// t.Context is already cancelled when cleanups run.
 	ctx := context.Background()
-	var b [8]byte
-	rand.Read(b[:]) // never fails
-	name := "pdt_" + hex.EncodeToString(b[:])
+	name := randomName()
 	dbURL, err := withDatabase(adminURL, name)
 	if err != nil {
 		t.Fatal("storetest:", err)
 	}
-	if err := admin(ctx, "CREATE DATABASE "+name); err != nil {
+	cloneMu.Lock()
+	err = admin(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template)
+	cloneMu.Unlock()
+	if err != nil {
 		t.Fatal("storetest:", err)
 	}
 	t.Cleanup(func() {
@@ -90,10 +115,34 @@ func NewDatabase(t testing.TB) string {
 			t.Error("storetest:", err)
 		}
 	})
-	if err := migrations.Up(ctx, dbURL); err != nil {
-		t.Fatal("storetest:", err)
-	}
 	return dbURL
+}
+
+// randomName is a database name no other test or test binary uses.
+func randomName() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails
+	return "pdt_" + hex.EncodeToString(b[:])
+}
+
+// makeTemplate creates and migrates the database NewDatabase clones.
+// migrations.Up closes its connections before returning, so the
+// template has none left when the first clone is made.
+func makeTemplate() {
+	ctx := context.Background()
+	name := randomName()
+	dbURL, err := withDatabase(adminURL, name)
+	if err == nil {
+		err = admin(ctx, "CREATE DATABASE "+name)
+	}
+	if err != nil {
+		templateErr = err
+		return
+	}
+	template = name
+	if err := migrations.Up(ctx, dbURL); err != nil {
+		templateErr = fmt.Errorf("migrating the template database: %w", err)
+	}
 }
 
 func start() {
