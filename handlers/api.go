@@ -48,8 +48,8 @@ import (
 type API struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler
-	// Revisions reads the past revisions a request pins ("revisions").
-	Revisions state.RevisionSource
+	// Assembly runs assemble and render (pins included).
+	Assembly *state.Assembly
 	// Closing is closed when the server shuts down: a change-feed request
 	// waiting for a change answers at once instead of holding the
 	// shutdown up (nil: never).

@@ -17,9 +17,9 @@ import (
 // revision,locale,fallback,reason,tokens,line}], tokens, encoding, tables, locale,
 // profile. While the database is unreachable the last state read serves
 // and the report ends with a warning entry "database · stale-since:<RFC
-// 3339 time>" (staleWarning). With ?builtinOnly=true the operator overrides are left out
-// (profiles still apply), as in the preview. "revisions" pins overrides
-// to past revisions (pinned); "format": "messages" adds the system
+// 3339 time>" (state.Assembly). With ?builtinOnly=true the operator overrides are left out
+// (state.Mode: profiles still apply), as in the preview and the CLI. "revisions" pins overrides
+// to past revisions; "format": "messages" adds the system
 // messages. Errors: see API.
 func (h *API) Assemble(c echo.Context) error {
 	builtinOnly, err := queryBool(c, "builtinOnly")
@@ -34,32 +34,9 @@ func (h *API) Assemble(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := h.Served.Current().Published()
-	st := v.State
-	if builtinOnly {
-		st = &assembler.State{Profiles: v.State.Profiles}
-	}
-	if st, err = h.pinned(c, v, st, req.Revisions); err != nil {
-		return err
-	}
-	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
+	out, err := h.Assembly.Assemble(c.Request().Context(), req, state.Mode{BuiltinOnly: builtinOnly}, h.Now())
 	if err != nil {
 		return err
 	}
-	if w, ok := h.staleWarning(); ok {
-		res.Report = append(res.Report, w)
-	}
-	return WriteJSON(c, http.StatusOK, res)
-}
-
-// pinned is st with the request's pinned revisions (state.Pinned).
-func (h *API) pinned(c echo.Context, v *state.View, st *assembler.State, revisions map[string]int) (*assembler.State, error) {
-	if len(revisions) == 0 {
-		return st, nil
-	}
-	pins, err := assembler.Pins(revisions)
-	if err != nil {
-		return nil, err
-	}
-	return state.Pinned(c.Request().Context(), h.Revisions, v, st, pins)
+	return WriteJSON(c, http.StatusOK, out.Result)
 }

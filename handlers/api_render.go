@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,17 +34,12 @@ func (h *API) Render(c echo.Context) error {
 			return err
 		}
 	}
-	v := h.Served.Current().Published()
-	st, err := h.pinned(c, v, v.State, req.Revisions)
+	out, report, err := h.Assembly.Render(c.Request().Context(), &req, h.Now())
 	if err != nil {
 		return err
 	}
-	out, err := h.Assembler.Render(v.Library, st, &req, h.Now())
-	if err != nil {
-		return err
-	}
-	if w, ok := h.staleWarning(); ok {
-		return WriteJSON(c, http.StatusOK, staleRendered{Rendered: out, Report: []assembler.ReportEntry{w}})
+	if len(report) > 0 {
+		return WriteJSON(c, http.StatusOK, staleRendered{Rendered: out, Report: report})
 	}
 	return WriteJSON(c, http.StatusOK, out)
 }
@@ -54,18 +48,4 @@ func (h *API) Render(c echo.Context) error {
 type staleRendered struct {
 	*assembler.Rendered
 	Report []assembler.ReportEntry `json:"report"`
-}
-
-// staleWarning is the report entry saying that the served state is the
-// last one read before the database became unreachable: kind warning,
-// module "database", reason "stale-since:<RFC 3339 time>"; ok is false
-// while the database answers.
-func (h *API) staleWarning() (assembler.ReportEntry, bool) {
-	since, ok := h.Served.StaleSince()
-	if !ok {
-		return assembler.ReportEntry{}, false
-	}
-	e := assembler.ReportEntry{Kind: assembler.KindWarning, Module: "database", Reason: "stale-since:" + since.UTC().Format(time.RFC3339)}
-	e.Line = e.TextForm()
-	return e, true
 }

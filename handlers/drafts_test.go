@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -71,7 +71,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 	if !strings.Contains(lines, "prompt(base.identity v1 · default · draft · override r1)") {
 		t.Errorf("report lines do not mark the draft:\n%s", lines)
 	}
-	if !strings.Contains(lines, "warning(drafts · "+handlers.DraftsIncludedReason+"1)") {
+	if !strings.Contains(lines, "warning(drafts · "+state.DraftsIncludedReason+"1)") {
 		t.Errorf("report lines lack the drafts-included warning:\n%s", lines)
 	}
 	if inc.find("drafts-included").Length() != 1 || inc.find("include-drafts").AttrOr("checked", "none") == "none" {
@@ -116,7 +116,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 		t.Error("after discard /api/v1/assemble does not serve the published text")
 	}
 	if inc := a.post("/preview", url.Values{"request": {preview}, "includeDrafts": {"on"}}).want(t, http.StatusOK); strings.Contains(inc.doc.Text(), two) ||
-		!strings.Contains(inc.find("report-lines").Text(), handlers.DraftsIncludedReason+"0") {
+		!strings.Contains(inc.find("report-lines").Text(), state.DraftsIncludedReason+"0") {
 		t.Error("the discarded draft is still in the preview with drafts")
 	}
 

@@ -29,9 +29,8 @@ type ScenarioStore interface {
 // Preview serves the preview page: the same assembly the runtime API
 // runs, on the served state.
 type Preview struct {
-	Store     ScenarioStore
-	Served    *state.Served
-	Assembler *assembler.Assembler
+	Store    ScenarioStore
+	Assembly *state.Assembly
 	// Scenarios saves a preview as a scenario (SaveScenario).
 	Scenarios *state.Scenarios
 	// Now is the clock of assemblies whose request sets no "now".
@@ -107,17 +106,9 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		}
 		req.Locale = loc
 	}
-	v := h.Served.Current()
-	st := v.State
-	drafts := m.IncludeDrafts && !m.BuiltinOnly
-	switch {
-	case m.BuiltinOnly:
-		// Builtin only drops the overrides; profiles are request settings, not module text, and still apply.
-		st = &assembler.State{Profiles: v.State.Profiles}
-	case drafts:
-		st = v.WithDrafts
-	}
-	res, err := h.Assembler.Assemble(v.Library, st, req, h.Now())
+	mode := state.Mode{BuiltinOnly: m.BuiltinOnly, Drafts: m.IncludeDrafts}
+	now := h.Now() // one time for both sides of the drafts' diff
+	out, err := h.Assembly.Assemble(ctx, req, mode, now)
 	if err != nil {
 		if !isRequestError(err) {
 			return err
@@ -125,16 +116,13 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		m.Errors = []components.Problem{problem(err)}
 		return h.render(c, http.StatusUnprocessableEntity, m)
 	}
-	served := 0
-	if drafts {
-		served = markDrafts(v, res)
-	}
+	v, res := out.View, out.Result
 	m.Result = resultModel(v, res)
 	m.Result.Source = source
 	m.Result.BuiltinOnly = m.BuiltinOnly
-	if drafts {
-		m.Result.DraftsIncluded, m.Result.Drafts = true, served
-		if m.Result.Served, err = h.againstServed(v, req, res); err != nil {
+	if drafts := m.IncludeDrafts && !m.BuiltinOnly; drafts {
+		m.Result.DraftsIncluded, m.Result.Drafts = true, out.Drafts
+		if m.Result.Served, err = h.againstServed(ctx, v, req, res, now); err != nil {
 			return err
 		}
 	}
@@ -142,43 +130,6 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		return err
 	}
 	return h.render(c, okStatus, m)
-}
-
-// DraftSuffix ends the reason of a composition report entry whose text
-// came from a draft, in a preview that includes drafts; the report also
-// gets a warning entry with reason DraftsIncludedReason + the number of
-// entries served from drafts.
-const (
-	DraftSuffix          = " · draft"
-	DraftsIncludedReason = "drafts-included:"
-)
-
-// markDrafts marks the report entries of res served from a draft of v
-// (their source stays override, override-drifted or user-module; the
-// reason gets DraftSuffix) and adds the drafts-included warning, whose
-// number counts the marked entries. It returns that number.
-func markDrafts(v *state.View, res *assembler.Result) int {
-	n := 0
-	for i := range res.Report {
-		e := &res.Report[i]
-		switch e.Source {
-		case assembler.SourceOverride, assembler.SourceOverrideDrifted, assembler.SourceUserModule:
-		default:
-			continue
-		}
-		key := assembler.Key(e.Module, e.Locale)
-		d, ok := v.Drafts[key]
-		if o := v.WithDrafts.Overrides[key]; !ok || o == nil || o.Revision != d.Revision {
-			continue // no draft, or one that does not parse and so did not serve
-		}
-		e.Reason += DraftSuffix
-		e.Line = e.TextForm()
-		n++
-	}
-	w := assembler.ReportEntry{Kind: assembler.KindWarning, Module: "drafts", Reason: fmt.Sprintf("%s%d", DraftsIncludedReason, n)}
-	w.Line = w.TextForm()
-	res.Report = append(res.Report, w)
-	return n
 }
 
 // isRequestError reports whether an assembly error is the request's

@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,8 +58,8 @@ func resultExtras(v *state.View, res *assembler.Result, r *previewpage.Result) e
 // compares it with the assembly with drafts, res: the drafts' effect.
 // An assembly error of the served state is shown, not returned; other
 // errors are the server's.
-func (h *Preview) againstServed(v *state.View, req *assembler.Request, res *assembler.Result) (*previewpage.ServedDiff, error) {
-	served, err := h.Assembler.Assemble(v.Library, v.State, req, h.Now())
+func (h *Preview) againstServed(ctx context.Context, v *state.View, req *assembler.Request, res *assembler.Result, now time.Time) (*previewpage.ServedDiff, error) {
+	served, err := h.Assembly.AssembleOn(ctx, v, req, state.Mode{}, now)
 	if err != nil {
 		if !isRequestError(err) {
 			return nil, err

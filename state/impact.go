@@ -136,8 +136,8 @@ func (s *Overrides) Effect(ctx context.Context, c Change) (Effect, error) {
 			e.Scenarios = append(e.Scenarios, i)
 			continue
 		}
-		i.Before, i.BeforeTokens, i.BeforeErr = s.assemble(v, v.State, req, now)
-		i.After, i.AfterTokens, i.AfterErr = s.assemble(v, after, req, now)
+		i.Before, i.BeforeTokens, i.BeforeErr = s.assemble(ctx, v, nil, req, now)
+		i.After, i.AfterTokens, i.AfterErr = s.assemble(ctx, v, after, req, now)
 		e.Scenarios = append(e.Scenarios, i)
 	}
 	return e, nil
@@ -147,6 +147,11 @@ func (s *Overrides) Effect(ctx context.Context, c Change) (Effect, error) {
 func (s *Overrides) ServedText(id, locale string) ServedText {
 	v := s.Served.Current()
 	return s.servedText(v, v.State, id, locale, "")
+}
+
+// assembly is the one assembly path (Assembly) on s's parts.
+func (s *Overrides) assembly() *Assembly {
+	return &Assembly{Served: s.Served, Assembler: s.Assembler, Revisions: s.Store}
 }
 
 // changed is v's served State with c on top.
@@ -193,10 +198,10 @@ func (s *Overrides) servedText(v *View, st *assembler.State, id, locale, mine st
 	return ServedText{Text: sv.Module.Text, From: from}
 }
 
-// assemble runs req on st: the system prompt text and its tokens, or the
-// error.
-func (s *Overrides) assemble(v *View, st *assembler.State, req *assembler.Request, now time.Time) (string, int, error) {
-	res, err := s.Assembler.Assemble(v.Library, st, req, now)
+// assemble runs req on v as served, or with on (Mode.On) when set: the
+// system prompt text and its tokens, or the error.
+func (s *Overrides) assemble(ctx context.Context, v *View, on *assembler.State, req *assembler.Request, now time.Time) (string, int, error) {
+	res, err := s.assembly().AssembleOn(ctx, v, req, Mode{On: on}, now)
 	if err != nil {
 		return "", 0, err
 	}

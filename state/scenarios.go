@@ -31,6 +31,8 @@ type ScenarioStore interface {
 	UpdateScenario(ctx context.Context, sc store.Scenario) (store.Scenario, error)
 	DeleteScenario(ctx context.Context, id string) error
 	AcceptScenario(ctx context.Context, id string, out store.ScenarioOutput) (store.Scenario, error)
+	// RevisionSource reads the revisions a scenario's request pins.
+	RevisionSource
 }
 
 // Scenarios is the domain service of saved scenarios (docs/scenarios.md):
@@ -46,6 +48,11 @@ type Scenarios struct {
 	// Now is the time written into a saved request that sets no "now";
 	// nil means time.Now.
 	Now func() time.Time
+}
+
+// assembly is the one assembly path (Assembly) on s's parts.
+func (s *Scenarios) assembly() *Assembly {
+	return &Assembly{Served: s.Served, Assembler: s.Assembler, Revisions: s.Store}
 }
 
 // RunStatus is how a scenario's output now compares with the accepted one.
@@ -375,7 +382,7 @@ func (s *Scenarios) Run(ctx context.Context, id string) (ScenarioRun, error) {
 	if err != nil {
 		return ScenarioRun{}, err
 	}
-	return s.RunOn(s.Served.Current(), sc), nil
+	return s.RunOn(ctx, s.Served.Current(), sc), nil
 }
 
 // RunAll runs every scenario, ordered by id, against one View: what is
@@ -388,7 +395,7 @@ func (s *Scenarios) RunAll(ctx context.Context) ([]ScenarioRun, error) {
 	v := s.Served.Current()
 	runs := make([]ScenarioRun, len(list))
 	for i, sc := range list {
-		runs[i] = s.RunOn(v, sc)
+		runs[i] = s.RunOn(ctx, v, sc)
 	}
 	return runs, nil
 }
@@ -398,11 +405,14 @@ func (s *Scenarios) RunAll(ctx context.Context) ([]ScenarioRun, error) {
 // and compares the output with the accepted one. A request without "now"
 // (one stored before saves pinned it) runs at the scenario's last update,
 // so that its output does not change from day to day.
-func (s *Scenarios) RunOn(v *View, sc store.Scenario) ScenarioRun {
+func (s *Scenarios) RunOn(ctx context.Context, v *View, sc store.Scenario) ScenarioRun {
 	run := ScenarioRun{Scenario: sc}
 	req, err := assembler.DecodeRequest(sc.Request)
 	if err == nil {
-		run.Result, err = s.Assembler.Assemble(v.Library, v.State, req, sc.UpdatedAt)
+		var out *Assembled
+		if out, err = s.assembly().AssembleOn(ctx, v, req, Mode{}, sc.UpdatedAt); err == nil {
+			run.Result = out.Result
+		}
 	}
 	if err != nil {
 		run.Status, run.Err, run.Result = RunFailed, err, nil
@@ -428,12 +438,14 @@ func (s *Scenarios) RunOn(v *View, sc store.Scenario) ScenarioRun {
 // loaded from is left out: the library line (its source and reload
 // generation), and the difference between library text from the
 // embedded library and from a folder (source file reads as builtin), so
-// that a folder holding the same modules as the binary changes nothing.
+// that a folder holding the same modules as the binary changes nothing;
+// and the warning that the database is unreachable, which says how the
+// output was served, not what it is.
 func OutputOf(res *assembler.Result) store.ScenarioOutput {
 	out := store.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
 	for _, e := range res.Report {
 		switch {
-		case e.Kind == assembler.KindLibrary:
+		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == StaleModule:
 			continue
 		case e.Source == assembler.SourceFile:
 			e.Source = assembler.SourceBuiltin
@@ -500,7 +512,7 @@ func (s *Scenarios) Accept(ctx context.Context, id, fingerprint string) (Scenari
 }
 
 func (s *Scenarios) accept(ctx context.Context, sc store.Scenario, fingerprint string) (ScenarioRun, error) {
-	run := s.RunOn(s.Served.Current(), sc)
+	run := s.RunOn(ctx, s.Served.Current(), sc)
 	switch {
 	case run.Status == RunFailed:
 		return run, fmt.Errorf("scenario %s: %w: %v", sc.ID, ErrNotAcceptable, run.Err)

@@ -250,14 +250,14 @@ func TestScenarioWithoutNowRunsAtItsUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := sc.RunOn(s.Served.Current(), stored)
+	run := sc.RunOn(t.Context(), s.Served.Current(), stored)
 	if run.Status != state.RunNeverAccepted {
 		t.Fatalf("run: %+v", run)
 	}
 	if now := "Current time: " + stored.UpdatedAt.UTC().Format(time.RFC3339); !strings.Contains(run.Output.Text, now) {
 		t.Errorf("the text lacks %q: the run is not at the scenario's update", now)
 	}
-	again := sc.RunOn(s.Served.Current(), stored)
+	again := sc.RunOn(t.Context(), s.Served.Current(), stored)
 	if again.Fingerprint != run.Fingerprint {
 		t.Error("two runs of the same request on the same state differ")
 	}

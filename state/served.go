@@ -34,6 +34,16 @@ type Source interface {
 	ListProfiles(ctx context.Context) ([]store.Profile, error)
 }
 
+// Nothing is a Source holding no overrides and no profiles: the library
+// alone, for a command that opens no database.
+var Nothing Source = nothing{}
+
+type nothing struct{}
+
+func (nothing) ListOverrides(context.Context) ([]store.Override, error) { return nil, nil }
+func (nothing) ListDrafts(context.Context) ([]store.Override, error)    { return nil, nil }
+func (nothing) ListProfiles(context.Context) ([]store.Profile, error)   { return nil, nil }
+
 // Served keeps the current View: rebuilt after every write through this
 // package and, under Run, after changes made by other processes and after
 // each reload of a library folder, so that pages and assembly never query

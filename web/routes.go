@@ -46,7 +46,7 @@ func (s *Server) newEcho() *echo.Echo {
 	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	review := &handlers.DriftReview{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	prof := &handlers.Profiles{Store: s.cfg.Store, Service: s.profiles, Served: s.served}
-	prev := &handlers.Preview{Store: s.cfg.Store, Served: s.served, Assembler: s.cfg.Assembler, Scenarios: s.scenarios, Now: s.cfg.Now}
+	prev := &handlers.Preview{Store: s.cfg.Store, Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
 	// Accounts: pages need a session whose user has the role
@@ -153,7 +153,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// and profiles and follows the change feed, and any client may read
 	// the API's description. Every answer carries the served generation
 	// (handlers.Generation).
-	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Revisions: s.cfg.Store, Closing: s.closing, Now: s.cfg.Now}
+	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Assembly: s.assembly, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}

@@ -92,6 +92,7 @@ type Server struct {
 	overrides *state.Overrides
 	profiles  *state.Profiles
 	scenarios *state.Scenarios
+	assembly  *state.Assembly
 	tokens    *state.Tokens
 	webhooks  *webhook.Webhooks
 	http      *http.Server
@@ -154,6 +155,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.webhooks = webhook.New(cfg.Store, cfg.Logger, cfg.Webhooks)
 	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Events: s.webhooks}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
+	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
 	// Under a lock: processes starting together on an empty database
 	// seed once.

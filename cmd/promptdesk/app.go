@@ -236,24 +236,27 @@ func (a *app) assemble(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var operator *assembler.State
-	if !a.cli.Assemble.BuiltinOnly {
-		log := a.logger()
-		st, closeStore, err := a.openStore(ctx, log)
+	// Builtin only keeps profiles and pins, as in the API and the
+	// preview; only those need the database then.
+	mode := state.Mode{BuiltinOnly: a.cli.Assemble.BuiltinOnly}
+	assembly := &state.Assembly{Assembler: asm}
+	src := state.Nothing
+	if !mode.BuiltinOnly || req.Profile != "" || len(req.Revisions) > 0 {
+		st, closeStore, err := a.openStore(ctx, a.logger())
 		if err != nil {
 			return err
 		}
 		defer closeStore()
-		served, err := state.Load(ctx, st, snap, log)
-		if err != nil {
-			return err
-		}
-		operator = served.Current().State
+		src, assembly.Revisions = st, st
 	}
-	res, err := asm.Assemble(snap, operator, req, time.Now())
+	if assembly.Served, err = state.Load(ctx, src, snap, a.logger()); err != nil {
+		return err
+	}
+	out, err := assembly.Assemble(ctx, req, mode, time.Now())
 	if err != nil {
 		return err
 	}
+	res := out.Result
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false) // prompt text is not HTML: never escape it
 	enc.SetIndent("", "  ")

@@ -28,7 +28,7 @@ type CLI struct {
 	Migrate  struct{}   `cmd:"" help:"Apply the database migrations and exit."`
 	Assemble struct {
 		Request     string `name:"request" required:"" type:"existingfile" help:"Assemble request JSON file (the body POST /api/v1/assemble takes)."`
-		BuiltinOnly bool   `name:"builtin-only" help:"Ignore overrides and profiles: no database needed."`
+		BuiltinOnly bool   `name:"builtin-only" help:"Leave the stored overrides out (profiles still apply): no database needed unless the request names a profile or pins revisions."`
 	} `cmd:"" help:"Assemble a request and print the result as JSON."`
 	Export struct {
 		Out   string `name:"out" required:"" placeholder:"DIR" help:"Folder to write the overrides to, in the library layout modules/<locale>/<layer>-<name>.md."`
