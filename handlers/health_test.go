@@ -58,9 +58,9 @@ func brokenFolderOverlay(t *testing.T) (string, *state.Served) {
 // noOverrides is a state.Source with no operator state.
 type noOverrides struct{}
 
-func (noOverrides) ListOverrides(context.Context) ([]store.Override, error) { return nil, nil }
-func (noOverrides) ListDrafts(context.Context) ([]store.Override, error)    { return nil, nil }
-func (noOverrides) ListProfiles(context.Context) ([]store.Profile, error)   { return nil, nil }
+func (noOverrides) ReadOperatorState(context.Context) (store.OperatorState, error) {
+	return store.OperatorState{}, nil
+}
 
 // /readyz lists each broken file of the library folder with every key
 // the docs name, field included: "" when the error names no field.

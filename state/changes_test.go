@@ -25,10 +25,10 @@ type profileSource struct {
 	profiles []store.Profile
 }
 
-func (s *profileSource) ListProfiles(context.Context) ([]store.Profile, error) {
+func (s *profileSource) ReadOperatorState(context.Context) (store.OperatorState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.profiles), nil
+	return store.OperatorState{Profiles: slices.Clone(s.profiles)}, nil
 }
 
 func (s *profileSource) set(ps ...store.Profile) {

@@ -27,11 +27,10 @@ import (
 	"github.com/promptdesk/promptdesk/store"
 )
 
-// Source is what Served reads from the store.
+// Source is what Served reads from the store: the operator state in one
+// snapshot (store.Store.ReadOperatorState).
 type Source interface {
-	ListOverrides(ctx context.Context) ([]store.Override, error)
-	ListDrafts(ctx context.Context) ([]store.Override, error)
-	ListProfiles(ctx context.Context) ([]store.Profile, error)
+	ReadOperatorState(ctx context.Context) (store.OperatorState, error)
 }
 
 // Nothing is a Source holding no overrides and no profiles: the library
@@ -40,9 +39,9 @@ var Nothing Source = nothing{}
 
 type nothing struct{}
 
-func (nothing) ListOverrides(context.Context) ([]store.Override, error) { return nil, nil }
-func (nothing) ListDrafts(context.Context) ([]store.Override, error)    { return nil, nil }
-func (nothing) ListProfiles(context.Context) ([]store.Profile, error)   { return nil, nil }
+func (nothing) ReadOperatorState(context.Context) (store.OperatorState, error) {
+	return store.OperatorState{}, nil
+}
 
 // Served keeps the current View: rebuilt after every write through this
 // package and, under Run, after changes made by other processes and after
@@ -159,25 +158,17 @@ func (s *Served) refresh(ctx context.Context, what string) error {
 }
 
 // rebuild takes the library's current state, reads every override and
-// profile and swaps in a new View. An override whose text no longer parses
+// profile in one snapshot and swaps in a new View. An override whose text no longer parses
 // is logged and kept in Broken, not served; it does not fail the rebuild.
 // Errors are the store's.
 func (s *Served) rebuild(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rows, err := s.src.ListOverrides(ctx)
+	read, err := s.src.ReadOperatorState(ctx)
 	if err != nil {
 		return fmt.Errorf("operator state: %w", err)
 	}
-	drafts, err := s.src.ListDrafts(ctx)
-	if err != nil {
-		return fmt.Errorf("operator state: %w", err)
-	}
-	profiles, err := s.src.ListProfiles(ctx)
-	if err != nil {
-		return fmt.Errorf("operator state: %w", err)
-	}
-	s.swap(s.compose(s.lib.Current(), rows, drafts, profiles))
+	s.swap(s.compose(s.lib.Current(), read.Overrides, read.Drafts, read.Profiles))
 	s.healthMu.Lock()
 	s.staleSince = time.Time{}
 	s.healthMu.Unlock()

@@ -26,7 +26,7 @@ type slowSource struct {
 	gate chan struct{}
 }
 
-func (s *slowSource) ListOverrides(ctx context.Context) ([]store.Override, error) {
+func (s *slowSource) ReadOperatorState(ctx context.Context) (store.OperatorState, error) {
 	s.calls.Add(1)
 	s.mu.Lock()
 	gate := s.gate
@@ -35,18 +35,14 @@ func (s *slowSource) ListOverrides(ctx context.Context) ([]store.Override, error
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return store.OperatorState{}, ctx.Err()
 		}
 	}
 	if s.fail.Load() {
-		return nil, errors.New("database down")
+		return store.OperatorState{}, errors.New("database down")
 	}
-	return nil, nil
+	return store.OperatorState{}, nil
 }
-
-func (s *slowSource) ListDrafts(context.Context) ([]store.Override, error) { return nil, nil }
-
-func (s *slowSource) ListProfiles(context.Context) ([]store.Profile, error) { return nil, nil }
 
 // openServed opens a Served over the builtin library and src, which it
 // reads once.

@@ -16,9 +16,9 @@ import (
 // rows is a state.Source of fixed published overrides.
 type rows []store.Override
 
-func (r rows) ListOverrides(context.Context) ([]store.Override, error) { return r, nil }
-func (rows) ListDrafts(context.Context) ([]store.Override, error)      { return nil, nil }
-func (rows) ListProfiles(context.Context) ([]store.Profile, error)     { return nil, nil }
+func (r rows) ReadOperatorState(context.Context) (store.OperatorState, error) {
+	return store.OperatorState{Overrides: r}, nil
+}
 
 // The statuses of the library filter, the module page and the API follow
 // DriftOf: a lowered or removed builtin is drifted like a raised one.

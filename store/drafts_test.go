@@ -162,3 +162,31 @@ func withPublish(o store.Override) store.Override {
 	o.Publish = true
 	return o
 }
+
+// ReadOperatorState reads published overrides, drafts and profiles in one
+// read-only snapshot, each as stored.
+func TestReadOperatorState(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := store.WithActor(t.Context(), "ed")
+	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "one"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Publish(ctx, "identity", "en-US", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "two"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateProfile(ctx, store.Profile{ID: "desk", Name: "Desk", PromptModules: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ReadOperatorState(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Overrides) != 1 || got.Overrides[0].Text != "one" || len(got.Drafts) != 1 || got.Drafts[0].Text != "two" ||
+		len(got.Profiles) != 1 || got.Profiles[0].ID != "desk" {
+		t.Errorf("operator state: %+v", got)
+	}
+}

@@ -72,6 +72,41 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 	})
 }
 
+// OperatorState is what the served view is built from: every published
+// override, every pending draft and every profile.
+type OperatorState struct {
+	Overrides, Drafts []Override
+	Profiles          []Profile
+}
+
+// ReadOperatorState reads the OperatorState in one read-only
+// repeatable-read transaction: one snapshot, so a write committed between
+// two of its reads is seen whole or not at all. Errors: as ListOverrides.
+func (s *Store) ReadOperatorState(ctx context.Context) (OperatorState, error) {
+	var out OperatorState
+	read := func(tx *Store) error {
+		var err error
+		if out.Overrides, err = tx.ListOverrides(ctx); err != nil {
+			return err
+		}
+		if out.Drafts, err = tx.ListDrafts(ctx); err != nil {
+			return err
+		}
+		out.Profiles, err = tx.ListProfiles(ctx)
+		return err
+	}
+	if s.pool == nil {
+		return out, read(s) // already in a transaction
+	}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return read(&Store{db: tx})
+	})
+	if err != nil {
+		return OperatorState{}, dbError(err, "operator state")
+	}
+	return out, nil
+}
+
 // dbError gives err, from a statement about what ("profile default"), its
 // domain meaning: no rows → not found, unique violation → conflict, a
 // broken constraint or malformed JSON → invalid, an unreachable database
