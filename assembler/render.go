@@ -101,7 +101,7 @@ func (r *renderer) write(s Served, stack []string) error {
 	}
 	for _, p := range m.Pieces {
 		if r.out.Len() > MaxOutputBytes {
-			return &Error{Code: CodeLimitExceeded, Module: m.ID, Msg: fmt.Sprintf("the rendered text is over the limit of %d bytes (8 MiB); includes repeat too much", MaxOutputBytes)}
+			return &Error{Code: CodeLimitExceeded, Module: m.ID, Msg: fmt.Sprintf("the rendered text is over the limit of %d bytes (%d MiB); includes repeat too much", MaxOutputBytes, MaxOutputBytes>>20)}
 		}
 		if p.Name == "" {
 			r.out.WriteString(p.Literal)

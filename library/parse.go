@@ -20,6 +20,12 @@ import (
 // and the editor's limit too.
 const MaxModuleBytes = 256 << 10
 
+// TooLarge is the message of a module file of n bytes over
+// MaxModuleBytes, for every place that refuses one.
+func TooLarge(n int) string {
+	return fmt.Sprintf("module is %d bytes; the limit is %d bytes (%d KiB)", n, MaxModuleBytes, MaxModuleBytes>>10)
+}
+
 const bom = "\uFEFF"
 
 // Normalize removes a leading UTF-8 BOM and turns CRLF into LF, so that a
@@ -59,7 +65,7 @@ func Parse(file string, data []byte) (*Module, error) {
 func ParseAll(file string, data []byte) (*Module, FileErrors) {
 	fatal := func(e *FileError) (*Module, FileErrors) { return nil, FileErrors{e} }
 	if len(data) > MaxModuleBytes {
-		return fatal(&FileError{File: file, Msg: fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", len(data), MaxModuleBytes)})
+		return fatal(&FileError{File: file, Msg: TooLarge(len(data))})
 	}
 	if !utf8.Valid(data) {
 		return fatal(&FileError{File: file, Line: invalidUTF8Line(data), Msg: "the text is not valid UTF-8"})

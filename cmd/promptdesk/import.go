@@ -367,7 +367,7 @@ func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, err
 		return fail("folder " + library.LocaleProblem(f.folder))
 	}
 	if f.size > library.MaxModuleBytes {
-		return fail(fmt.Sprintf("module is %d bytes; the limit is %d bytes (256 KiB)", f.size, library.MaxModuleBytes))
+		return fail(library.TooLarge(int(f.size)))
 	}
 	data, err := os.ReadFile(f.path)
 	if err != nil {

@@ -383,7 +383,7 @@ func (b *builder) module(i int, s spec) bool {
 	t.WriteString("\n")
 	text := t.String()
 	if len(text) > library.MaxModuleBytes {
-		b.fail(i, Note{Msg: fmt.Sprintf("the module would be %d bytes; the limit is %d bytes (256 KiB)", len(text), library.MaxModuleBytes)})
+		b.fail(i, Note{Msg: library.TooLarge(len(text))})
 		return false
 	}
 	m, err := library.Parse(p, []byte(text))
