@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/promptdesk/promptdesk/library"
-	"golang.org/x/text/language"
 )
 
 // Answer formats of assemble and render (Request.Format).
@@ -87,14 +86,14 @@ func Pins(revisions map[string]int) ([]Pin, error) {
 		if !ok || id == "" || loc == "" {
 			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: "a pin is keyed <module id>@<locale>, such as task.doc-minutes@zh-CN"}
 		}
-		tag, err := language.Parse(loc)
+		canon, err := library.CanonicalLocale(loc)
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: library.LocaleProblem(loc)}
 		}
 		if n < 1 {
 			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1", n)}
 		}
-		out = append(out, Pin{ID: id, Locale: tag.String(), Revision: n, Field: field})
+		out = append(out, Pin{ID: id, Locale: canon, Revision: n, Field: field})
 	}
 	return out, nil
 }

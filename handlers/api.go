@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/text/language"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -280,11 +279,11 @@ func localeParam(c echo.Context, absent string) (string, error) {
 // checkLocale returns the canonical form of a BCP 47 tag ("en-us" →
 // "en-US"), or a 422 invalid_request on field "locale".
 func checkLocale(s string) (string, error) {
-	tag, err := language.Parse(s)
+	loc, err := library.CanonicalLocale(s)
 	if err != nil {
 		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "locale", Msg: library.LocaleProblem(s)}
 	}
-	return tag.String(), nil
+	return loc, nil
 }
 
 // queryBool reads an optional boolean query parameter (true/false/1/0);

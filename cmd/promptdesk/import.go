@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/text/language"
-
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/state"
@@ -362,7 +360,7 @@ func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, err
 	if f.folder == "" {
 		return fail("not in a locale folder: module files go in modules/<locale>/")
 	}
-	tag, err := language.Parse(f.folder)
+	locale, err := library.CanonicalLocale(f.folder)
 	if err != nil {
 		return fail("folder " + library.LocaleProblem(f.folder))
 	}
@@ -373,7 +371,7 @@ func (im *dbImporter) file(ctx context.Context, f moduleFile) (importResult, err
 	if err != nil {
 		return fail(err.Error())
 	}
-	return im.save(ctx, f.path, tag.String(), data)
+	return im.save(ctx, f.path, locale, data)
 }
 
 // save checks one module text like an edit in the console and saves it as

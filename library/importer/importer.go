@@ -22,8 +22,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/text/language"
-
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -177,11 +175,11 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("layer %q: unknown layer (allowed: base, env, task, agent, tool, aux, style)", opts.Layer)
 	}
 	if opts.Locale != "" {
-		tag, err := language.Parse(opts.Locale)
+		loc, err := library.CanonicalLocale(opts.Locale)
 		if err != nil {
 			return nil, fmt.Errorf("locale %s", library.LocaleProblem(opts.Locale))
 		}
-		opts.Locale = tag.String()
+		opts.Locale = loc
 	}
 	b := &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
 	var err error
