@@ -15,6 +15,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gosimple/slug"
+
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
@@ -188,7 +190,7 @@ func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (s
 // createNamed stores sc under the id slugged from its name, adding -2,
 // -3… while the id is taken.
 func (s *Scenarios) createNamed(ctx context.Context, sc store.Scenario) (store.Scenario, error) {
-	base := slug(sc.Name)
+	base := scenarioID(sc.Name)
 	for i := 1; i <= 100; i++ {
 		sc.ID = base
 		if i > 1 {
@@ -202,24 +204,12 @@ func (s *Scenarios) createNamed(ctx context.Context, sc store.Scenario) (store.S
 	return store.Scenario{}, fmt.Errorf("scenario ids %s to %s-100 are all taken; give an id: %w", base, base, library.ErrConflict)
 }
 
-// slug makes a scenario id from a name: lowercase ASCII letters and
-// digits, every other run of characters one dash; "scenario" when
-// nothing is left (a name in Chinese, say).
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		dash = true
-	}
-	s := b.String()
+// scenarioID makes a scenario id from a name with the slug library the
+// importer uses too (letters transliterated and lowercased, every other
+// run of characters one dash), at most 48 characters; "scenario" when
+// nothing is left.
+func scenarioID(name string) string {
+	s := slug.Make(name)
 	if len(s) > 48 {
 		s = strings.TrimRight(s[:48], "-")
 	}

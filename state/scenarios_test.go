@@ -82,7 +82,8 @@ func TestScenarioCreateChecksAndPins(t *testing.T) {
 		t.Errorf("saved %s %q %s, want translate-a-note with %s", saved.ID, saved.Name, saved.Request, want)
 	}
 	// A request with its own now keeps it; a second scenario of the same
-	// name gets -2; a name without ASCII letters "scenario".
+	// name gets -2; a Chinese name is transliterated (the slug library of
+	// module names), a name with nothing to keep is "scenario".
 	again, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "Translate a note", Request: translateRequest, Locale: "zh-CN"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +92,11 @@ func TestScenarioCreateChecksAndPins(t *testing.T) {
 		t.Errorf("second: %s %s", again.ID, again.Request)
 	}
 	zh, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "会议纪要", Request: `{}`}, false)
-	if err != nil || zh.ID != "scenario" {
-		t.Errorf("a Chinese name: id %q, %v; want scenario", zh.ID, err)
+	if err != nil || zh.ID != "hui-yi-ji-yao" {
+		t.Errorf("a Chinese name: id %q, %v; want hui-yi-ji-yao", zh.ID, err)
+	}
+	if none, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "!!! ???", Request: `{}`}, false); err != nil || none.ID != "scenario" {
+		t.Errorf("a name of punctuation: id %q, %v; want scenario", none.ID, err)
 	}
 	// A given id is used as it is, and a taken one is a conflict.
 	if got, _, err := sc.Create(s.ctx, state.ScenarioDraft{ID: "mine", Name: "x", Request: `{}`}, false); err != nil || got.ID != "mine" {
