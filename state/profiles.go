@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/assembler"
@@ -79,13 +78,8 @@ func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
 		bad("id", msg)
 	}
 	oneLine := func(field, val string, limit int) {
-		switch {
-		case !utf8.ValidString(val):
-			bad(field, "the text is not valid UTF-8")
-		case utf8.RuneCountInString(val) > limit:
-			bad(field, fmt.Sprintf("at most %d characters (this one has %d)", limit, utf8.RuneCountInString(val)))
-		case strings.ContainsFunc(val, unicode.IsControl):
-			bad(field, "one line without control characters")
+		if msg := lineProblem(val, limit); msg != "" {
+			bad(field, msg)
 		}
 	}
 	oneLine("name", p.Name, MaxProfileName)
@@ -103,13 +97,8 @@ func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
 		}
 	}
 	s.checkModules(d.PromptModules, &p, bad)
-	switch sp := d.SystemPrompt; {
-	case !utf8.ValidString(sp):
-		bad("systemPrompt", "the text is not valid UTF-8")
-	case utf8.RuneCountInString(sp) > MaxProfileSystemPrompt:
-		bad("systemPrompt", fmt.Sprintf("at most %d characters (this one has %d)", MaxProfileSystemPrompt, utf8.RuneCountInString(sp)))
-	case strings.ContainsFunc(sp, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
-		bad("systemPrompt", "the text contains a control character; use only tabs and line breaks")
+	if msg := paragraphProblem(d.SystemPrompt, MaxProfileSystemPrompt); msg != "" {
+		bad("systemPrompt", msg)
 	}
 	if b := strings.TrimSpace(d.TokenBudget); b != "" {
 		n, err := strconv.Atoi(b)

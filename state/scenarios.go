@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gosimple/slug"
@@ -247,21 +246,15 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
 			bad("id", p+"; or leave it empty to derive one from the name")
 		}
 	}
-	switch {
-	case sc.Name == "":
+	if sc.Name == "" {
 		bad("name", "required: a few words saying what the scenario covers")
-	case utf8.RuneCountInString(sc.Name) > MaxScenarioName:
-		bad("name", fmt.Sprintf("at most %d characters", MaxScenarioName))
-	case strings.ContainsFunc(sc.Name, unicode.IsControl):
-		bad("name", "one line without control characters")
+	} else if msg := lineProblem(sc.Name, MaxScenarioName); msg != "" {
+		bad("name", msg)
 	}
-	switch {
-	case utf8.RuneCountInString(sc.Description) > MaxScenarioDescription:
-		bad("description", fmt.Sprintf("at most %d characters", MaxScenarioDescription))
-	case strings.ContainsFunc(sc.Description, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
-		bad("description", "the text contains a control character; use only tabs and line breaks")
+	if msg := paragraphProblem(sc.Description, MaxScenarioDescription); msg != "" {
+		bad("description", msg)
 	}
-	if !utf8.ValidString(sc.Name + sc.Description + d.Request) {
+	if !utf8.ValidString(d.Request) {
 		bad("request", "the text is not valid UTF-8")
 		return store.Scenario{}, errs
 	}
