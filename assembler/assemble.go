@@ -480,7 +480,7 @@ func warnings(ents []entered, pl *plan, profile *Profile, res *Result) []ReportE
 	if len(contracts) > 1 {
 		out = append(out, ReportEntry{Kind: KindWarning, Module: contracts[0], Reason: "several-output-contracts:" + strings.Join(contracts, ",")})
 	}
-	if profile != nil && profile.TokenBudget > 0 && res.Encoding != "" && res.Tokens > profile.TokenBudget {
+	if profile.Overrun(res) > 0 {
 		out = append(out, ReportEntry{Kind: KindWarning, Module: profile.ID, Reason: fmt.Sprintf("token-budget-exceeded:%d>%d", res.Tokens, profile.TokenBudget)})
 	}
 	if pl.unknownCommand != "" {

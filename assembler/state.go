@@ -34,6 +34,17 @@ type Profile struct {
 	TokenBudget     int
 }
 
+// Overrun is by how many tokens res exceeds p's token budget: 0 when p
+// is nil, has no budget, is within it, or res counted no tokens (no
+// encoding). The report's token-budget-exceeded warning and the
+// preview's budget badge both read it.
+func (p *Profile) Overrun(res *Result) int {
+	if p == nil || p.TokenBudget <= 0 || res.Encoding == "" || res.Tokens <= p.TokenBudget {
+		return 0
+	}
+	return res.Tokens - p.TokenBudget
+}
+
 // State is the operator data an assembly reads: published overrides keyed
 // by OverrideKey, and profiles by id. It is built once per change, not per
 // request, and must not be modified while in use.

@@ -44,10 +44,7 @@ func chatMessages(text string) (string, error) {
 // tokens are counted), and the chat-messages JSON.
 func resultExtras(v *state.View, res *assembler.Result, r *previewpage.Result) error {
 	if p, ok := v.State.Profiles[res.Profile]; ok && res.Profile != "" && p.TokenBudget > 0 {
-		r.Budget = p.TokenBudget
-		if res.Encoding != "" && res.Tokens > p.TokenBudget {
-			r.Over = res.Tokens - p.TokenBudget
-		}
+		r.Budget, r.Over = p.TokenBudget, p.Overrun(res)
 	}
 	var err error
 	r.ChatMessages, err = chatMessages(res.Text)
