@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,23 +14,16 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/previewpage"
 )
 
-// ScenarioStore is what the preview page needs from the store.
-type ScenarioStore interface {
-	ListScenarios(ctx context.Context) ([]store.Scenario, error)
-	GetScenario(ctx context.Context, id string) (store.Scenario, error)
-}
-
 // Preview serves the preview page: the same assembly the runtime API
 // runs, on the served state.
 type Preview struct {
-	Store    ScenarioStore
 	Assembly *state.Assembly
-	// Scenarios saves a preview as a scenario (SaveScenario).
+	// Scenarios lists and loads the saved scenarios and saves a preview
+	// as one (SaveScenario).
 	Scenarios *state.Scenarios
 	// Now is the clock of assemblies whose request sets no "now".
 	Now func() time.Time
@@ -77,7 +69,7 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 	ctx := c.Request().Context()
 	source := "pasted request"
 	if m.Scenario != "" {
-		sc, err := h.Store.GetScenario(ctx, m.Scenario)
+		sc, err := h.Scenarios.Get(ctx, m.Scenario)
 		if err != nil {
 			return err
 		}
@@ -141,7 +133,7 @@ func isRequestError(err error) bool {
 
 // render lists the scenarios and writes the page, or only its body for htmx.
 func (h *Preview) render(c echo.Context, status int, m previewpage.Model) error {
-	scs, err := h.Store.ListScenarios(c.Request().Context())
+	scs, err := h.Scenarios.List(c.Request().Context())
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func (s *Server) newEcho() *echo.Echo {
 	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	review := &handlers.DriftReview{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
 	prof := &handlers.Profiles{Store: s.cfg.Store, Service: s.profiles, Served: s.served}
-	prev := &handlers.Preview{Store: s.cfg.Store, Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
+	prev := &handlers.Preview{Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
 	audit := &handlers.Audit{Store: s.cfg.Store}
 
 	// Accounts: pages need a session whose user has the role
