@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // API error codes of authentication.
@@ -22,10 +22,10 @@ const (
 // TokenAuthenticator checks an API token secret (*store.Store) and
 // records its use by the request method and path.
 type TokenAuthenticator interface {
-	Authenticate(ctx context.Context, secret, method, path string) (store.Token, error)
+	Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error)
 }
 
-// tokenKey is the echo.Context key of the authenticated store.Token.
+// tokenKey is the echo.Context key of the authenticated domain.Token.
 const tokenKey = "promptdesk.apiToken"
 
 // TokenActor is the actor recorded for changes made with the token called
@@ -38,7 +38,7 @@ func TokenActor(name string) string { return "token:" + name }
 // unknown or revoked one, it fails with 401 unauthorized and a
 // "WWW-Authenticate: Bearer" header; with a token lacking the scope, 403
 // forbidden naming the scope needed. On success the handler's request
-// context carries the actor TokenActor(name) (store.WithActor).
+// context carries the actor TokenActor(name) (domain.WithActor).
 func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc {
 	if len(scopes) == 0 {
 		panic("handlers.RequireToken: no scope")
@@ -61,7 +61,7 @@ func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc
 			}
 			tok, err := auth.Authenticate(c.Request().Context(), secret, c.Request().Method, c.Request().URL.Path)
 			switch {
-			case errors.Is(err, store.ErrTokenRevoked):
+			case errors.Is(err, domain.ErrTokenRevoked):
 				return unauthorized("the API token has been revoked")
 			case errors.Is(err, library.ErrNotFound):
 				return unauthorized("the API token is not valid")
@@ -78,14 +78,14 @@ func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc
 						tok.Name, strings.Join(tok.Scopes, ", "), need, c.Request().Method, c.Path())}
 			}
 			c.Set(tokenKey, tok)
-			c.SetRequest(c.Request().WithContext(store.WithActor(c.Request().Context(), TokenActor(tok.Name))))
+			c.SetRequest(c.Request().WithContext(domain.WithActor(c.Request().Context(), TokenActor(tok.Name))))
 			return next(c)
 		}
 	}
 }
 
 // APIToken returns the token RequireToken accepted for this request.
-func APIToken(c echo.Context) (store.Token, bool) {
-	tok, ok := c.Get(tokenKey).(store.Token)
+func APIToken(c echo.Context) (domain.Token, bool) {
+	tok, ok := c.Get(tokenKey).(domain.Token)
 	return tok, ok
 }

@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // BenchmarkAPIModules measures GET /api/v1/modules over the generated
@@ -18,7 +18,7 @@ import (
 func BenchmarkAPIModules(b *testing.B) {
 	snap := benchLibrary(b, 1000)
 	h, _, st := benchServer(b, snap)
-	_, secret, err := st.CreateToken(store.WithActor(context.Background(), "bench"), "bench-api", store.Scopes)
+	_, secret, err := st.CreateToken(domain.WithActor(context.Background(), "bench"), "bench-api", domain.Scopes)
 	if err != nil {
 		b.Fatal(err)
 	}

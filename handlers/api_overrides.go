@@ -12,10 +12,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // APIOverrides serves /api/v1/overrides/{id}?locale=L: read, save (a
@@ -89,7 +89,7 @@ type APIDrift struct {
 
 // apiDrift is the APIDrift of the stored override row, nil when it has
 // not drifted.
-func apiDrift(v *state.View, row store.Override) *APIDrift {
+func apiDrift(v *state.View, row domain.Override) *APIDrift {
 	d := state.DriftOfRow(row, v.Library)
 	if !d.Drifted() {
 		return nil
@@ -284,7 +284,7 @@ func overrideKind(v *state.View, id string) string {
 }
 
 // headStatus is the status of an override's head.
-func headStatus(o store.Override) string {
+func headStatus(o domain.Override) string {
 	if o.Draft {
 		return OverrideStatusDraft
 	}
@@ -497,7 +497,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 		return err
 	}
 	err = h.Service.Delete(c.Request().Context(), id, locale, base)
-	var gone *store.AlreadyDeleted
+	var gone *domain.AlreadyDeleted
 	switch {
 	case errors.As(err, &gone):
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 const identityURL = "/api/v1/overrides/base.identity?locale=en-US"
@@ -81,7 +81,7 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.Author != handlers.TokenActor(testToken) || row.BasedOnVersion != en.Version || row.BaseSnapshot != en.Text || row.BaseHash != store.TextHash(en.Text) {
+	if row.Author != handlers.TokenActor(testToken) || row.BasedOnVersion != en.Version || row.BaseSnapshot != en.Text || row.BaseHash != domain.TextHash(en.Text) {
 		t.Errorf("stored: author %q based on v%d hash %q; want token:handlers-test, v%d, the builtin's hash", row.Author, row.BasedOnVersion, row.BaseHash, en.Version)
 	}
 	// A draft: not served until published.
@@ -154,14 +154,14 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	if want := strings.ReplaceAll("4 create A,3 delete A,2 save A,1 create A", "A", handlers.TokenActor(testToken)); strings.Join(actions, ",") != want {
 		t.Errorf("history %q, want %q", actions, want)
 	}
-	audit, err := a.store.ListAudit(ctx, store.AuditFilter{Actor: handlers.TokenActor(testToken)})
+	audit, err := a.store.ListAudit(ctx, domain.AuditFilter{Actor: handlers.TokenActor(testToken)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Four revisions and the publish of revision 1.
 	var got []string
 	for _, e := range audit {
-		if e.Action == store.ActionUse { // the token's use, once a minute
+		if e.Action == domain.ActionUse { // the token's use, once a minute
 			continue
 		}
 		got = append(got, itoa(e.Revision)+" "+e.Action)
@@ -271,20 +271,20 @@ func TestConsoleActor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.BaseHash != store.TextHash(en.Text) || row.Author != testUser {
+	if row.BaseHash != domain.TextHash(en.Text) || row.Author != testUser {
 		t.Errorf("console save: BaseHash %q author %q, want the builtin's hash and the user", row.BaseHash, row.Author)
 	}
 	a.post("/modules/base.identity/override/en-US/delete", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
 	a.post("/profiles", profileForm("support", "base.identity")).want(t, http.StatusSeeOther)
 	a.post("/profiles/support/delete", url.Values{}).want(t, http.StatusSeeOther)
 
-	entries, err := a.store.ListAudit(ctx, store.AuditFilter{})
+	entries, err := a.store.ListAudit(ctx, domain.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, e := range entries {
-		if e.Subject != store.SubjectScenario && e.Subject != store.SubjectToken && e.Subject != store.SubjectUser { // the seeded examples, the test's API token and user
+		if e.Subject != domain.SubjectScenario && e.Subject != domain.SubjectToken && e.Subject != domain.SubjectUser { // the seeded examples, the test's API token and user
 			got = append(got, e.Actor+" "+e.Action+" "+e.Subject)
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // RevisionStore is what the revision routes of the override API read.
@@ -64,7 +64,7 @@ type APIRevisionText struct {
 // history reads the revisions of the target, newest first (none when
 // there never was an override), with the head's published revision and
 // the override's stored locale; an unknown module is a 404.
-func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []store.Revision, published int, err error) {
+func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []domain.Revision, published int, err error) {
 	v, id, locale, err := h.target(c)
 	if err != nil {
 		return "", "", nil, 0, err
@@ -90,7 +90,7 @@ func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []store.
 	return id, revs[0].Locale, revs, published, nil
 }
 
-func apiRevision(r store.Revision, published int) APIRevision {
+func apiRevision(r domain.Revision, published int) APIRevision {
 	return APIRevision{Revision: r.Revision, Action: r.Action, Author: r.Author, At: r.CreatedAt.UTC(), Published: r.Revision == published}
 }
 

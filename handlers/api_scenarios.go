@@ -12,10 +12,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // APIScenarios serves /api/v1/scenarios: list, create, read, replace and
@@ -124,7 +124,7 @@ type APIAcceptBody struct {
 }
 
 // apiScenario is the APIScenario of sc.
-func apiScenario(sc store.Scenario) APIScenario {
+func apiScenario(sc domain.Scenario) APIScenario {
 	out := APIScenario{ID: sc.ID, Name: sc.Name, Description: sc.Description, Request: sc.Request, Example: sc.Builtin, UpdatedAt: sc.UpdatedAt.UTC()}
 	if a := sc.Accepted; a != nil {
 		out.Accepted = &APIAccepted{Text: a.Text, Report: a.Report, Tokens: a.Tokens, At: a.At.UTC(), By: a.By}
@@ -174,7 +174,7 @@ func apiNoScenario(id string) error {
 // scenarioErr turns the service's errors into the API's.
 func scenarioErr(id string, err error) error {
 	var se state.ScenarioError
-	var gone *store.AlreadyDeleted
+	var gone *domain.AlreadyDeleted
 	switch {
 	case errors.As(err, &gone):
 		return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: gone.Error()}

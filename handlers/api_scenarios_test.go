@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // enRequest is an assemble request that reads base.identity in en-US.
@@ -97,7 +97,7 @@ func TestAPIScenariosCRUD(t *testing.T) {
 	wantError(t, "PATCH", a.api(http.MethodPatch, "/api/v1/scenarios/translate-a-note", "{}"), http.StatusMethodNotAllowed, "method_not_allowed", "")
 
 	// Every change is in the audit log under the token.
-	entries, err := a.store.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectScenario, SubjectID: "clockless"})
+	entries, err := a.store.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectScenario, SubjectID: "clockless"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -82,20 +82,20 @@ const (
 	maxDeliveries     = 1000
 )
 
-func apiWebhook(w store.Webhook) APIWebhook {
+func apiWebhook(w domain.Webhook) APIWebhook {
 	return APIWebhook{ID: w.ID, URL: w.URL, Description: w.Description, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt}
 }
 
 // apiDelivery is the APIDelivery of d. Errors: its stored body is not an
 // event.
-func apiDelivery(d store.Delivery) (APIDelivery, error) {
+func apiDelivery(d domain.Delivery) (APIDelivery, error) {
 	out := APIDelivery{ID: d.ID, WebhookID: d.WebhookID, EventType: d.EventType, IdempotencyKey: d.EventKey, Status: d.Status,
 		Attempts: d.Attempts, LastStatus: d.LastStatus, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 		AttemptLog: []APIAttempt{}}
 	if err := json.Unmarshal(d.Body, &out.Event); err != nil {
 		return APIDelivery{}, fmt.Errorf("webhook delivery %d: its event: %w", d.ID, err)
 	}
-	if d.Status == store.DeliveryPending {
+	if d.Status == domain.DeliveryPending {
 		out.NextAttemptAt = &d.NextAttemptAt
 	}
 	for _, a := range d.AttemptLog {
@@ -161,7 +161,7 @@ func (h *APIWebhooks) Create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.Service.Create(c.Request().Context(), store.Webhook{URL: body.URL, Secret: body.Secret, Description: body.Description})
+	w, err := h.Service.Create(c.Request().Context(), domain.Webhook{URL: body.URL, Secret: body.Secret, Description: body.Description})
 	if err != nil {
 		return webhookErr("", err)
 	}
@@ -198,7 +198,7 @@ func (h *APIWebhooks) Put(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.Service.Update(c.Request().Context(), store.Webhook{ID: id, URL: body.URL, Secret: body.Secret, Description: body.Description})
+	w, err := h.Service.Update(c.Request().Context(), domain.Webhook{ID: id, URL: body.URL, Secret: body.Secret, Description: body.Description})
 	if err != nil {
 		return webhookErr(c.Param("id"), err)
 	}

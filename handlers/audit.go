@@ -13,15 +13,15 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/auditpage"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
 // AuditStore is what the audit page needs from the store.
 type AuditStore interface {
-	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error)
+	ListAudit(ctx context.Context, f domain.AuditFilter) ([]domain.AuditEntry, error)
 }
 
 // Audit serves the audit log page.
@@ -37,17 +37,17 @@ const auditPageSize = 50
 // sees: user, token and webhook entries (logins, failed logins with
 // addresses, token use, webhook endpoints) are for admins only.
 var (
-	auditSubjects   = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario, store.SubjectToken, store.SubjectUser, store.SubjectWebhook}
-	contentSubjects = []string{store.SubjectOverride, store.SubjectProfile, store.SubjectScenario}
+	auditSubjects   = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario, domain.SubjectToken, domain.SubjectUser, domain.SubjectWebhook}
+	contentSubjects = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario}
 )
 
 // contentActions and securityActions suggest values for the action
 // filter (the filter takes any); only admins are offered the latter.
 var (
-	contentActions = []string{store.ActionCreate, store.ActionSave, store.ActionUpdate, store.ActionRestore, store.ActionRebase,
-		store.ActionKeepMine, store.ActionTakeBuiltin, store.ActionImport, store.ActionDelete, store.ActionPublish, store.ActionDiscard, store.ActionAccept}
-	securityActions = []string{store.ActionRevoke, store.ActionUse,
-		store.ActionLogin, store.ActionLoginFailed, store.ActionRole, store.ActionDisable, store.ActionEnable, store.ActionPassword}
+	contentActions = []string{domain.ActionCreate, domain.ActionSave, domain.ActionUpdate, domain.ActionRestore, domain.ActionRebase,
+		domain.ActionKeepMine, domain.ActionTakeBuiltin, domain.ActionImport, domain.ActionDelete, domain.ActionPublish, domain.ActionDiscard, domain.ActionAccept}
+	securityActions = []string{domain.ActionRevoke, domain.ActionUse,
+		domain.ActionLogin, domain.ActionLoginFailed, domain.ActionRole, domain.ActionDisable, domain.ActionEnable, domain.ActionPassword}
 )
 
 // auditTimeLayout shows the seconds: several changes often share a minute.
@@ -72,7 +72,7 @@ func (h *Audit) List(c echo.Context) error {
 		SubjectID: strings.TrimSpace(c.QueryParam("subject_id")),
 	}
 	subjects, allowed, actions := auditSubjects, []string(nil), slices.Concat(contentActions, securityActions)
-	if u, _ := CurrentUser(c); !store.RoleAtLeast(u.Role, store.RoleAdmin) {
+	if u, _ := CurrentUser(c); !domain.RoleAtLeast(u.Role, domain.RoleAdmin) {
 		subjects, allowed, actions = contentSubjects, contentSubjects, contentActions
 	}
 	if f.Subject != "" && !slices.Contains(subjects, f.Subject) {
@@ -91,7 +91,7 @@ func (h *Audit) List(c echo.Context) error {
 	}
 
 	// One more than a page tells whether an older page exists.
-	entries, err := h.Store.ListAudit(c.Request().Context(), store.AuditFilter{
+	entries, err := h.Store.ListAudit(c.Request().Context(), domain.AuditFilter{
 		Actor: f.Actor, Action: f.Action, Subject: f.Subject, SubjectID: f.SubjectID,
 		Limit: auditPageSize + 1, BeforeID: before, Subjects: allowed,
 	})
@@ -130,7 +130,7 @@ func auditURL(f auditpage.Filter, before int64) string {
 	return "/audit?" + q.Encode()
 }
 
-func auditRow(e store.AuditEntry) auditpage.Row {
+func auditRow(e domain.AuditEntry) auditpage.Row {
 	r := auditpage.Row{
 		ID:        e.ID,
 		At:        e.At.UTC().Format(auditTimeLayout),
@@ -143,18 +143,18 @@ func auditRow(e store.AuditEntry) auditpage.Row {
 		Revision:  e.Revision,
 	}
 	before, after := e.Before, e.After
-	if e.Subject != store.SubjectOverride {
+	if e.Subject != domain.SubjectOverride {
 		before, after = auditJSON(before), auditJSON(after)
 	}
 	r.Change, r.Before, r.After = changeSummary(before, after), foldText(before), foldText(after)
 	switch e.Subject {
-	case store.SubjectOverride:
+	case domain.SubjectOverride:
 		r.SubjectURL = "/modules/" + url.PathEscape(e.SubjectID)
-	case store.SubjectProfile:
+	case domain.SubjectProfile:
 		r.SubjectURL = "/profiles/" + url.PathEscape(e.SubjectID)
-	case store.SubjectScenario:
+	case domain.SubjectScenario:
 		r.SubjectURL = "/scenarios/" + url.PathEscape(e.SubjectID)
-	case store.SubjectWebhook:
+	case domain.SubjectWebhook:
 		r.SubjectURL = "/webhooks"
 	}
 	return r

@@ -10,7 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // auditRows returns the audit rows of a page as "actor action subject
@@ -36,10 +36,10 @@ func TestAuditPageListsChangesNewestFirst(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	bg := context.Background()
-	alice, bob := store.WithActor(bg, "alice"), store.WithActor(bg, "bob")
+	alice, bob := domain.WithActor(bg, "alice"), domain.WithActor(bg, "bob")
 	ident := builtinText(t, a.lib, "base.identity", "en-US")
-	o := store.Override{ModuleID: "base.identity", Locale: "en-US", Title: ident.Title, Version: ident.Version,
-		BasedOnVersion: ident.Version, BaseSnapshot: ident.Text, BaseHash: store.TextHash(ident.Text)}
+	o := domain.Override{ModuleID: "base.identity", Locale: "en-US", Title: ident.Title, Version: ident.Version,
+		BasedOnVersion: ident.Version, BaseSnapshot: ident.Text, BaseHash: domain.TextHash(ident.Text)}
 	first := withLine(ident.Text, "You are Lumen.")
 	o.Text = first
 	if _, err := a.store.SaveOverride(alice, o, 0); err != nil {
@@ -53,7 +53,7 @@ func TestAuditPageListsChangesNewestFirst(t *testing.T) {
 	if err := a.store.DeleteOverride(alice, "base.identity", "en-US", 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.store.CreateProfile(bob, store.Profile{ID: "support", Name: "Support", Locale: "en-US", TimeZone: "UTC"}); err != nil {
+	if _, err := a.store.CreateProfile(bob, domain.Profile{ID: "support", Name: "Support", Locale: "en-US", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -150,9 +150,9 @@ func TestAuditPageListsChangesNewestFirst(t *testing.T) {
 func TestAuditPagePagesAndFoldsLongTexts(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	ctx := store.WithActor(context.Background(), "dave")
+	ctx := domain.WithActor(context.Background(), "dave")
 	ident := builtinText(t, a.lib, "base.identity", "en-US")
-	o := store.Override{ModuleID: "base.identity", Locale: "en-US", Title: ident.Title, Version: ident.Version,
+	o := domain.Override{ModuleID: "base.identity", Locale: "en-US", Title: ident.Title, Version: ident.Version,
 		BasedOnVersion: ident.Version, BaseSnapshot: ident.Text}
 	const saves = 53
 	var long strings.Builder

@@ -14,6 +14,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/authpage"
@@ -43,14 +44,14 @@ const (
 	sessionPassword = "pwc" // the user's password_changed_at, µs since 1970
 )
 
-// userCtxKey is the echo.Context key of the logged-in store.User.
+// userCtxKey is the echo.Context key of the logged-in domain.User.
 const userCtxKey = "promptdesk.user"
 
 // loginFailed is the one message of a refused login (no enumeration).
 const loginFailed = "The name or password is not correct."
 
 // passwordRule is the store's password rule as the pages show it.
-var passwordRule = authpage.PasswordRule{MinChars: store.MinPasswordLength, MaxBytes: store.MaxPasswordBytes}
+var passwordRule = authpage.PasswordRule{MinChars: domain.MinPasswordLength, MaxBytes: domain.MaxPasswordBytes}
 
 // tooManyLogins is the message of a throttled login.
 const tooManyLogins = "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
@@ -80,15 +81,15 @@ func NewSessions(st scs.Store, secure bool) *scs.SessionManager {
 }
 
 // CurrentUser returns the user LoadUser found for this request.
-func CurrentUser(c echo.Context) (store.User, bool) {
-	u, ok := c.Get(userCtxKey).(store.User)
+func CurrentUser(c echo.Context) (domain.User, bool) {
+	u, ok := c.Get(userCtxKey).(domain.User)
 	return u, ok
 }
 
 // LoadUser finds the user of the request's session: it must exist, be
 // enabled and not have changed its password since the session began;
 // otherwise the session is destroyed. The request context then carries
-// the user's name as the actor of its changes (store.WithActor) and the
+// the user's name as the actor of its changes (domain.WithActor) and the
 // user for the layout.
 func (a *Auth) LoadUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -104,9 +105,9 @@ func (a *Auth) LoadUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		case !u.Disabled && u.PasswordChangedAt.UnixMicro() == a.Sessions.GetInt64(ctx, sessionPassword):
 			c.Set(userCtxKey, u)
-			ctx = store.WithActor(ctx, u.Name)
+			ctx = domain.WithActor(ctx, u.Name)
 			ctx = components.WithUser(ctx, components.User{Name: u.Name, Role: u.Role,
-				CanEdit: store.RoleAtLeast(u.Role, store.RoleEditor), IsAdmin: store.RoleAtLeast(u.Role, store.RoleAdmin)})
+				CanEdit: domain.RoleAtLeast(u.Role, domain.RoleEditor), IsAdmin: domain.RoleAtLeast(u.Role, domain.RoleAdmin)})
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
@@ -137,7 +138,7 @@ func RequireRole(role string) echo.MiddlewareFunc {
 				}
 				return c.Redirect(http.StatusFound, target)
 			}
-			if !store.RoleAtLeast(u.Role, role) {
+			if !domain.RoleAtLeast(u.Role, role) {
 				return echo.NewHTTPError(http.StatusForbidden,
 					fmt.Sprintf("Your role (%s) does not allow this: it needs the %s role. Ask an admin.", u.Role, role))
 			}
@@ -176,7 +177,7 @@ func (a *Auth) Login(c echo.Context) error {
 		return Render(c, http.StatusTooManyRequests, authpage.LoginPage(m))
 	}
 	u, err := a.Store.CheckLogin(ctx, m.Name, c.FormValue("password"))
-	if errors.Is(err, store.ErrLoginFailed) {
+	if errors.Is(err, domain.ErrLoginFailed) {
 		if err := a.Store.RecordLogin(ctx, m.Name, addr, false); err != nil {
 			return err
 		}
@@ -195,7 +196,7 @@ func (a *Auth) Login(c echo.Context) error {
 }
 
 // startSession logs u in with a new session token.
-func (a *Auth) startSession(c echo.Context, u store.User) error {
+func (a *Auth) startSession(c echo.Context, u domain.User) error {
 	ctx := c.Request().Context()
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
@@ -293,7 +294,7 @@ func (a *Auth) ChangePassword(c echo.Context) error {
 		return Render(c, http.StatusTooManyRequests, authpage.PasswordPage(m))
 	}
 	if _, err := a.Store.CheckLogin(ctx, u.Name, c.FormValue("current")); err != nil {
-		if !errors.Is(err, store.ErrLoginFailed) {
+		if !errors.Is(err, domain.ErrLoginFailed) {
 			return err
 		}
 		if err := a.Store.RecordLogin(ctx, u.Name, addr, false); err != nil {
@@ -339,7 +340,7 @@ func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
 	for _, u := range list {
 		m.Users = append(m.Users, authpage.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, Self: u.ID == me.ID})
 	}
-	m.Roles = store.Roles
+	m.Roles = domain.Roles
 	m.Rule = passwordRule
 	links, err := a.Store.PendingSetupLinks(c.Request().Context())
 	if err != nil {

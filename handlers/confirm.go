@@ -10,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/driftreviewpage"
 	"github.com/promptdesk/promptdesk/views/overridepage"
@@ -122,7 +122,7 @@ func effectModel(m *overridepage.Confirm, eff state.Effect, impact bool) {
 }
 
 // headLine describes the override's head for a confirmation.
-func headLine(row store.Override) string {
+func headLine(row domain.Override) string {
 	s := fmt.Sprintf("Revision %d by %s, %s", row.Revision, row.Author, row.UpdatedAt.UTC().Format(timeLayout))
 	switch {
 	case row.Draft && row.PublishedRevision > 0:
@@ -137,14 +137,14 @@ func headLine(row store.Override) string {
 
 // confirmTarget reads the route and the override's head for a
 // confirmation page. Errors: ErrNotFound when there is no override.
-func (h *Overrides) confirmTarget(c echo.Context) (id, locale string, row store.Override, redirected bool, err error) {
+func (h *Overrides) confirmTarget(c echo.Context) (id, locale string, row domain.Override, redirected bool, err error) {
 	_, id, locale, redirected, err = h.target(c)
 	if err != nil || redirected {
-		return "", "", store.Override{}, redirected, err
+		return "", "", domain.Override{}, redirected, err
 	}
 	row, err = h.Store.GetOverride(c.Request().Context(), id, locale)
 	if errors.Is(err, library.ErrNotFound) {
-		return "", "", store.Override{}, false, fmt.Errorf("%s has no override in %s: %w", id, locale, library.ErrNotFound)
+		return "", "", domain.Override{}, false, fmt.Errorf("%s has no override in %s: %w", id, locale, library.ErrNotFound)
 	}
 	return id, locale, row, false, err
 }
@@ -233,7 +233,7 @@ func (h *Overrides) ConfirmDelete(c echo.Context) error {
 
 // deleteModel is the delete confirmation of row, the head of id's
 // override in locale.
-func (h *Overrides) deleteModel(c echo.Context, id, locale string, row store.Override) (overridepage.Confirm, error) {
+func (h *Overrides) deleteModel(c echo.Context, id, locale string, row domain.Override) (overridepage.Confirm, error) {
 	m := h.confirm(id, row, "delete")
 	m.Heading = fmt.Sprintf("Delete override %s (%s)", id, row.Locale)
 	m.Button, m.Danger = fmt.Sprintf("Delete revision %d", row.Revision), true
@@ -254,7 +254,7 @@ func (h *Overrides) deleteModel(c echo.Context, id, locale string, row store.Ove
 
 // confirm is the part of every override confirmation that comes from the
 // head row: its revision is what the form posts.
-func (h *Overrides) confirm(id string, row store.Override, verb string) overridepage.Confirm {
+func (h *Overrides) confirm(id string, row domain.Override, verb string) overridepage.Confirm {
 	return overridepage.Confirm{
 		ID: id, Locale: row.Locale, Verb: verb,
 		Head:    headLine(row),

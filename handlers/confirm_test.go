@@ -11,9 +11,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // minutesLine is the line the tests add to task.doc-minutes (zh-CN),
@@ -96,7 +96,7 @@ func TestImpactOfAnUnsavedEdit(t *testing.T) {
 		t.Errorf("Show impact stored something: %v", err)
 	}
 	// A viewer may not ask.
-	newUser(t, a.store, "vic", store.RoleViewer)
+	newUser(t, a.store, "vic", domain.RoleViewer)
 	a.as("vic").post(minutesEditor+"/impact", form).want(t, http.StatusForbidden)
 }
 
@@ -204,7 +204,7 @@ func TestConfirmTakeBuiltin(t *testing.T) {
 	c.find("confirm-form").Find(`input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
 		form.Set(s.AttrOr("name", ""), s.AttrOr("value", ""))
 	})
-	if form.Get("action") != "take-builtin" || form.Get("base") != "1" || form.Get("builtin") != store.TextHash(d.builtin.Text) {
+	if form.Get("action") != "take-builtin" || form.Get("base") != "1" || form.Get("builtin") != domain.TextHash(d.builtin.Text) {
 		t.Fatalf("confirmation form %v", form)
 	}
 	if c.find("impact-scenario").Length() == 0 {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // assembled returns the system text /api/v1/assemble serves for en-US.
@@ -120,7 +120,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 		t.Error("the discarded draft is still in the preview with drafts")
 	}
 
-	audit, err := a.store.ListAudit(ctx, store.AuditFilter{SubjectID: "base.identity"})
+	audit, err := a.store.ListAudit(ctx, domain.AuditFilter{SubjectID: "base.identity"})
 	if err != nil {
 		t.Fatal(err)
 	}

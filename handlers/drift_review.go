@@ -9,10 +9,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/driftreviewpage"
@@ -36,7 +36,7 @@ func reviewURL(id, locale string) string {
 // review is what the review of one override is made from.
 type review struct {
 	v       *state.View
-	row     store.Override  // the stored override, its head
+	row     domain.Override // the stored override, its head
 	builtin *library.Module // the builtin it is compared with now; empty when removed
 	model   driftreviewpage.Model
 	merged  linediff.Merged
@@ -82,7 +82,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		Revision:       row.Revision,
 		Author:         row.Author,
 		Updated:        row.UpdatedAt.UTC().Format(timeLayout),
-		BuiltinHash:    store.TextHash(b.Text),
+		BuiltinHash:    domain.TextHash(b.Text),
 		Drifted:        drift.Drifted(),
 		Reason:         driftReason(drift),
 		BuiltinRemoved: drift.Reason == assembler.DriftBuiltinRemoved,
@@ -104,7 +104,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 			Text:   shown.Text,
 		},
 		Pending:        pendingDraft(row),
-		PendingRebase:  row.Draft && row.BaseHash == store.TextHash(b.Text) && row.BasedOnVersion == b.Version,
+		PendingRebase:  row.Draft && row.BaseHash == domain.TextHash(b.Text) && row.BasedOnVersion == b.Version,
 		PublishURL:     overrideURL(id, row.Locale) + "/publish",
 		DiscardURL:     overrideURL(id, row.Locale) + "/discard",
 		TakeBuiltinURL: takeBuiltinURL(id, row.Locale),
@@ -134,7 +134,7 @@ func baseTitle(basedOn int, snapshot string) string {
 
 // pendingDraft is the revision of row's draft not published yet, 0 when
 // the head is what serves.
-func pendingDraft(row store.Override) int {
+func pendingDraft(row domain.Override) int {
 	if row.Draft {
 		return row.Revision
 	}
@@ -320,11 +320,11 @@ func rebaseModel(text string, merged linediff.Merged) *driftreviewpage.Rebase {
 // text. done is false when a page was rendered instead (422 for markers
 // or errors, 200 when the text equals the builtin and nothing is stored,
 // 409 when stale).
-func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.Override, bool, error) {
+func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (domain.Override, bool, error) {
 	m := &r.model
 	out, err := h.Service.Rebase(consoleContext(c), m.ID, r.row.Locale, text, r.row.Revision)
 	if err != nil {
-		return store.Override{}, false, err
+		return domain.Override{}, false, err
 	}
 	switch out.Kind {
 	case state.OutcomeInvalid:
@@ -333,12 +333,12 @@ func (h *DriftReview) saveRebase(c echo.Context, r *review, text string) (store.
 			m.Alert = "Nothing was saved: the text still has conflict markers. Resolve each conflict and remove its marker lines."
 		}
 		m.Lines, m.Errors = components.NumberLines(text, editorErrors(out.Errors))
-		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
+		return domain.Override{}, false, h.rebaseEditor(c, r, text, http.StatusUnprocessableEntity)
 	case state.OutcomeEqualsBuiltin:
 		m.Notice = fmt.Sprintf("The rebased text equals the builtin v%d: nothing was stored. Use Take builtin to return to the builtin.", out.Builtin.Version)
-		return store.Override{}, false, h.rebaseEditor(c, r, text, http.StatusOK)
+		return domain.Override{}, false, h.rebaseEditor(c, r, text, http.StatusOK)
 	case state.OutcomeConflict:
-		return store.Override{}, false, h.stale(c, r, r.row.Revision, text, true)
+		return domain.Override{}, false, h.stale(c, r, r.row.Revision, text, true)
 	}
 	return out.Saved, true, nil
 }

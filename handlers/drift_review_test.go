@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -96,7 +96,7 @@ const reviewPath = "/drift/base.identity/en-US"
 // act posts a review action on the current revision and builtin.
 func (d *drifted) act(t *testing.T, action string, extra ...string) response {
 	t.Helper()
-	form := url.Values{"action": {action}, "base": {itoa(d.head(t).Revision)}, "builtin": {store.TextHash(d.builtin.Text)}}
+	form := url.Values{"action": {action}, "base": {itoa(d.head(t).Revision)}, "builtin": {domain.TextHash(d.builtin.Text)}}
 	for i := 0; i+1 < len(extra); i += 2 {
 		form.Set(extra[i], extra[i+1])
 	}
@@ -104,7 +104,7 @@ func (d *drifted) act(t *testing.T, action string, extra ...string) response {
 }
 
 // head returns the stored override of base.identity (en-US).
-func (d *drifted) head(t *testing.T) store.Override {
+func (d *drifted) head(t *testing.T) domain.Override {
 	t.Helper()
 	o, err := d.after.store.GetOverride(context.Background(), "base.identity", "en-US")
 	if err != nil {
@@ -114,9 +114,9 @@ func (d *drifted) head(t *testing.T) store.Override {
 }
 
 // audit returns the audit entries of base.identity with action.
-func (a *app) auditOf(t *testing.T, action string) []store.AuditEntry {
+func (a *app) auditOf(t *testing.T, action string) []domain.AuditEntry {
 	t.Helper()
-	list, err := a.store.ListAudit(context.Background(), store.AuditFilter{Action: action, SubjectID: "base.identity"})
+	list, err := a.store.ListAudit(context.Background(), domain.AuditFilter{Action: action, SubjectID: "base.identity"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,14 +217,14 @@ func TestDriftKeepMine(t *testing.T) {
 	}
 	o := d.head(t)
 	if o.Text != d.override || o.Revision != 2 || o.BasedOnVersion != d.builtin.Version ||
-		o.BaseSnapshot != d.builtin.Text || o.BaseHash != store.TextHash(d.builtin.Text) {
+		o.BaseSnapshot != d.builtin.Text || o.BaseHash != domain.TextHash(d.builtin.Text) {
 		t.Errorf("after keep mine: revision %d, based on v%d, text kept %v, snapshot is builtin now %v, hash %q",
 			o.Revision, o.BasedOnVersion, o.Text == d.override, o.BaseSnapshot == d.builtin.Text, o.BaseHash)
 	}
 	if o.Draft || o.PublishedRevision != 2 {
 		t.Errorf("keep mine is not served at once: draft %v, published revision %d", o.Draft, o.PublishedRevision)
 	}
-	audit := d.after.auditOf(t, store.ActionKeepMine)
+	audit := d.after.auditOf(t, domain.ActionKeepMine)
 	if len(audit) != 1 || audit[0].Actor != testUser || audit[0].Revision != 2 {
 		t.Fatalf("keep-mine audit entries: %+v", audit)
 	}
@@ -249,7 +249,7 @@ func TestDriftTakeBuiltin(t *testing.T) {
 	if body := card.Find(`[data-testid="body"]`).Text(); !strings.Contains(body, "When a question about yourself") || strings.Contains(body, "research desk") {
 		t.Errorf("en-US body is not the builtin now:\n%s", body)
 	}
-	audit := d.after.auditOf(t, store.ActionTakeBuiltin)
+	audit := d.after.auditOf(t, domain.ActionTakeBuiltin)
 	if len(audit) != 1 || audit[0].Actor != testUser || audit[0].Before != d.override || audit[0].After != "" {
 		t.Fatalf("take-builtin audit entries: %+v", audit)
 	}
@@ -279,7 +279,7 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 		wantRedirect(t, "/modules/base.identity/override/en-US/publish")).want(t, http.StatusOK)
 	o := d.head(t)
 	if o.Revision != 2 || o.Text != merged || o.BasedOnVersion != d.builtin.Version || o.BaseSnapshot != d.builtin.Text ||
-		o.BaseHash != store.TextHash(d.builtin.Text) {
+		o.BaseHash != domain.TextHash(d.builtin.Text) {
 		t.Errorf("rebased: revision %d, based on v%d, text is the merge %v", o.Revision, o.BasedOnVersion, o.Text == merged)
 	}
 	if !o.Draft || o.PublishedRevision != 1 {
@@ -308,11 +308,11 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 	if d.after.get("/drift").want(t, http.StatusOK).find("no-drift").Length() != 1 {
 		t.Error("still drifted after the rebase is published")
 	}
-	if audit := d.after.auditOf(t, store.ActionRebase); len(audit) != 1 || audit[0].Actor != testUser || audit[0].After != merged {
+	if audit := d.after.auditOf(t, domain.ActionRebase); len(audit) != 1 || audit[0].Actor != testUser || audit[0].After != merged {
 		t.Errorf("rebase audit entries: %+v", audit)
 	}
 	revs, err := d.after.store.ListRevisions(context.Background(), "base.identity", "en-US")
-	if err != nil || len(revs) != 2 || revs[0].Action != store.ActionRebase {
+	if err != nil || len(revs) != 2 || revs[0].Action != domain.ActionRebase {
 		t.Errorf("revisions after the rebase: %+v, %v", revs, err)
 	}
 }
@@ -385,7 +385,7 @@ func TestDriftRebaseWithConflict(t *testing.T) {
 	if o := d.head(t); o.Revision != 2 || o.Text != resolved || o.BasedOnVersion != d.builtin.Version {
 		t.Errorf("resolved rebase: revision %d, based on v%d:\n%s", o.Revision, o.BasedOnVersion, o.Text)
 	}
-	if audit := d.after.auditOf(t, store.ActionRebase); len(audit) != 1 {
+	if audit := d.after.auditOf(t, domain.ActionRebase); len(audit) != 1 {
 		t.Errorf("%d rebase audit entries, want 1", len(audit))
 	}
 }
@@ -420,7 +420,7 @@ func atoi(t *testing.T, s string) int {
 func TestDriftReviewStale(t *testing.T) {
 	t.Parallel()
 	d := newDrifted(t, mineOpening, upstreamClosing)
-	hash := store.TextHash(d.builtin.Text)
+	hash := domain.TextHash(d.builtin.Text)
 
 	// Someone changes and publishes the override after the review page
 	// was loaded (keeping its old base: it is still drifted).
@@ -505,7 +505,7 @@ func TestDriftBuiltinRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	form := url.Values{"action": {"keep-mine"}, "base": {itoa(head.Revision)}, "builtin": {store.TextHash("")}}
+	form := url.Values{"action": {"keep-mine"}, "base": {itoa(head.Revision)}, "builtin": {domain.TextHash("")}}
 	list := after.follow(after.post(path, form).wantRedirect(t, "/drift")).want(t, http.StatusOK)
 	if list.find("no-drift").Length() != 1 {
 		t.Fatal("still drifted after keeping it as a user module")

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/promptdesk/promptdesk/store"
+
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // flashCookie carries a one-time message across a post/redirect/get.
@@ -43,7 +44,7 @@ func flashFor(c echo.Context) string {
 // post, the back button): nothing changes, and the page at back says so
 // in its flash. ok is false when err is not an AlreadyDeleted.
 func goneAgain(c echo.Context, err error, back string) (ok bool, _ error) {
-	var gone *store.AlreadyDeleted
+	var gone *domain.AlreadyDeleted
 	if !errors.As(err, &gone) {
 		return false, nil
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
@@ -58,8 +58,8 @@ func brokenFolderOverlay(t *testing.T) (string, *state.Served) {
 // noOverrides is a state.Source with no operator state.
 type noOverrides struct{}
 
-func (noOverrides) ReadOperatorState(context.Context) (store.OperatorState, error) {
-	return store.OperatorState{}, nil
+func (noOverrides) ReadOperatorState(context.Context) (domain.OperatorState, error) {
+	return domain.OperatorState{}, nil
 }
 
 // /readyz lists each broken file of the library folder with every key

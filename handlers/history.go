@@ -8,17 +8,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/historypage"
 )
 
 // HistoryStore is what the history page reads from the store.
 type HistoryStore interface {
-	ListRevisions(ctx context.Context, moduleID, locale string) ([]store.Revision, error)
+	ListRevisions(ctx context.Context, moduleID, locale string) ([]domain.Revision, error)
 }
 
 // History serves the revision history of an override and restores old
@@ -77,7 +77,7 @@ func (h *History) Show(c echo.Context) error {
 }
 
 // historyModel turns revisions (newest first) into the page model.
-func historyModel(id, locale string, revs []store.Revision) historypage.Model {
+func historyModel(id, locale string, revs []domain.Revision) historypage.Model {
 	m := historypage.Model{
 		ID:         id,
 		Locale:     locale,
@@ -124,8 +124,8 @@ func historyModel(id, locale string, revs []store.Revision) historypage.Model {
 }
 
 // removal reports whether a revision action removed the override.
-func removal(r store.Revision) bool {
-	return store.Removal(r.Action, r.Text)
+func removal(r domain.Revision) bool {
+	return domain.Removal(r.Action, r.Text)
 }
 
 // diffLines is the folded line diff old → new for diffview, with the

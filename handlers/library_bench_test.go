@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -160,7 +161,7 @@ func benchModule(id string, layer library.Layer, locale string, n int) string {
 // and a client logged in as an admin.
 func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient, *store.Store) {
 	b.Helper()
-	ctx := store.WithActor(context.Background(), "bench")
+	ctx := domain.WithActor(context.Background(), "bench")
 	st, err := store.Open(ctx, storetest.NewDatabase(b))
 	if err != nil {
 		b.Fatal(err)
@@ -171,8 +172,8 @@ func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClie
 		switch {
 		case i%10 == 0:
 			m, _ := snap.Module(id, "en-US")
-			o := store.Override{ModuleID: id, Locale: "en-US", Text: withLine(m.Text, "Answer briefly."), Title: m.Title,
-				Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: store.TextHash(m.Text), Publish: true}
+			o := domain.Override{ModuleID: id, Locale: "en-US", Text: withLine(m.Text, "Answer briefly."), Title: m.Title,
+				Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}
 			if i%30 == 0 && m.Version > 1 {
 				o.BasedOnVersion = m.Version - 1 // the builtin moved on: drifted
 			}
@@ -181,8 +182,8 @@ func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClie
 			}
 		case i%50 == 5:
 			m, _ := snap.Module(id, "zh-CN")
-			o := store.Override{ModuleID: id, Locale: "zh-CN", Text: withLine(m.Text, "请简短回答。"), Title: m.Title,
-				Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: store.TextHash(m.Text)}
+			o := domain.Override{ModuleID: id, Locale: "zh-CN", Text: withLine(m.Text, "请简短回答。"), Title: m.Title,
+				Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text)}
 			if _, err := st.SaveOverride(ctx, o, 0); err != nil {
 				b.Fatal(err)
 			}
@@ -191,7 +192,7 @@ func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClie
 	for i := range len(ids) / 100 {
 		id := fmt.Sprintf("aux.user-%03d", i)
 		text := benchModule(id, library.LayerAux, "en-US", i)
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: id, Locale: "en-US", Text: text, Title: "Generated module", Version: 2 + i%4, Publish: true}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: id, Locale: "en-US", Text: text, Title: "Generated module", Version: 2 + i%4, Publish: true}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -206,7 +207,7 @@ func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClie
 	if err != nil {
 		b.Fatal(err)
 	}
-	secret, err := st.CreateSetupToken(ctx, "bench", store.RoleAdmin)
+	secret, err := st.CreateSetupToken(ctx, "bench", domain.RoleAdmin)
 	if err != nil {
 		b.Fatal(err)
 	}

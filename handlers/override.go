@@ -10,10 +10,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/modulepage"
 	"github.com/promptdesk/promptdesk/views/overridepage"
@@ -22,7 +22,7 @@ import (
 // OverrideReader is what the override editor reads from the store: the
 // override's head as it is now, which the in-memory view may trail.
 type OverrideReader interface {
-	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
+	GetOverride(ctx context.Context, moduleID, locale string) (domain.Override, error)
 }
 
 // Overrides serves the override editor, delete and user-module pages.
@@ -34,7 +34,7 @@ type Overrides struct {
 	Assembler *assembler.Assembler
 }
 
-// consoleContext is the request's context, whose actor (store.WithActor)
+// consoleContext is the request's context, whose actor (domain.WithActor)
 // is the logged-in user: LoadUser puts it there.
 func consoleContext(c echo.Context) context.Context {
 	return c.Request().Context()
@@ -274,12 +274,12 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	var flash string
 	switch action {
 	case "publish":
-		var saved store.Override
+		var saved domain.Override
 		if saved, err = h.Service.Publish(ctx, id, locale, rev); err == nil {
 			flash = fmt.Sprintf("Override of %s (%s) published: revision %d is served.", id, saved.Locale, saved.Revision)
 		}
 	default:
-		var saved store.Override
+		var saved domain.Override
 		var removed bool
 		saved, removed, err = h.Service.Discard(ctx, id, locale, rev)
 		switch {
@@ -315,7 +315,7 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 // gone), the diffs of both edits from the first, and the editor holding
 // the merge of both, based on the head. A gone override keeps the user's
 // text in the editor, to create it again.
-func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *store.Override) error {
+func (h *Overrides) conflict(c echo.Context, e overridepage.Editor, head *domain.Override) error {
 	if head == nil {
 		e.Conflict = &overridepage.Conflict{Deleted: true, Yours: e.Text}
 		e.Revision, e.Merged = 0, false

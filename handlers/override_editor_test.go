@@ -11,8 +11,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
@@ -115,7 +115,7 @@ func TestLiveCheckRefusals(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	body := checkBody(t, "---\n---\n")
-	newUser(t, a.store, "vera", store.RoleViewer)
+	newUser(t, a.store, "vera", domain.RoleViewer)
 	huge := `{"text": "` + strings.Repeat("a", 9<<20) + `"}`
 	for _, c := range []struct {
 		what   string

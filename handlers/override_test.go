@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -427,7 +427,7 @@ func TestBrokenOverrideIsListedNotServed(t *testing.T) {
 	a := setupOn(t, dbURL)
 	ctx := context.Background()
 	// A row written by another version of the app, whose text no longer parses.
-	if _, err := a.store.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: "---\nid: base.identity\n", BasedOnVersion: 1, Author: "old", Publish: true}, 0); err != nil {
+	if _, err := a.store.SaveOverride(ctx, domain.Override{ModuleID: "base.identity", Locale: "en-US", Text: "---\nid: base.identity\n", BasedOnVersion: 1, Author: "old", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
 	b := setupOn(t, dbURL)

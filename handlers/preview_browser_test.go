@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestE2EPreviewErrorAndUsers(t *testing.T) {
 	t.Parallel()
 	a := setup(t, variableLibrary(t))
-	newUser(t, a.store, "vera", store.RoleViewer)
+	newUser(t, a.store, "vera", domain.RoleViewer)
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
 	p := browsertest.Open(t, srv.URL, testUser, testPassword)

@@ -10,16 +10,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/profilepage"
 )
 
 // ProfileStore is what the profile pages read from the store.
 type ProfileStore interface {
-	ListProfiles(ctx context.Context) ([]store.Profile, error)
-	GetProfile(ctx context.Context, id string) (store.Profile, error)
+	ListProfiles(ctx context.Context) ([]domain.Profile, error)
+	GetProfile(ctx context.Context, id string) (domain.Profile, error)
 }
 
 // Profiles serves the profile pages. Writes go through Service, which

@@ -9,7 +9,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -21,8 +21,8 @@ func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
 	t.Parallel()
 	dbURL := storetest.NewDatabase(t)
 	before := setupOn(t, dbURL)
-	newUser(t, before.store, "vera", store.RoleViewer)
-	newUser(t, before.store, "ed", store.RoleEditor)
+	newUser(t, before.store, "vera", domain.RoleViewer)
+	newUser(t, before.store, "ed", domain.RoleEditor)
 	// base.identity en-US: two published revisions (one to restore),
 	// drifted below; base.caution en-US: a draft to publish or discard;
 	// one profile.
@@ -32,37 +32,37 @@ func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
 	before.post("/profiles", profileForm("support", "base.identity")).want(t, http.StatusSeeOther)
 
 	after := setupOn(t, dbURL, bumpedLibrary(t, "base.identity"))
-	clients := map[string]*app{store.RoleViewer: after.as("vera"), store.RoleEditor: after.as("ed"), store.RoleAdmin: after}
+	clients := map[string]*app{domain.RoleViewer: after.as("vera"), domain.RoleEditor: after.as("ed"), domain.RoleAdmin: after}
 
 	// Each check: a page, an element on it, and the least role that
 	// sees it.
 	checks := []struct {
 		page, sel, role string
 	}{
-		{"/", `[data-testid="new-user-module"]`, store.RoleEditor},
-		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="edit-override"]`, store.RoleEditor},
-		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="delete-override"]`, store.RoleEditor},
-		{"/modules/base.identity", `[data-locale="zh-CN"] [data-testid="create-override"]`, store.RoleEditor},
-		{"/modules/base.identity", `[data-testid="override-new-locale"]`, store.RoleEditor},
-		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="history-link"]`, store.RoleViewer},
-		{"/modules/base.identity", `[data-testid="review-drift"]`, store.RoleViewer},
-		{"/modules/base.caution", `[data-testid="draft"]`, store.RoleViewer},
-		{"/modules/base.caution", `[data-testid="publish-draft"]`, store.RoleEditor},
-		{"/modules/base.caution", `[data-testid="discard-draft"]`, store.RoleEditor},
-		{"/modules/base.identity/override/en-US/history", `[data-testid="revision"]`, store.RoleViewer},
-		{"/modules/base.identity/override/en-US/history", `[data-testid="restore-form"]`, store.RoleEditor},
-		{"/modules/base.identity/override/en-US/history", `[data-testid="edit-override"]`, store.RoleEditor},
-		{"/drift", `[data-testid="review-link"]`, store.RoleViewer},
-		{"/drift", `[data-testid="drift-row"] [data-testid="edit-override"]`, store.RoleEditor},
-		{"/drift/base.identity/en-US", `[data-testid="three-texts"]`, store.RoleViewer},
-		{"/drift/base.identity/en-US", `[data-testid="review-actions"]`, store.RoleEditor},
-		{"/profiles", `[data-testid="profile-row"]`, store.RoleViewer},
-		{"/profiles", `[data-testid="new-profile"]`, store.RoleEditor},
-		{"/profiles/support", `[data-testid="save-profile"]`, store.RoleEditor},
-		{"/profiles/support", `[data-testid="delete-profile"]`, store.RoleEditor},
-		{"/profiles/support", `[data-testid="profile-form"] fieldset:not([disabled]) input[name="name"]`, store.RoleEditor},
-		{"/", `[data-testid="topnav"] a[href="/users"]`, store.RoleAdmin},
-		{"/", `[data-testid="topnav"] a[href="/tokens"]`, store.RoleAdmin},
+		{"/", `[data-testid="new-user-module"]`, domain.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="edit-override"]`, domain.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="delete-override"]`, domain.RoleEditor},
+		{"/modules/base.identity", `[data-locale="zh-CN"] [data-testid="create-override"]`, domain.RoleEditor},
+		{"/modules/base.identity", `[data-testid="override-new-locale"]`, domain.RoleEditor},
+		{"/modules/base.identity", `[data-locale="en-US"] [data-testid="history-link"]`, domain.RoleViewer},
+		{"/modules/base.identity", `[data-testid="review-drift"]`, domain.RoleViewer},
+		{"/modules/base.caution", `[data-testid="draft"]`, domain.RoleViewer},
+		{"/modules/base.caution", `[data-testid="publish-draft"]`, domain.RoleEditor},
+		{"/modules/base.caution", `[data-testid="discard-draft"]`, domain.RoleEditor},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="revision"]`, domain.RoleViewer},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="restore-form"]`, domain.RoleEditor},
+		{"/modules/base.identity/override/en-US/history", `[data-testid="edit-override"]`, domain.RoleEditor},
+		{"/drift", `[data-testid="review-link"]`, domain.RoleViewer},
+		{"/drift", `[data-testid="drift-row"] [data-testid="edit-override"]`, domain.RoleEditor},
+		{"/drift/base.identity/en-US", `[data-testid="three-texts"]`, domain.RoleViewer},
+		{"/drift/base.identity/en-US", `[data-testid="review-actions"]`, domain.RoleEditor},
+		{"/profiles", `[data-testid="profile-row"]`, domain.RoleViewer},
+		{"/profiles", `[data-testid="new-profile"]`, domain.RoleEditor},
+		{"/profiles/support", `[data-testid="save-profile"]`, domain.RoleEditor},
+		{"/profiles/support", `[data-testid="delete-profile"]`, domain.RoleEditor},
+		{"/profiles/support", `[data-testid="profile-form"] fieldset:not([disabled]) input[name="name"]`, domain.RoleEditor},
+		{"/", `[data-testid="topnav"] a[href="/users"]`, domain.RoleAdmin},
+		{"/", `[data-testid="topnav"] a[href="/tokens"]`, domain.RoleAdmin},
 	}
 	pages := map[string]map[string]response{}
 	for role, c := range clients {
@@ -76,7 +76,7 @@ func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
 	for _, ch := range checks {
 		for role := range clients {
 			got := pages[role][ch.page].doc.Find(ch.sel).Length() > 0
-			if want := store.RoleAtLeast(role, ch.role); got != want {
+			if want := domain.RoleAtLeast(role, ch.role); got != want {
 				t.Errorf("%s on %s: %s shown %v, want %v (needs %s)", role, ch.page, ch.sel, got, want, ch.role)
 			}
 		}
@@ -84,17 +84,17 @@ func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
 
 	// What a viewer sees instead: the fields of a profile, not editable,
 	// and a word on the review page; and the hidden actions are refused.
-	viewer := clients[store.RoleViewer]
-	prof := pages[store.RoleViewer]["/profiles/support"]
+	viewer := clients[domain.RoleViewer]
+	prof := pages[domain.RoleViewer]["/profiles/support"]
 	if v := prof.doc.Find(`fieldset[disabled] input[name="name"]`).AttrOr("value", ""); v != "Support desk" {
 		t.Errorf("viewer's profile page shows the name %q in a disabled fieldset, want Support desk", v)
 	}
-	if pages[store.RoleViewer]["/drift/base.identity/en-US"].find("review-read-only").Length() != 1 {
+	if pages[domain.RoleViewer]["/drift/base.identity/en-US"].find("review-read-only").Length() != 1 {
 		t.Error("viewer's drift review does not say why there are no actions")
 	}
 	viewer.get("/modules/base.identity/override/zh-CN").want(t, http.StatusForbidden)
 	viewer.post("/drift/base.identity/en-US", url.Values{"action": {"keep-mine"}}).want(t, http.StatusForbidden)
-	clients[store.RoleEditor].get("/users").want(t, http.StatusForbidden)
+	clients[domain.RoleEditor].get("/users").want(t, http.StatusForbidden)
 }
 
 // TestPasswordRuleShownBesideTheField checks that the setup, account
@@ -103,7 +103,7 @@ func TestPagesShowOnlyWhatTheRoleMayUse(t *testing.T) {
 func TestPasswordRuleShownBesideTheField(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	minChars, maxBytes := strconv.Itoa(store.MinPasswordLength), strconv.Itoa(store.MaxPasswordBytes)
+	minChars, maxBytes := strconv.Itoa(domain.MinPasswordLength), strconv.Itoa(domain.MaxPasswordBytes)
 	wantRule := func(page string, r response) {
 		t.Helper()
 		rule := r.find("password-rule").Text()
@@ -118,7 +118,7 @@ func TestPasswordRuleShownBesideTheField(t *testing.T) {
 	}
 	wantRule("users", a.get("/users").want(t, http.StatusOK))
 
-	added := a.post("/users", url.Values{"name": {"newbie"}, "role": {store.RoleViewer}}).want(t, http.StatusOK)
+	added := a.post("/users", url.Values{"name": {"newbie"}, "role": {domain.RoleViewer}}).want(t, http.StatusOK)
 	link := added.find("setup-link").Find("code").Text()
 	path := link[strings.Index(link, "/setup/"):]
 	anon := a.anonymous()
@@ -126,13 +126,13 @@ func TestPasswordRuleShownBesideTheField(t *testing.T) {
 
 	// Five two-byte characters are ten bytes but five characters: refused,
 	// the rule shown again with the error and the name kept.
-	short := strings.Repeat("é", store.MinPasswordLength/2)
+	short := strings.Repeat("é", domain.MinPasswordLength/2)
 	r := anon.post(path, url.Values{"password": {short}, "password2": {short}}).want(t, http.StatusUnprocessableEntity)
 	if msg := r.find("setup-error").Text(); !strings.Contains(msg, "at least "+minChars+" characters") {
 		t.Errorf("setup error %q, want the minimum", msg)
 	}
 	wantRule("setup after an error", r)
-	long := strings.Repeat("é", store.MinPasswordLength)
+	long := strings.Repeat("é", domain.MinPasswordLength)
 	anon.post(path, url.Values{"password": {long}, "password2": {long}}).want(t, http.StatusSeeOther)
 }
 
@@ -189,13 +189,13 @@ func TestLibraryEmptyStates(t *testing.T) {
 func TestAddUserNameTakenIgnoringCase(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	a.post("/users", url.Values{"name": {"alice"}, "role": {store.RoleViewer}}).want(t, http.StatusOK)
-	r := a.post("/users", url.Values{"name": {"ALICE"}, "role": {store.RoleEditor}}).want(t, http.StatusUnprocessableEntity)
+	a.post("/users", url.Values{"name": {"alice"}, "role": {domain.RoleViewer}}).want(t, http.StatusOK)
+	r := a.post("/users", url.Values{"name": {"ALICE"}, "role": {domain.RoleEditor}}).want(t, http.StatusUnprocessableEntity)
 	if msg := r.find("user-add-form").Find(`[data-testid="user-add-error"]`).Text(); !strings.Contains(msg, "a setup link for alice is pending already") {
 		t.Errorf("add error %q, want the pending link named", msg)
 	}
 	form := r.find("user-add-form")
-	if form.Find(`input[name="name"]`).AttrOr("value", "") != "ALICE" || form.Find(`option[selected]`).AttrOr("value", "") != store.RoleEditor {
+	if form.Find(`input[name="name"]`).AttrOr("value", "") != "ALICE" || form.Find(`option[selected]`).AttrOr("value", "") != domain.RoleEditor {
 		t.Error("the form lost what was typed")
 	}
 	if r.find("setup-link").Length() != 0 || r.find("setup-link-row").Length() != 1 {
@@ -209,8 +209,8 @@ func TestAddUserNameTakenIgnoringCase(t *testing.T) {
 func TestUsersPageOwnRoleIsNotAForm(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	newUser(t, a.store, "vera", store.RoleViewer)
-	newUser(t, a.store, "boss", store.RoleAdmin)
+	newUser(t, a.store, "vera", domain.RoleViewer)
+	newUser(t, a.store, "boss", domain.RoleAdmin)
 	r := a.get("/users").want(t, http.StatusOK)
 	row := func(name string) *goquery.Selection {
 		t.Helper()
@@ -224,13 +224,13 @@ func TestUsersPageOwnRoleIsNotAForm(t *testing.T) {
 	if n := own.Find(`[data-testid="role-form"], form[action$="/role"], select[name="role"]`).Length(); n != 0 {
 		t.Errorf("own row has %d role form elements, want none", n)
 	}
-	if got := own.Find(`[data-testid="own-role"]`).Text(); got != store.RoleAdmin {
-		t.Errorf("own role shown as %q, want %q", got, store.RoleAdmin)
+	if got := own.Find(`[data-testid="own-role"]`).Text(); got != domain.RoleAdmin {
+		t.Errorf("own role shown as %q, want %q", got, domain.RoleAdmin)
 	}
 	if got := own.Find(`[data-testid="own-role-note"]`).Text(); got != "(you — another admin can change your role)" {
 		t.Errorf("own role note %q", got)
 	}
-	for name, role := range map[string]string{"vera": store.RoleViewer, "boss": store.RoleAdmin} {
+	for name, role := range map[string]string{"vera": domain.RoleViewer, "boss": domain.RoleAdmin} {
 		form := row(name).Find(`[data-testid="role-form"]`)
 		if form.Length() != 1 || form.AttrOr("action", "") != "/users/"+name+"/role" {
 			t.Errorf("%s: %d role forms (action %q), want one posting to /users/%s/role", name, form.Length(), form.AttrOr("action", ""), name)

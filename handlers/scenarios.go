@@ -11,9 +11,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/scenariopage"
 )
@@ -34,7 +34,7 @@ func scenarioURL(id string) string { return "/scenarios/" + url.PathEscape(id) }
 // canEdit reports whether the user may change scenarios (editor or admin).
 func canEdit(c echo.Context) bool {
 	u, ok := CurrentUser(c)
-	return ok && store.RoleAtLeast(u.Role, store.RoleEditor)
+	return ok && domain.RoleAtLeast(u.Role, domain.RoleEditor)
 }
 
 // statusOrder puts the runs that need a look first.

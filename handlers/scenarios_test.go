@@ -11,7 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // saveScenario posts the preview's "Save as scenario" form and expects
@@ -87,7 +87,7 @@ func TestScenarioSaveFromPreview(t *testing.T) {
 	}
 
 	// A viewer sees no save form and no accept buttons.
-	newUser(t, a.store, "vera", store.RoleViewer)
+	newUser(t, a.store, "vera", domain.RoleViewer)
 	v := a.as("vera")
 	if got := v.post("/preview", url.Values{"request": {enRequest}}).want(t, http.StatusOK); got.find("save-scenario-form").Length() != 0 || got.find("preview-result").Length() != 1 {
 		t.Error("a viewer's preview offers the save form")
@@ -170,7 +170,7 @@ func TestScenarioListChangedAccept(t *testing.T) {
 	if got := tid(runCard(list, "english"), "run-status").Text(); got != "unchanged" || !strings.Contains(list.find("flash").Text(), "Accepted the output of English") {
 		t.Errorf("after accepting: %q, flash %q", got, list.find("flash").Text())
 	}
-	entries, err := a.store.ListAudit(context.Background(), store.AuditFilter{Action: store.ActionAccept, SubjectID: "english"})
+	entries, err := a.store.ListAudit(context.Background(), domain.AuditFilter{Action: domain.ActionAccept, SubjectID: "english"})
 	if err != nil || len(entries) != 2 || entries[0].Actor != testUser || !strings.Contains(entries[0].After, line2) {
 		t.Errorf("accept audit: %d entries, %v", len(entries), err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -159,7 +160,7 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 	// Two servers on one database share its token.
 	secret, ok := dbTokens.Load(dbURL)
 	if !ok {
-		_, created, err := st.CreateToken(store.WithActor(ctx, "test"), testToken, store.Scopes)
+		_, created, err := st.CreateToken(domain.WithActor(ctx, "test"), testToken, domain.Scopes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 		dbTokens.Store(dbURL, created)
 	}
 	if _, loaded := dbUsers.LoadOrStore(dbURL, true); !loaded {
-		newUser(t, st, testUser, store.RoleAdmin)
+		newUser(t, st, testUser, domain.RoleAdmin)
 	}
 	a := &app{t: t, h: apitest.Handler(t, srv.Handler()), store: st, lib: snap, token: secret.(string)}
 	return a.as(testUser)
@@ -268,7 +269,7 @@ func builtinText(t *testing.T, snap *library.Snapshot, id, locale string) *libra
 
 // overrides returns every stored override's head: its draft when there
 // is one, else its published revision.
-func (a *app) overrides() []store.Override {
+func (a *app) overrides() []domain.Override {
 	a.t.Helper()
 	list, err := a.store.ListOverrides(context.Background())
 	if err != nil {
@@ -279,7 +280,7 @@ func (a *app) overrides() []store.Override {
 		a.t.Fatal(err)
 	}
 	for _, d := range drafts {
-		i := slices.IndexFunc(list, func(o store.Override) bool {
+		i := slices.IndexFunc(list, func(o domain.Override) bool {
 			return o.ModuleID == d.ModuleID && strings.EqualFold(o.Locale, d.Locale)
 		})
 		if i >= 0 {
@@ -288,7 +289,7 @@ func (a *app) overrides() []store.Override {
 			list = append(list, d)
 		}
 	}
-	slices.SortFunc(list, func(x, y store.Override) int {
+	slices.SortFunc(list, func(x, y domain.Override) int {
 		return strings.Compare(x.ModuleID+" "+x.Locale, y.ModuleID+" "+y.Locale)
 	})
 	return list

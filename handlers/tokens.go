@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
@@ -47,7 +48,7 @@ func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
 		}
 		m.Tokens = append(m.Tokens, r)
 	}
-	m.Scopes = store.Scopes
+	m.Scopes = domain.Scopes
 	return Render(c, status, tokenpage.Page(m))
 }
 
@@ -90,7 +91,7 @@ func (h *Tokens) Create(c echo.Context) error {
 // tokens page's flash.
 func (h *Tokens) Revoke(c echo.Context) error {
 	_, err := h.Check.Revoke(c.Request().Context(), c.FormValue("name"))
-	if again := (*store.AlreadyRevoked)(nil); errors.As(err, &again) {
+	if again := (*domain.AlreadyRevoked)(nil); errors.As(err, &again) {
 		setFlash(c, again.Error()+"; nothing changed.")
 		return seeOther(c, "/tokens")
 	} else if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/views/webhookpage"
 	"github.com/promptdesk/promptdesk/webhook"
 )
@@ -47,7 +47,7 @@ func (h *Webhooks) render(c echo.Context, status int, m webhookpage.Model) error
 		row := webhookpage.Delivery{Event: d.EventType, Key: d.EventKey, URL: d.URL, Status: d.Status, Attempts: d.Attempts,
 			LastStatus: statusText(d.LastStatus), LastError: d.LastError,
 			Created: d.CreatedAt.UTC().Format(at), Updated: d.UpdatedAt.UTC().Format(at)}
-		if d.Status == store.DeliveryPending {
+		if d.Status == domain.DeliveryPending {
 			row.Next = d.NextAttemptAt.UTC().Format(at)
 		}
 		for _, a := range d.AttemptLog {
@@ -72,7 +72,7 @@ func statusText(status int) string {
 // and the error next to the field.
 func (h *Webhooks) Create(c echo.Context) error {
 	f := webhookpage.Form{URL: strings.TrimSpace(c.FormValue("url")), Secret: c.FormValue("secret"), Description: c.FormValue("description")}
-	w, err := h.Service.Create(c.Request().Context(), store.Webhook{URL: f.URL, Secret: f.Secret, Description: f.Description})
+	w, err := h.Service.Create(c.Request().Context(), domain.Webhook{URL: f.URL, Secret: f.Secret, Description: f.Description})
 	var fe *webhook.FieldError
 	switch {
 	case errors.As(err, &fe):

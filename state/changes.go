@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // What a ServedChange is about.
@@ -149,7 +149,7 @@ func diff(old, v *View) []ServedChange {
 		}
 	}
 	// Profiles.
-	before := map[string]store.Profile{}
+	before := map[string]domain.Profile{}
 	for _, p := range old.profiles {
 		before[p.ID] = p
 	}
@@ -206,7 +206,7 @@ func diff(old, v *View) []ServedChange {
 
 // sameProfile reports whether two stored profiles serve the same; when
 // they were saved does not count.
-func sameProfile(a, b store.Profile) bool {
+func sameProfile(a, b domain.Profile) bool {
 	a.UpdatedAt, b.UpdatedAt = time.Time{}, time.Time{}
 	return reflect.DeepEqual(a, b)
 }

@@ -12,26 +12,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // profileSource is a state.Source of profiles only, which a test changes.
 type profileSource struct {
 	slowSource
 	mu       sync.Mutex
-	profiles []store.Profile
+	profiles []domain.Profile
 }
 
-func (s *profileSource) ReadOperatorState(context.Context) (store.OperatorState, error) {
+func (s *profileSource) ReadOperatorState(context.Context) (domain.OperatorState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return store.OperatorState{Profiles: slices.Clone(s.profiles)}, nil
+	return domain.OperatorState{Profiles: slices.Clone(s.profiles)}, nil
 }
 
-func (s *profileSource) set(ps ...store.Profile) {
+func (s *profileSource) set(ps ...domain.Profile) {
 	s.mu.Lock()
 	s.profiles = ps
 	s.mu.Unlock()
@@ -70,17 +70,17 @@ func TestChangeFeedOfProfiles(t *testing.T) {
 		t.Fatalf("after an empty rebuild: generation %d, %v", gen, changes)
 	}
 
-	src.set(store.Profile{ID: "a", Name: "A"}, store.Profile{ID: "b", Name: "B"})
+	src.set(domain.Profile{ID: "a", Name: "A"}, domain.Profile{ID: "b", Name: "B"})
 	got := rebuild(2)
 	want := []state.ServedChange{{Generation: 2, Subject: "profile", ID: "a", Action: "created"}, {Generation: 2, Subject: "profile", ID: "b", Action: "created"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("created: %v, want %v", got, want)
 	}
-	src.set(store.Profile{ID: "a", Name: "A", UpdatedAt: time.Now()}, store.Profile{ID: "b", Name: "B2"})
+	src.set(domain.Profile{ID: "a", Name: "A", UpdatedAt: time.Now()}, domain.Profile{ID: "b", Name: "B2"})
 	if got := rebuild(3); !slices.Equal(got, []state.ServedChange{{Generation: 3, Subject: "profile", ID: "b", Action: "updated"}}) {
 		t.Errorf("updated: %v", got)
 	}
-	src.set(store.Profile{ID: "b", Name: "B2"})
+	src.set(domain.Profile{ID: "b", Name: "B2"})
 	if got := rebuild(4); !slices.Equal(got, []state.ServedChange{{Generation: 4, Subject: "profile", ID: "a", Action: "deleted"}}) {
 		t.Errorf("deleted: %v", got)
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // The conflict markers of a stale save's merge (ThreeWay): the lines of
@@ -35,7 +35,7 @@ type ThreeWay struct {
 // that revision's; an edit based on revision 0 started from the builtin
 // the editor prefills, a removal from no text. Errors: the store's, and
 // linediff.ErrTooLarge.
-func (s *Overrides) ThreeWay(ctx context.Context, id, locale string, revision int, yours string, head store.Override) (ThreeWay, error) {
+func (s *Overrides) ThreeWay(ctx context.Context, id, locale string, revision int, yours string, head domain.Override) (ThreeWay, error) {
 	var t ThreeWay
 	switch {
 	case revision > 0:
@@ -45,7 +45,7 @@ func (s *Overrides) ThreeWay(ctx context.Context, id, locale string, revision in
 			t.CommonFrom = fmt.Sprintf("no text: revision %d does not exist", revision)
 		case err != nil:
 			return ThreeWay{}, err
-		case store.Removal(r.Action, r.Text):
+		case domain.Removal(r.Action, r.Text):
 			t.CommonFrom = fmt.Sprintf("no text: revision %d removed the override", revision)
 		default:
 			t.Common, t.CommonFrom = r.Text, fmt.Sprintf("revision %d by %s", r.Revision, r.Author)

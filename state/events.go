@@ -3,7 +3,7 @@ package state
 import (
 	"context"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // Events is told of every change of what an override serves that the
@@ -18,14 +18,14 @@ type Events interface {
 
 // OverrideChange is one committed change of an override.
 type OverrideChange struct {
-	// Action is the store's: store.ActionPublish, ActionKeepMine (a
+	// Action is the store's: domain.ActionPublish, ActionKeepMine (a
 	// publish too), ActionDelete, ActionTakeBuiltin (a delete too) or
 	// ActionRestore (a new draft).
 	Action   string
 	ID       string
 	Locale   string
 	Revision int    // the revision the change made or published
-	Actor    string // store.ActorFrom of the change's context
+	Actor    string // domain.ActorFrom of the change's context
 }
 
 // tell tells s.Events, when set, of a committed change.
@@ -33,5 +33,5 @@ func (s *Overrides) tell(ctx context.Context, action, id, locale string, revisio
 	if s.Events == nil {
 		return
 	}
-	s.Events.OverrideChanged(ctx, OverrideChange{Action: action, ID: id, Locale: locale, Revision: revision, Actor: store.ActorFrom(ctx)})
+	s.Events.OverrideChanged(ctx, OverrideChange{Action: action, ID: id, Locale: locale, Revision: revision, Actor: domain.ActorFrom(ctx)})
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // ModuleFilter selects the modules of a listing, the console's library
@@ -88,4 +88,4 @@ func (v *View) Matches(f ModuleFilter, layer library.Layer, id string) bool {
 
 // Profiles returns the stored profiles the View serves, ordered by id.
 // The slice is the View's: do not modify it.
-func (v *View) Profiles() []store.Profile { return v.profiles }
+func (v *View) Profiles() []domain.Profile { return v.profiles }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // Change is a change of the override of ID in Locale whose effect on what
@@ -209,7 +209,7 @@ func (s *Overrides) assemble(ctx context.Context, v *View, on *assembler.State, 
 }
 
 // scenarios lists the saved scenarios, ordered by id.
-func (s *Overrides) scenarios(ctx context.Context) ([]store.Scenario, error) {
+func (s *Overrides) scenarios(ctx context.Context) ([]domain.Scenario, error) {
 	scs, err := s.Store.ListScenarios(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("saved scenarios: %w", err)

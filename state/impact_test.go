@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // withScenarios is newService with token counting on and the app's
@@ -24,12 +24,12 @@ func withScenarios(t *testing.T, extra map[string]string) *service {
 		t.Fatal(err)
 	}
 	for _, ex := range examples {
-		if _, err := s.st.SaveScenario(s.ctx, store.Scenario{ID: ex.ID, Name: ex.Name, Request: ex.Request, Builtin: true}); err != nil {
+		if _, err := s.st.SaveScenario(s.ctx, domain.Scenario{ID: ex.ID, Name: ex.Name, Request: ex.Request, Builtin: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for id, req := range extra {
-		if _, err := s.st.SaveScenario(s.ctx, store.Scenario{ID: id, Name: id, Request: json.RawMessage(req)}); err != nil {
+		if _, err := s.st.SaveScenario(s.ctx, domain.Scenario{ID: id, Name: id, Request: json.RawMessage(req)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,33 +11,33 @@ import (
 	"strings"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/library/lint"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // OverrideStore is what Overrides needs from the store.
 type OverrideStore interface {
-	GetOverride(ctx context.Context, moduleID, locale string) (store.Override, error)
-	SaveOverride(ctx context.Context, o store.Override, baseRevision int) (store.Override, error)
+	GetOverride(ctx context.Context, moduleID, locale string) (domain.Override, error)
+	SaveOverride(ctx context.Context, o domain.Override, baseRevision int) (domain.Override, error)
 	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
-	Publish(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, error)
-	Discard(ctx context.Context, moduleID, locale string, baseRevision int) (store.Override, bool, error)
-	GetRevision(ctx context.Context, moduleID, locale string, revision int) (store.Revision, error)
-	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (store.Override, error)
-	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (store.Override, error)
+	Publish(ctx context.Context, moduleID, locale string, baseRevision int) (domain.Override, error)
+	Discard(ctx context.Context, moduleID, locale string, baseRevision int) (domain.Override, bool, error)
+	GetRevision(ctx context.Context, moduleID, locale string, revision int) (domain.Revision, error)
+	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (domain.Override, error)
+	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (domain.Override, error)
 	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
 	// ListScenarios lists the saved scenarios that Effect and WhereUsed
 	// assemble.
-	ListScenarios(ctx context.Context) ([]store.Scenario, error)
+	ListScenarios(ctx context.Context) ([]domain.Scenario, error)
 }
 
 // Overrides is the one write path of overrides: console, API, drift
 // review and import all save, publish, discard, delete, restore and
 // review through it, so they follow the same rules and every write
 // refreshes Served. Who made a change is the actor of the context
-// (store.WithActor).
+// (domain.WithActor).
 type Overrides struct {
 	Store     OverrideStore
 	Served    *Served
@@ -55,7 +55,7 @@ type Edit struct {
 	// Revision is the revision the text is based on: 0 creates the
 	// override (or brings a deleted one back).
 	Revision int
-	// Action is the revision action to record (store.ActionImport); ""
+	// Action is the revision action to record (domain.ActionImport); ""
 	// records create or save.
 	Action string
 	// SkipUnchanged stores nothing when Text is the head's text already
@@ -94,9 +94,9 @@ const (
 type Outcome struct {
 	Kind     OutcomeKind
 	Module   *library.Module
-	Saved    store.Override
+	Saved    domain.Override
 	Builtin  *library.Module
-	Head     *store.Override
+	Head     *domain.Override
 	Reason   string
 	Errors   []LineError
 	Warnings []lint.Finding
@@ -170,18 +170,18 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, base
 		return out, nil
 	}
-	o := store.Override{ModuleID: e.ID, Locale: e.Locale, Action: e.Action}
+	o := domain.Override{ModuleID: e.ID, Locale: e.Locale, Action: e.Action}
 	switch {
 	case exists && e.Revision == head.Revision:
 		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = head.BasedOnVersion, head.BaseSnapshot, head.BaseHash
 	case hasBuiltin:
-		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, store.TextHash(base.Text)
+		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = base.Version, base.Text, domain.TextHash(base.Text)
 	}
 	return s.store(ctx, out, o, m, e.Revision, e.Text)
 }
 
 // store encodes m into o, saves it on top of revision and refreshes.
-func (s *Overrides) store(ctx context.Context, out Outcome, o store.Override, m *library.Module, revision int, text string) (Outcome, error) {
+func (s *Overrides) store(ctx context.Context, out Outcome, o domain.Override, m *library.Module, revision int, text string) (Outcome, error) {
 	o.Text, o.Title, o.Version = m.Text, m.Title, m.Version
 	fields, err := json.Marshal(m.Frontmatter)
 	if err != nil {
@@ -207,13 +207,13 @@ func (s *Overrides) store(ctx context.Context, out Outcome, o store.Override, m 
 }
 
 // head reads the override's head; exists is false when there is none.
-func (s *Overrides) head(ctx context.Context, id, locale string) (store.Override, bool, error) {
+func (s *Overrides) head(ctx context.Context, id, locale string) (domain.Override, bool, error) {
 	h, err := s.Store.GetOverride(ctx, id, locale)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
-		return store.Override{}, false, nil
+		return domain.Override{}, false, nil
 	case err != nil:
-		return store.Override{}, false, err
+		return domain.Override{}, false, err
 	}
 	return h, true, nil
 }
@@ -238,26 +238,26 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 // Errors: library.ErrInvalid when that draft no longer parses or would
 // break assembly; library.ErrConflict when the head moved past revision;
 // library.ErrNotFound when there is no override; else the store's.
-func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (store.Override, error) {
+func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
 	key := assembler.Key(id, locale)
 	v := s.Served.Current()
 	if d, ok := v.Drafts[key]; ok && d.Revision == revision {
 		if perr, broken := v.DraftBroken[key]; broken {
-			return store.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
+			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
 				revision, id, locale, perr, library.ErrInvalid)
 		}
 		if err := s.servable(v, v.WithDrafts.Overrides[key]); err != nil {
-			return store.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
+			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
 				revision, id, locale, err, library.ErrInvalid)
 		}
 	}
 	saved, err := s.Store.Publish(ctx, id, locale, revision)
 	if err != nil {
-		return store.Override{}, err
+		return domain.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
 	err = s.Served.refresh(ctx, "override published")
-	s.tell(ctx, store.ActionPublish, id, saved.Locale, saved.Revision)
+	s.tell(ctx, domain.ActionPublish, id, saved.Locale, saved.Revision)
 	return saved, err
 }
 
@@ -280,9 +280,9 @@ func (s *Overrides) servable(v *View, o *assembler.Override) error {
 // Discard drops the draft at revision: the published text serves on as a
 // new revision, or the override is removed (removed true) when nothing was
 // ever published. Errors as Publish.
-func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved store.Override, removed bool, err error) {
+func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved domain.Override, removed bool, err error) {
 	if saved, removed, err = s.Store.Discard(ctx, id, locale, revision); err != nil {
-		return store.Override{}, false, err
+		return domain.Override{}, false, err
 	}
 	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
 	return saved, removed, s.Served.refresh(ctx, "draft discarded")
@@ -302,7 +302,7 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
 	err := s.Served.refresh(ctx, "override deleted")
-	s.tell(ctx, store.ActionDelete, id, locale, revision+1)
+	s.tell(ctx, domain.ActionDelete, id, locale, revision+1)
 	return err
 }
 
@@ -359,7 +359,7 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	if err != nil {
 		return Outcome{}, err
 	}
-	if store.Removal(r.Action, r.Text) {
+	if domain.Removal(r.Action, r.Text) {
 		return Outcome{}, fmt.Errorf("revision %d removed the override: it has no text to restore: %w", revision, library.ErrInvalid)
 	}
 	out := s.Check(id, locale, r.Text)
@@ -378,7 +378,7 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 		return Outcome{}, err
 	}
 	err = s.Served.refresh(ctx, "revision restored")
-	s.tell(ctx, store.ActionRestore, id, saved.Locale, saved.Revision)
+	s.tell(ctx, domain.ActionRestore, id, saved.Locale, saved.Revision)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -391,19 +391,19 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 // keeps its text and is based on the builtin now (BuiltinBase), published
 // at once; with its builtin removed it becomes a user module (based on
 // nothing). Errors: library.ErrConflict, library.ErrNotFound as Delete.
-func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (store.Override, error) {
+func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
 	var version int
 	var text string
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok {
 		version, text = b.Version, b.Text
 	}
-	saved, err := s.Store.KeepMine(ctx, id, locale, revision, version, text, store.TextHash(text))
+	saved, err := s.Store.KeepMine(ctx, id, locale, revision, version, text, domain.TextHash(text))
 	if err != nil {
-		return store.Override{}, err
+		return domain.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
 	err = s.Served.refresh(ctx, "override kept")
-	s.tell(ctx, store.ActionKeepMine, id, saved.Locale, saved.Revision)
+	s.tell(ctx, domain.ActionKeepMine, id, saved.Locale, saved.Revision)
 	return saved, err
 }
 
@@ -418,7 +418,7 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
 	err := s.Served.refresh(ctx, "builtin taken")
-	s.tell(ctx, store.ActionTakeBuiltin, id, locale, revision+1)
+	s.tell(ctx, domain.ActionTakeBuiltin, id, locale, revision+1)
 	return err
 }
 
@@ -453,8 +453,8 @@ func (s *Overrides) Rebase(ctx context.Context, id, locale, text string, revisio
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, base
 		return out, nil
 	}
-	o := store.Override{ModuleID: id, Locale: head.Locale, Action: store.ActionRebase,
-		BasedOnVersion: base.Version, BaseSnapshot: base.Text, BaseHash: store.TextHash(base.Text)}
+	o := domain.Override{ModuleID: id, Locale: head.Locale, Action: domain.ActionRebase,
+		BasedOnVersion: base.Version, BaseSnapshot: base.Text, BaseHash: domain.TextHash(base.Text)}
 	return s.store(ctx, out, o, out.Module, revision, text)
 }
 

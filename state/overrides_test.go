@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
@@ -47,7 +48,7 @@ func newService(t *testing.T) *service {
 	}
 	return &service{
 		Overrides: &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{}), Log: log},
-		st:        st, lib: lib, ctx: store.WithActor(context.Background(), "tester"),
+		st:        st, lib: lib, ctx: domain.WithActor(context.Background(), "tester"),
 	}
 }
 
@@ -63,7 +64,7 @@ func (s *service) withLine(t *testing.T, id, line string) string {
 
 // save saves text as a draft of id (en-US) on top of revision and wants it
 // stored.
-func (s *service) save(t *testing.T, id, text string, revision int) store.Override {
+func (s *service) save(t *testing.T, id, text string, revision int) domain.Override {
 	t.Helper()
 	out, err := s.Save(s.ctx, state.Edit{ID: id, Locale: "en-US", Text: text, Revision: revision})
 	if err != nil || out.Kind != state.OutcomeStored {

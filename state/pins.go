@@ -7,13 +7,13 @@ import (
 	"maps"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // RevisionSource reads one stored revision of an override.
 type RevisionSource interface {
-	GetRevision(ctx context.Context, moduleID, locale string, revision int) (store.Revision, error)
+	GetRevision(ctx context.Context, moduleID, locale string, revision int) (domain.Revision, error)
 }
 
 // Pinned returns st with each pinned override served at its pinned
@@ -41,10 +41,10 @@ func Pinned(ctx context.Context, src RevisionSource, v *View, st *assembler.Stat
 			return nil, bad(fmt.Sprintf("%s has no revision %d", OverrideFile(p.ID, p.Locale), p.Revision))
 		case err != nil:
 			return nil, err
-		case store.Removal(r.Action, r.Text):
+		case domain.Removal(r.Action, r.Text):
 			return nil, bad(fmt.Sprintf("revision %d of %s removed the override (%s): it has no text to serve", p.Revision, OverrideFile(p.ID, p.Locale), r.Action))
 		}
-		o, err := parseOverride(store.Override{ModuleID: r.ModuleID, Locale: p.Locale, Text: r.Text, Revision: r.Revision,
+		o, err := parseOverride(domain.Override{ModuleID: r.ModuleID, Locale: p.Locale, Text: r.Text, Revision: r.Revision,
 			BasedOnVersion: r.BasedOnVersion, BaseSnapshot: r.BaseSnapshot})
 		if err == nil {
 			err = v.Library.CheckPlaceholdersWith(o.Module, func(id string) bool { return v.Exists(id) })

@@ -9,14 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // ProfileStore is what Profiles needs from the store.
 type ProfileStore interface {
-	CreateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
-	UpdateProfile(ctx context.Context, p store.Profile) (store.Profile, error)
+	CreateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error)
+	UpdateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error)
 	DeleteProfile(ctx context.Context, id string) error
 }
 
@@ -62,10 +62,10 @@ const (
 // profile to store: text fields trimmed (the system prompt as typed),
 // the locale canonical, the module ids in their order. Errors:
 // ProfileError naming every bad field.
-func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
+func (s *Profiles) Check(d ProfileDraft) (domain.Profile, error) {
 	var errs ProfileError
 	bad := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
-	p := store.Profile{
+	p := domain.Profile{
 		ID:              strings.TrimSpace(d.ID),
 		Name:            strings.TrimSpace(d.Name),
 		Model:           strings.TrimSpace(d.Model),
@@ -108,14 +108,14 @@ func (s *Profiles) Check(d ProfileDraft) (store.Profile, error) {
 		p.TokenBudget = n
 	}
 	if len(errs) > 0 {
-		return store.Profile{}, errs
+		return domain.Profile{}, errs
 	}
 	return p, nil
 }
 
 // checkModules reads the module ids of text into p: each must exist in
 // what is served now, once, at most MaxProfileModules of them.
-func (s *Profiles) checkModules(text string, p *store.Profile, bad func(field, msg string)) {
+func (s *Profiles) checkModules(text string, p *domain.Profile, bad func(field, msg string)) {
 	if !utf8.ValidString(text) {
 		bad("promptModules", "the text is not valid UTF-8")
 		return
@@ -149,28 +149,28 @@ func (s *Profiles) checkModules(text string, p *store.Profile, bad func(field, m
 
 // Create checks d and stores it as a new profile. Errors: ProfileError;
 // library.ErrConflict when the id is taken; the store's.
-func (s *Profiles) Create(ctx context.Context, d ProfileDraft) (store.Profile, error) {
+func (s *Profiles) Create(ctx context.Context, d ProfileDraft) (domain.Profile, error) {
 	p, err := s.Check(d)
 	if err != nil {
-		return store.Profile{}, err
+		return domain.Profile{}, err
 	}
 	saved, err := s.Store.CreateProfile(ctx, p)
 	if err != nil {
-		return store.Profile{}, err
+		return domain.Profile{}, err
 	}
 	return saved, s.Served.refresh(ctx, "profile created")
 }
 
 // Update checks d and replaces the profile d.ID. Errors: ProfileError;
 // library.ErrNotFound; the store's.
-func (s *Profiles) Update(ctx context.Context, d ProfileDraft) (store.Profile, error) {
+func (s *Profiles) Update(ctx context.Context, d ProfileDraft) (domain.Profile, error) {
 	p, err := s.Check(d)
 	if err != nil {
-		return store.Profile{}, err
+		return domain.Profile{}, err
 	}
 	saved, err := s.Store.UpdateProfile(ctx, p)
 	if err != nil {
-		return store.Profile{}, err
+		return domain.Profile{}, err
 	}
 	return saved, s.Served.refresh(ctx, "profile updated")
 }

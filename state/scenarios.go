@@ -17,21 +17,21 @@ import (
 	"github.com/gosimple/slug"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // ScenarioStore is what Scenarios needs from the store.
 type ScenarioStore interface {
-	ListScenarios(ctx context.Context) ([]store.Scenario, error)
-	GetScenario(ctx context.Context, id string) (store.Scenario, error)
+	ListScenarios(ctx context.Context) ([]domain.Scenario, error)
+	GetScenario(ctx context.Context, id string) (domain.Scenario, error)
 	CountScenarios(ctx context.Context) (int, error)
-	SaveScenario(ctx context.Context, sc store.Scenario) (store.Scenario, error)
-	CreateScenario(ctx context.Context, sc store.Scenario) (store.Scenario, error)
-	UpdateScenario(ctx context.Context, sc store.Scenario) (store.Scenario, error)
+	SaveScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error)
+	CreateScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error)
+	UpdateScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error)
 	DeleteScenario(ctx context.Context, id string) error
-	AcceptScenario(ctx context.Context, id string, out store.ScenarioOutput) (store.Scenario, error)
+	AcceptScenario(ctx context.Context, id string, out domain.ScenarioOutput) (domain.Scenario, error)
 	// RevisionSource reads the revisions a scenario's request pins.
 	RevisionSource
 }
@@ -41,7 +41,7 @@ type ScenarioStore interface {
 // output with the one last accepted, and accepts new outputs. The console,
 // the API and the CLI all go through it. Scenarios are not served, so
 // nothing here refreshes Served; who made a change is the actor of the
-// context (store.WithActor).
+// context (domain.WithActor).
 type Scenarios struct {
 	Store     ScenarioStore
 	Served    *Served
@@ -69,12 +69,12 @@ const (
 
 // ScenarioRun is one scenario run against a View.
 type ScenarioRun struct {
-	Scenario store.Scenario
+	Scenario domain.Scenario
 	Status   RunStatus
 	// Result and Output are the assembly and what is compared of it; nil
 	// and zero when the run failed.
 	Result *assembler.Result
-	Output store.ScenarioOutput
+	Output domain.ScenarioOutput
 	// Fingerprint identifies Output (hex SHA-256): Accept with it accepts
 	// only the output that was reviewed.
 	Fingerprint string
@@ -142,7 +142,7 @@ func (s *Scenarios) Seed(ctx context.Context) error {
 		return fmt.Errorf("example scenarios: %w", err)
 	}
 	for _, ex := range examples {
-		sc := store.Scenario{ID: ex.ID, Name: ex.Name, Description: ex.Description, Request: ex.Request, Builtin: true}
+		sc := domain.Scenario{ID: ex.ID, Name: ex.Name, Description: ex.Description, Request: ex.Request, Builtin: true}
 		if _, err := s.Store.SaveScenario(ctx, sc); err != nil {
 			return fmt.Errorf("seed scenario %s: %w", ex.ID, err)
 		}
@@ -151,12 +151,12 @@ func (s *Scenarios) Seed(ctx context.Context) error {
 }
 
 // List returns every scenario ordered by id. Errors are the store's.
-func (s *Scenarios) List(ctx context.Context) ([]store.Scenario, error) {
+func (s *Scenarios) List(ctx context.Context) ([]domain.Scenario, error) {
 	return s.Store.ListScenarios(ctx)
 }
 
 // Get returns the scenario id. Errors: library.ErrNotFound.
-func (s *Scenarios) Get(ctx context.Context, id string) (store.Scenario, error) {
+func (s *Scenarios) Get(ctx context.Context, id string) (domain.Scenario, error) {
 	return s.Store.GetScenario(ctx, id)
 }
 
@@ -165,12 +165,12 @@ func (s *Scenarios) Get(ctx context.Context, id string) (store.Scenario, error) 
 // without accept); a run that fails leaves the scenario saved and not
 // accepted. Errors: ScenarioError; library.ErrConflict when d.ID is
 // taken; the store's.
-func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (store.Scenario, ScenarioRun, error) {
+func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (domain.Scenario, ScenarioRun, error) {
 	sc, err := s.check(d, true)
 	if err != nil {
-		return store.Scenario{}, ScenarioRun{}, err
+		return domain.Scenario{}, ScenarioRun{}, err
 	}
-	var saved store.Scenario
+	var saved domain.Scenario
 	if sc.ID != "" {
 		saved, err = s.Store.CreateScenario(ctx, sc)
 	} else {
@@ -188,7 +188,7 @@ func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (s
 
 // createNamed stores sc under the id slugged from its name, adding -2,
 // -3… while the id is taken.
-func (s *Scenarios) createNamed(ctx context.Context, sc store.Scenario) (store.Scenario, error) {
+func (s *Scenarios) createNamed(ctx context.Context, sc domain.Scenario) (domain.Scenario, error) {
 	base := scenarioID(sc.Name)
 	for i := 1; i <= 100; i++ {
 		sc.ID = base
@@ -200,7 +200,7 @@ func (s *Scenarios) createNamed(ctx context.Context, sc store.Scenario) (store.S
 			return saved, err
 		}
 	}
-	return store.Scenario{}, fmt.Errorf("scenario ids %s to %s-100 are all taken; give an id: %w", base, base, library.ErrConflict)
+	return domain.Scenario{}, fmt.Errorf("scenario ids %s to %s-100 are all taken; give an id: %w", base, base, library.ErrConflict)
 }
 
 // scenarioID makes a scenario id from a name with the slug library the
@@ -221,11 +221,11 @@ func scenarioID(name string) string {
 // Update checks d and replaces the name, description and request of the
 // scenario id; its accepted output stays. Errors: ScenarioError;
 // library.ErrNotFound; the store's.
-func (s *Scenarios) Update(ctx context.Context, id string, d ScenarioDraft) (store.Scenario, error) {
+func (s *Scenarios) Update(ctx context.Context, id string, d ScenarioDraft) (domain.Scenario, error) {
 	d.ID = id
 	sc, err := s.check(d, false)
 	if err != nil {
-		return store.Scenario{}, err
+		return domain.Scenario{}, err
 	}
 	return s.Store.UpdateScenario(ctx, sc)
 }
@@ -237,10 +237,10 @@ func (s *Scenarios) Delete(ctx context.Context, id string) error {
 
 // check validates d and returns the scenario to store: the request with
 // d.Locale written in and "now" pinned (pinNow).
-func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
+func (s *Scenarios) check(d ScenarioDraft, isNew bool) (domain.Scenario, error) {
 	var errs ScenarioError
 	bad := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
-	sc := store.Scenario{ID: strings.TrimSpace(d.ID), Name: strings.TrimSpace(d.Name), Description: strings.TrimSpace(d.Description)}
+	sc := domain.Scenario{ID: strings.TrimSpace(d.ID), Name: strings.TrimSpace(d.Name), Description: strings.TrimSpace(d.Description)}
 	if isNew && sc.ID != "" {
 		if p := library.NameProblem(sc.ID); p != "" {
 			bad("id", p+"; or leave it empty to derive one from the name")
@@ -256,7 +256,7 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
 	}
 	if !utf8.ValidString(d.Request) {
 		bad("request", "the text is not valid UTF-8")
-		return store.Scenario{}, errs
+		return domain.Scenario{}, errs
 	}
 	req, err := s.request(d)
 	if err != nil {
@@ -268,7 +268,7 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (store.Scenario, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return store.Scenario{}, errs
+		return domain.Scenario{}, errs
 	}
 	sc.Request = req
 	return sc, nil
@@ -388,7 +388,7 @@ func (s *Scenarios) RunAll(ctx context.Context) ([]ScenarioRun, error) {
 // and compares the output with the accepted one. A request without "now"
 // (one stored before saves pinned it) runs at the scenario's last update,
 // so that its output does not change from day to day.
-func (s *Scenarios) RunOn(ctx context.Context, v *View, sc store.Scenario) ScenarioRun {
+func (s *Scenarios) RunOn(ctx context.Context, v *View, sc domain.Scenario) ScenarioRun {
 	run := ScenarioRun{Scenario: sc}
 	req, err := assembler.DecodeRequest(sc.Request)
 	if err == nil {
@@ -424,8 +424,8 @@ func (s *Scenarios) RunOn(ctx context.Context, v *View, sc store.Scenario) Scena
 // that a folder holding the same modules as the binary changes nothing;
 // and the warning that the database is unreachable, which says how the
 // output was served, not what it is.
-func OutputOf(res *assembler.Result) store.ScenarioOutput {
-	out := store.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
+func OutputOf(res *assembler.Result) domain.ScenarioOutput {
+	out := domain.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
 	for _, e := range res.Report {
 		switch {
 		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == StaleModule:
@@ -441,12 +441,12 @@ func OutputOf(res *assembler.Result) store.ScenarioOutput {
 
 // SameOutput reports whether two outputs are equal: text, report lines
 // and tokens.
-func SameOutput(a, b store.ScenarioOutput) bool {
+func SameOutput(a, b domain.ScenarioOutput) bool {
 	return a.Text == b.Text && a.Tokens == b.Tokens && slices.Equal(a.Report, b.Report)
 }
 
 // Fingerprint is the hex SHA-256 of an output.
-func Fingerprint(out store.ScenarioOutput) string {
+func Fingerprint(out domain.ScenarioOutput) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\n%d\n%s", out.Tokens, len(out.Text), out.Text)
 	for _, l := range out.Report {
@@ -494,7 +494,7 @@ func (s *Scenarios) Accept(ctx context.Context, id, fingerprint string) (Scenari
 	return s.accept(ctx, sc, fingerprint)
 }
 
-func (s *Scenarios) accept(ctx context.Context, sc store.Scenario, fingerprint string) (ScenarioRun, error) {
+func (s *Scenarios) accept(ctx context.Context, sc domain.Scenario, fingerprint string) (ScenarioRun, error) {
 	run := s.RunOn(ctx, s.Served.Current(), sc)
 	switch {
 	case run.Status == RunFailed:

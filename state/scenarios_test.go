@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // saveClock is the Now of the scenario service in these tests.
@@ -214,7 +214,7 @@ func TestScenarioRunCompareAccept(t *testing.T) {
 	if got, _ := sc.Get(s.ctx, saved.ID); got.Accepted.Text == run.Output.Text {
 		t.Error("the refused accept stored the output")
 	}
-	if _, err := sc.Accept(store.WithActor(s.ctx, "alice"), saved.ID, run.Fingerprint); err != nil {
+	if _, err := sc.Accept(domain.WithActor(s.ctx, "alice"), saved.ID, run.Fingerprint); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := sc.RunAll(s.ctx)
@@ -250,7 +250,7 @@ func TestScenarioRunCompareAccept(t *testing.T) {
 func TestScenarioWithoutNowRunsAtItsUpdate(t *testing.T) {
 	t.Parallel()
 	s, sc := newScenarios(t)
-	stored, err := s.st.SaveScenario(s.ctx, store.Scenario{ID: "clockless", Name: "Clockless", Request: json.RawMessage(`{"locale": "en-US"}`)})
+	stored, err := s.st.SaveScenario(s.ctx, domain.Scenario{ID: "clockless", Name: "Clockless", Request: json.RawMessage(`{"locale": "en-US"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

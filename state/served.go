@@ -13,6 +13,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -22,15 +23,15 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // Source is what Served reads from the store: the operator state in one
 // snapshot (store.Store.ReadOperatorState).
 type Source interface {
-	ReadOperatorState(ctx context.Context) (store.OperatorState, error)
+	ReadOperatorState(ctx context.Context) (domain.OperatorState, error)
 }
 
 // Nothing is a Source holding no overrides and no profiles: the library
@@ -39,8 +40,8 @@ var Nothing Source = nothing{}
 
 type nothing struct{}
 
-func (nothing) ReadOperatorState(context.Context) (store.OperatorState, error) {
-	return store.OperatorState{}, nil
+func (nothing) ReadOperatorState(context.Context) (domain.OperatorState, error) {
+	return domain.OperatorState{}, nil
 }
 
 // Served keeps the current View: rebuilt after every write through this
@@ -176,11 +177,11 @@ func (s *Served) rebuild(ctx context.Context) error {
 }
 
 // Unreachable records that err, from any use of the database, means the
-// database cannot be reached (store.IsUnavailable); other errors are
+// database cannot be reached (domain.ErrUnavailable); other errors are
 // ignored. From the first such error until the next successful rebuild,
 // StaleSince reports the View as stale.
 func (s *Served) Unreachable(err error) {
-	if !store.IsUnavailable(err) {
+	if !errors.Is(err, domain.ErrUnavailable) {
 		return
 	}
 	s.healthMu.Lock()
@@ -221,7 +222,7 @@ func (s *Served) LastNotification() time.Time {
 // an environment value, a library module nor a stored override's id, is
 // kept in Broken (DraftBroken for a draft) and not served: the builtin
 // serves instead of an override that would fail every assembly.
-func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profiles []store.Profile) *View {
+func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, profiles []domain.Profile) *View {
 	v := &View{
 		Generation:    s.gen.Add(1),
 		Library:       lib.Snapshot,
@@ -230,9 +231,9 @@ func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profi
 			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
 			Profiles:  make(map[string]*assembler.Profile, len(profiles)),
 		},
-		Rows:        make(map[assembler.OverrideKey]store.Override, len(rows)),
+		Rows:        make(map[assembler.OverrideKey]domain.Override, len(rows)),
 		Broken:      map[assembler.OverrideKey]error{},
-		Drafts:      make(map[assembler.OverrideKey]store.Override, len(drafts)),
+		Drafts:      make(map[assembler.OverrideKey]domain.Override, len(drafts)),
 		DraftBroken: map[assembler.OverrideKey]error{},
 		rows:        rows,
 		drafts:      drafts,
@@ -247,7 +248,7 @@ func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profi
 	for _, r := range drafts {
 		any[r.ModuleID] = true
 	}
-	parse := func(r store.Override, stored map[string]bool) (*assembler.Override, error) {
+	parse := func(r domain.Override, stored map[string]bool) (*assembler.Override, error) {
 		o, err := parseOverride(r)
 		if err != nil {
 			return nil, err
@@ -307,7 +308,7 @@ func (s *Served) compose(lib *reload.State, rows, drafts []store.Override, profi
 }
 
 // parseOverride parses a stored override for the assembler State.
-func parseOverride(r store.Override) (*assembler.Override, error) {
+func parseOverride(r domain.Override) (*assembler.Override, error) {
 	m, err := library.Parse(OverrideFile(r.ModuleID, r.Locale), []byte(r.Text))
 	if err == nil && m.ID != r.ModuleID {
 		err = fmt.Errorf("its id is %q, not %q: %w", m.ID, r.ModuleID, library.ErrInvalid)

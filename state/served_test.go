@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // slowSource is a state.Source whose ListOverrides counts its calls and
@@ -26,7 +26,7 @@ type slowSource struct {
 	gate chan struct{}
 }
 
-func (s *slowSource) ReadOperatorState(ctx context.Context) (store.OperatorState, error) {
+func (s *slowSource) ReadOperatorState(ctx context.Context) (domain.OperatorState, error) {
 	s.calls.Add(1)
 	s.mu.Lock()
 	gate := s.gate
@@ -35,13 +35,13 @@ func (s *slowSource) ReadOperatorState(ctx context.Context) (store.OperatorState
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return store.OperatorState{}, ctx.Err()
+			return domain.OperatorState{}, ctx.Err()
 		}
 	}
 	if s.fail.Load() {
-		return store.OperatorState{}, errors.New("database down")
+		return domain.OperatorState{}, errors.New("database down")
 	}
-	return store.OperatorState{}, nil
+	return domain.OperatorState{}, nil
 }
 
 // openServed opens a Served over the builtin library and src, which it

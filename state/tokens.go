@@ -10,16 +10,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // TokenSource is what Tokens reads and writes (*store.Store).
 type TokenSource interface {
-	TokensByHash(ctx context.Context) (map[string]store.Token, error)
-	TokenByHash(ctx context.Context, hash string) (store.Token, error)
+	TokensByHash(ctx context.Context) (map[string]domain.Token, error)
+	TokenByHash(ctx context.Context, hash string) (domain.Token, error)
 	RecordTokenUse(ctx context.Context, id int64, method, path string) (time.Time, bool, error)
-	RevokeToken(ctx context.Context, name string) (store.Token, error)
+	RevokeToken(ctx context.Context, name string) (domain.Token, error)
 }
 
 // TokenLookupTimeout bounds the database lookup of a token secret that is
@@ -58,7 +58,7 @@ type Tokens struct {
 // cachedToken is a token in memory, with when its last use was queued
 // (Unix nanoseconds, 0 for none), which outlives reloads.
 type cachedToken struct {
-	tok    store.Token
+	tok    domain.Token
 	queued *atomic.Int64
 }
 
@@ -184,7 +184,7 @@ func (t *Tokens) Flush(ctx context.Context) {
 // Revoke revokes the token called name (store.Store.RevokeToken) and
 // reloads the tokens, so that this process refuses it at once; other
 // processes follow on the change notification.
-func (t *Tokens) Revoke(ctx context.Context, name string) (store.Token, error) {
+func (t *Tokens) Revoke(ctx context.Context, name string) (domain.Token, error) {
 	tok, err := t.src.RevokeToken(ctx, name)
 	if err != nil {
 		return tok, err
@@ -199,22 +199,22 @@ func (t *Tokens) Revoke(ctx context.Context, name string) (store.Token, error) {
 // store.Store.Authenticate, from memory. A secret not in memory is looked
 // up in the database within TokenLookupTimeout. Its use is queued for
 // recording. Errors: library.ErrNotFound for an unknown secret;
-// store.ErrTokenRevoked for a revoked one; store.ErrUnavailable for a
+// domain.ErrTokenRevoked for a revoked one; domain.ErrUnavailable for a
 // secret not in memory while the database cannot be reached.
-func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) (store.Token, error) {
-	if !strings.HasPrefix(secret, store.TokenPrefix) {
-		return store.Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
+func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error) {
+	if !strings.HasPrefix(secret, domain.TokenPrefix) {
+		return domain.Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
 	}
-	hash := store.HashToken(secret)
+	hash := domain.HashToken(secret)
 	c := (*t.byHash.Load())[hash]
 	if c == nil {
 		var err error
 		if c, err = t.lookup(ctx, hash); err != nil {
-			return store.Token{}, err
+			return domain.Token{}, err
 		}
 	}
 	if c.tok.RevokedAt != nil {
-		return store.Token{}, fmt.Errorf("api token %s: %w", c.tok.Name, store.ErrTokenRevoked)
+		return domain.Token{}, fmt.Errorf("api token %s: %w", c.tok.Name, domain.ErrTokenRevoked)
 	}
 	t.queueUse(c, method, path)
 	return c.tok, nil
@@ -229,9 +229,9 @@ func (t *Tokens) lookup(ctx context.Context, hash string) (*cachedToken, error) 
 	switch {
 	case errors.Is(err, library.ErrNotFound):
 		return nil, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
-	case err != nil && (store.IsUnavailable(err) || lctx.Err() != nil):
+	case err != nil && (errors.Is(err, domain.ErrUnavailable) || lctx.Err() != nil):
 		t.unreachable(err)
-		return nil, fmt.Errorf("checking the API token: %w: %w", store.ErrUnavailable, err)
+		return nil, fmt.Errorf("checking the API token: %w: %w", domain.ErrUnavailable, err)
 	case err != nil:
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (t *Tokens) lookup(ctx context.Context, hash string) (*cachedToken, error) 
 }
 
 // queueUse queues a use of c for recording when its last recorded or
-// queued use is older than store.TokenUseDue allows; a full queue drops it.
+// queued use is older than domain.TokenUseDue allows; a full queue drops it.
 func (t *Tokens) queueUse(c *cachedToken, method, path string) {
 	now := time.Now()
 	last := c.queued.Load()
@@ -263,7 +263,7 @@ func (t *Tokens) queueUse(c *cachedToken, method, path string) {
 			prev = &at
 		}
 	}
-	if !store.TokenUseDue(prev, now) || !c.queued.CompareAndSwap(last, now.UnixNano()) {
+	if !domain.TokenUseDue(prev, now) || !c.queued.CompareAndSwap(last, now.UnixNano()) {
 		return
 	}
 	select {

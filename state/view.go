@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // View is one immutable state: the library (with a library folder's
@@ -22,9 +22,9 @@ type View struct {
 	Library       *library.Snapshot
 	LibraryBroken []reload.BrokenFile
 	State         *assembler.State
-	Rows          map[assembler.OverrideKey]store.Override
+	Rows          map[assembler.OverrideKey]domain.Override
 	Broken        map[assembler.OverrideKey]error
-	Drafts        map[assembler.OverrideKey]store.Override
+	Drafts        map[assembler.OverrideKey]domain.Override
 	DraftBroken   map[assembler.OverrideKey]error
 	WithDrafts    *assembler.State
 	// Generation counts the Views a Served composed, from 1: a new
@@ -40,8 +40,8 @@ type View struct {
 
 	// What the View was composed of, to compose it again on a reloaded
 	// library without the store.
-	rows, drafts []store.Override
-	profiles     []store.Profile
+	rows, drafts []domain.Override
+	profiles     []domain.Profile
 
 	// idx answers IDs, Exists and Locales without a pass over every
 	// stored row per call: built with the drafts (all) and without them
@@ -59,8 +59,8 @@ type index struct {
 
 // newIndex indexes the library's ids and locales with those of the
 // stored rows of every set.
-func newIndex(lib *library.Snapshot, sets ...map[assembler.OverrideKey]store.Override) *index {
-	byID := map[string][]store.Override{}
+func newIndex(lib *library.Snapshot, sets ...map[assembler.OverrideKey]domain.Override) *index {
+	byID := map[string][]domain.Override{}
 	for _, rows := range sets {
 		for _, r := range rows {
 			byID[r.ModuleID] = append(byID[r.ModuleID], r)
@@ -80,7 +80,7 @@ func newIndex(lib *library.Snapshot, sets ...map[assembler.OverrideKey]store.Ove
 		// (a draft and a published row) is spelled as the earlier key
 		// sorts, the same on every compose.
 		rows := byID[id]
-		slices.SortFunc(rows, func(a, b store.Override) int { return strings.Compare(a.Locale, b.Locale) })
+		slices.SortFunc(rows, func(a, b domain.Override) int { return strings.Compare(a.Locale, b.Locale) })
 		for _, r := range rows {
 			if !slices.ContainsFunc(locs, func(l string) bool { return library.LocaleKey(l) == library.LocaleKey(r.Locale) }) {
 				locs = append(locs, r.Locale)
@@ -124,7 +124,7 @@ func (v *View) Exists(id string) bool {
 
 // Head returns the newest state of the override of id in locale: its
 // draft when there is one, else its published row.
-func (v *View) Head(id, locale string) (store.Override, bool) {
+func (v *View) Head(id, locale string) (domain.Override, bool) {
 	key := assembler.Key(id, locale)
 	if d, ok := v.Drafts[key]; ok {
 		return d, true
@@ -159,7 +159,7 @@ func (v *View) Drift(id, locale string) assembler.Drift {
 }
 
 // DriftOfRow is assembler.DriftOf of a stored override row.
-func DriftOfRow(r store.Override, lib *library.Snapshot) assembler.Drift {
+func DriftOfRow(r domain.Override, lib *library.Snapshot) assembler.Drift {
 	return assembler.DriftOf(&assembler.Override{ID: r.ModuleID, Locale: r.Locale, Revision: r.Revision,
 		BasedOnVersion: r.BasedOnVersion, BaseSnapshot: r.BaseSnapshot}, lib)
 }

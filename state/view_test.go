@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // rows is a state.Source of fixed published overrides.
-type rows []store.Override
+type rows []domain.Override
 
-func (r rows) ReadOperatorState(context.Context) (store.OperatorState, error) {
-	return store.OperatorState{Overrides: r}, nil
+func (r rows) ReadOperatorState(context.Context) (domain.OperatorState, error) {
+	return domain.OperatorState{Overrides: r}, nil
 }
 
 // The statuses of the library filter, the module page and the API follow
@@ -29,9 +29,9 @@ func TestViewStatusFollowsDriftOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := lib.Module("task.summarize", "en-US")
-	over := func(id string, basedOn int, snapshot string) store.Override {
+	over := func(id string, basedOn int, snapshot string) domain.Override {
 		text := strings.Replace(b.Text, "id: task.summarize", "id: "+id, 1)
-		return store.Override{ModuleID: id, Locale: "en-US", Text: text + "\nMine.\n", Revision: 1, BasedOnVersion: basedOn, BaseSnapshot: snapshot}
+		return domain.Override{ModuleID: id, Locale: "en-US", Text: text + "\nMine.\n", Revision: 1, BasedOnVersion: basedOn, BaseSnapshot: snapshot}
 	}
 	src := rows{
 		over("task.summarize", b.Version, b.Text),

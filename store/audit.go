@@ -8,77 +8,24 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-)
-
-// Subjects of audit entries and change notifications.
-const (
-	SubjectOverride = "override"
-	SubjectProfile  = "profile"
-	SubjectScenario = "scenario"
-)
-
-// Audit actions of profiles and scenarios; an override's audit action is
-// its revision action (ActionCreate … ActionTakeBuiltin). ActionCreate and
-// ActionDelete serve both.
-const ActionUpdate = "update"
-
-// AuditEntry is one row of the audit log: who did what to which
-// subject, with the state before and after. For an override Before and
-// After are its texts and Revision the revision the change made; for a
-// profile or scenario they are its JSON (camelCase fields), Locale is ""
-// and Revision 0. Before is "" for a create, After "" for a delete.
-type AuditEntry struct {
-	ID        int64 // increases with every entry
-	At        time.Time
-	Actor     string // ActorFrom of the change's context
-	Action    string
-	Subject   string // SubjectOverride, SubjectProfile or SubjectScenario
-	SubjectID string // module id, profile id or scenario id
-	Locale    string
-	Revision  int
-	Before    string
-	After     string
-}
-
-// AuditFilter selects audit entries for ListAudit. Empty strings match
-// anything; the others must match exactly.
-type AuditFilter struct {
-	Actor     string
-	Action    string
-	Subject   string
-	SubjectID string
-	// Limit is the most entries returned: 0 means DefaultAuditLimit, more
-	// than MaxAuditLimit means MaxAuditLimit.
-	Limit int
-	// BeforeID, when > 0, returns only entries older than that id: pass the
-	// last ID of a page to get the next one.
-	BeforeID int64
-	// Subjects, when not empty, keeps only entries of these subjects
-	// (non-admins do not see user and token entries).
-	Subjects []string
-}
-
-// Page sizes of ListAudit.
-const (
-	DefaultAuditLimit = 100
-	MaxAuditLimit     = 1000
 )
 
 const auditColumns = `id, at, actor, action, subject, subject_id, locale, revision, before, after`
 
 // ListAudit returns the audit entries f selects, newest first (by ID).
 // Errors: library.ErrInvalid for a negative Limit or BeforeID.
-func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+func (s *Store) ListAudit(ctx context.Context, f domain.AuditFilter) ([]domain.AuditEntry, error) {
 	if f.Limit < 0 || f.BeforeID < 0 {
 		return nil, fmt.Errorf("audit filter: limit %d, before id %d: %w", f.Limit, f.BeforeID, library.ErrInvalid)
 	}
 	limit := f.Limit
 	switch {
 	case limit == 0:
-		limit = DefaultAuditLimit
-	case limit > MaxAuditLimit:
-		limit = MaxAuditLimit
+		limit = domain.DefaultAuditLimit
+	case limit > domain.MaxAuditLimit:
+		limit = domain.MaxAuditLimit
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+auditColumns+` FROM audit_log
 		WHERE ($1::text = '' OR actor = $1) AND ($2::text = '' OR action = $2)
@@ -90,8 +37,8 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 	if err != nil {
 		return nil, dbError(err, "list audit")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
-		var e AuditEntry
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.AuditEntry, error) {
+		var e domain.AuditEntry
 		err := r.Scan(&e.ID, &e.At, &e.Actor, &e.Action, &e.Subject, &e.SubjectID, &e.Locale, &e.Revision, &e.Before, &e.After)
 		return e, err
 	})
@@ -103,7 +50,7 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 
 // audit inserts e (ID and At are set by the database). Call it inside the
 // transaction of the change it records.
-func (s *Store) audit(ctx context.Context, e AuditEntry) error {
+func (s *Store) audit(ctx context.Context, e domain.AuditEntry) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (actor, action, subject, subject_id, locale, revision, before, after)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		e.Actor, e.Action, e.Subject, e.SubjectID, e.Locale, e.Revision, e.Before, e.After)
@@ -156,32 +103,15 @@ func (s *Store) notify(ctx context.Context, ch Change) error {
 	return nil
 }
 
-// AlreadyDeleted is the error of deleting what was deleted before (a
-// repeated form post, the back button): What names it ("scenario
-// minutes-zh"), By and At say who deleted it and when. It matches
-// library.ErrNotFound.
-type AlreadyDeleted struct {
-	What string
-	By   string
-	At   time.Time
-}
-
-func (e *AlreadyDeleted) Error() string {
-	return fmt.Sprintf("%s was already deleted (by %s, %s)", e.What, e.By, e.At.UTC().Format("2006-01-02 15:04 UTC"))
-}
-
-// Is makes an AlreadyDeleted match library.ErrNotFound.
-func (e *AlreadyDeleted) Is(target error) bool { return target == library.ErrNotFound }
-
 // notFoundOrDeleted is the error of a change to subject id that found no
 // row: AlreadyDeleted when the audit log's last entry for it is a
 // delete, else notFound.
 func (s *Store) notFoundOrDeleted(ctx context.Context, subject, id, what string, notFound error) error {
-	var e AuditEntry
+	var e domain.AuditEntry
 	err := s.db.QueryRow(ctx, `SELECT action, actor, at FROM audit_log WHERE subject = $1 AND subject_id = $2
 		ORDER BY id DESC LIMIT 1`, subject, id).Scan(&e.Action, &e.Actor, &e.At)
-	if err != nil || e.Action != ActionDelete {
+	if err != nil || e.Action != domain.ActionDelete {
 		return notFound
 	}
-	return &AlreadyDeleted{What: what, By: e.Actor, At: e.At}
+	return &domain.AlreadyDeleted{What: what, By: e.Actor, At: e.At}
 }

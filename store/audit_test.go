@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -22,7 +23,7 @@ type line struct {
 	Before, After                             string
 }
 
-func lines(t *testing.T, s *store.Store, f store.AuditFilter) []line {
+func lines(t *testing.T, s *store.Store, f domain.AuditFilter) []line {
 	t.Helper()
 	entries, err := s.ListAudit(t.Context(), f)
 	if err != nil {
@@ -48,14 +49,14 @@ func wantLines(t *testing.T, what string, got, want []line) {
 func TestAuditOverrides(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "console")
+	ctx := domain.WithActor(t.Context(), "console")
 	steps := []func() error{
 		func() error { _, err := s.SaveOverride(ctx, override("identity", "zh-CN", "one"), 0); return err },
 		func() error { _, err := s.SaveOverride(ctx, override("identity", "zh-CN", "two"), 1); return err },
 		func() error { _, err := s.KeepMine(ctx, "identity", "zh-CN", 2, 3, "builtin v3", ""); return err },
-		func() error { return s.TakeBuiltin(store.WithActor(ctx, "reviewer"), "identity", "zh-CN", 3) },
+		func() error { return s.TakeBuiltin(domain.WithActor(ctx, "reviewer"), "identity", "zh-CN", 3) },
 		func() error { _, err := s.RestoreRevision(ctx, "identity", "zh-CN", 1, 4); return err },
-		func() error { return s.DeleteOverride(store.WithActor(ctx, "api"), "identity", "zh-CN", 5) },
+		func() error { return s.DeleteOverride(domain.WithActor(ctx, "api"), "identity", "zh-CN", 5) },
 		// Refused changes leave no trace.
 		func() error {
 			_, err := s.SaveOverride(ctx, override("identity", "zh-CN", "stale"), 2)
@@ -73,7 +74,7 @@ func TestAuditOverrides(t *testing.T) {
 	o := func(actor, action string, rev int, before, after string) line {
 		return line{actor, action, "override", "identity", "zh-CN", rev, before, after}
 	}
-	wantLines(t, "override audit", lines(t, s, store.AuditFilter{}), []line{
+	wantLines(t, "override audit", lines(t, s, domain.AuditFilter{}), []line{
 		o("api", "delete", 6, "one", ""),
 		o("console", "restore", 5, "", "one"),
 		o("reviewer", "take-builtin", 4, "two", ""),
@@ -83,22 +84,22 @@ func TestAuditOverrides(t *testing.T) {
 	})
 
 	// Filters, limit and paging.
-	wantLines(t, "actor filter", lines(t, s, store.AuditFilter{Actor: "reviewer"}), []line{o("reviewer", "take-builtin", 4, "two", "")})
-	wantLines(t, "action filter", lines(t, s, store.AuditFilter{Action: "save"}), []line{o("console", "save", 2, "one", "two")})
-	wantLines(t, "subject filter", lines(t, s, store.AuditFilter{Subject: "profile"}), []line{})
-	wantLines(t, "subject id filter", lines(t, s, store.AuditFilter{Subject: "override", SubjectID: "other"}), []line{})
-	page, err := s.ListAudit(t.Context(), store.AuditFilter{Actor: "console", Limit: 2})
+	wantLines(t, "actor filter", lines(t, s, domain.AuditFilter{Actor: "reviewer"}), []line{o("reviewer", "take-builtin", 4, "two", "")})
+	wantLines(t, "action filter", lines(t, s, domain.AuditFilter{Action: "save"}), []line{o("console", "save", 2, "one", "two")})
+	wantLines(t, "subject filter", lines(t, s, domain.AuditFilter{Subject: "profile"}), []line{})
+	wantLines(t, "subject id filter", lines(t, s, domain.AuditFilter{Subject: "override", SubjectID: "other"}), []line{})
+	page, err := s.ListAudit(t.Context(), domain.AuditFilter{Actor: "console", Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(page) != 2 || page[0].Action != "restore" || page[1].Action != "keep-mine" {
 		t.Fatalf("first page = %+v", page)
 	}
-	wantLines(t, "second page", lines(t, s, store.AuditFilter{Actor: "console", Limit: 2, BeforeID: page[1].ID}), []line{
+	wantLines(t, "second page", lines(t, s, domain.AuditFilter{Actor: "console", Limit: 2, BeforeID: page[1].ID}), []line{
 		o("console", "save", 2, "one", "two"),
 		o("console", "create", 1, "", "one"),
 	})
-	for _, f := range []store.AuditFilter{{Limit: -1}, {BeforeID: -1}} {
+	for _, f := range []domain.AuditFilter{{Limit: -1}, {BeforeID: -1}} {
 		_, err := s.ListAudit(t.Context(), f)
 		wantErr(t, "bad filter", err, library.ErrInvalid)
 	}
@@ -107,30 +108,30 @@ func TestAuditOverrides(t *testing.T) {
 func TestAuditProfilesAndScenarios(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "console")
-	if _, err := s.CreateProfile(ctx, store.Profile{ID: "desk", Name: "Desk", PromptModules: []string{"identity"}}); err != nil {
+	ctx := domain.WithActor(t.Context(), "console")
+	if _, err := s.CreateProfile(ctx, domain.Profile{ID: "desk", Name: "Desk", PromptModules: []string{"identity"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateProfile(ctx, store.Profile{ID: "desk", Name: "Front desk", TokenBudget: 100}); err != nil {
+	if _, err := s.UpdateProfile(ctx, domain.Profile{ID: "desk", Name: "Front desk", TokenBudget: 100}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteProfile(ctx, "desk"); err != nil {
 		t.Fatal(err)
 	}
 	// Refused changes leave no trace.
-	if _, err := s.UpdateProfile(ctx, store.Profile{ID: "desk"}); !errors.Is(err, library.ErrNotFound) {
+	if _, err := s.UpdateProfile(ctx, domain.Profile{ID: "desk"}); !errors.Is(err, library.ErrNotFound) {
 		t.Fatalf("update of a deleted profile: %v", err)
 	}
-	if _, err := s.CreateProfile(ctx, store.Profile{ID: ""}); !errors.Is(err, library.ErrInvalid) {
+	if _, err := s.CreateProfile(ctx, domain.Profile{ID: ""}); !errors.Is(err, library.ErrInvalid) {
 		t.Fatalf("create with no id: %v", err)
 	}
 
-	sc := store.Scenario{ID: "minutes", Name: "Minutes", Request: json.RawMessage(`{"locale": "zh-CN"}`)}
+	sc := domain.Scenario{ID: "minutes", Name: "Minutes", Request: json.RawMessage(`{"locale": "zh-CN"}`)}
 	if _, err := s.SaveScenario(ctx, sc); err != nil {
 		t.Fatal(err)
 	}
 	sc.Name = "Meeting minutes"
-	if _, err := s.SaveScenario(store.WithActor(ctx, "cli"), sc); err != nil {
+	if _, err := s.SaveScenario(domain.WithActor(ctx, "cli"), sc); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteScenario(ctx, "minutes"); err != nil {
@@ -139,14 +140,14 @@ func TestAuditProfilesAndScenarios(t *testing.T) {
 
 	desk := `{"id":"desk","name":"Desk","locale":"","model":"","timeZone":"","promptModules":["identity"],"systemPrompt":"","skillDisclosure":false,"tokenBudget":0}`
 	front := `{"id":"desk","name":"Front desk","locale":"","model":"","timeZone":"","promptModules":[],"systemPrompt":"","skillDisclosure":false,"tokenBudget":100}`
-	wantLines(t, "profile audit", lines(t, s, store.AuditFilter{Subject: "profile"}), []line{
+	wantLines(t, "profile audit", lines(t, s, domain.AuditFilter{Subject: "profile"}), []line{
 		{"console", "delete", "profile", "desk", "", 0, front, ""},
 		{"console", "update", "profile", "desk", "", 0, desk, front},
 		{"console", "create", "profile", "desk", "", 0, "", desk},
 	})
 	m1 := `{"id":"minutes","name":"Minutes","description":"","request":{"locale":"zh-CN"},"builtin":false}`
 	m2 := `{"id":"minutes","name":"Meeting minutes","description":"","request":{"locale":"zh-CN"},"builtin":false}`
-	wantLines(t, "scenario audit", lines(t, s, store.AuditFilter{SubjectID: "minutes"}), []line{
+	wantLines(t, "scenario audit", lines(t, s, domain.AuditFilter{SubjectID: "minutes"}), []line{
 		{"console", "delete", "scenario", "minutes", "", 0, m2, ""},
 		{"cli", "update", "scenario", "minutes", "", 0, m1, m2},
 		{"console", "create", "scenario", "minutes", "", 0, "", m1},
@@ -163,7 +164,7 @@ func TestAuditRollsBackWithTheChange(t *testing.T) {
 		if _, err := tx.SaveOverride(ctx, override("identity", "en-US", "x"), 0); err != nil {
 			return err
 		}
-		if _, err := tx.CreateProfile(ctx, store.Profile{ID: "p"}); err != nil {
+		if _, err := tx.CreateProfile(ctx, domain.Profile{ID: "p"}); err != nil {
 			return err
 		}
 		return boom
@@ -171,7 +172,7 @@ func TestAuditRollsBackWithTheChange(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("WithTx = %v, want boom", err)
 	}
-	wantLines(t, "after rollback", lines(t, s, store.AuditFilter{}), []line{})
+	wantLines(t, "after rollback", lines(t, s, domain.AuditFilter{}), []line{})
 	wantHistory(t, s, "identity", "en-US")
 }
 
@@ -238,7 +239,7 @@ func TestNotify(t *testing.T) {
 	if got, want := next(t, conn), (store.Change{Subject: "override", ID: "identity", Locale: "zh-CN", Revision: 2}); got != want {
 		t.Errorf("after delete: %+v, want %+v", got, want)
 	}
-	if _, err := s.CreateProfile(ctx, store.Profile{ID: "desk"}); err != nil {
+	if _, err := s.CreateProfile(ctx, domain.Profile{ID: "desk"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := next(t, conn), (store.Change{Subject: "profile", ID: "desk"}); got != want {
@@ -246,7 +247,7 @@ func TestNotify(t *testing.T) {
 	}
 
 	// The raw payload is the documented shape.
-	if _, err := s.UpdateProfile(ctx, store.Profile{ID: "desk"}); err != nil {
+	if _, err := s.UpdateProfile(ctx, domain.Profile{ID: "desk"}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := conn.WaitForNotification(ctx)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -46,7 +47,7 @@ func TestThousandConcurrentSaves(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := t.Context()
-	if _, err := s.SaveOverride(store.WithActor(ctx, "creator"), override("identity", "en-US", "base"), 0); err != nil {
+	if _, err := s.SaveOverride(domain.WithActor(ctx, "creator"), override("identity", "en-US", "base"), 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -56,7 +57,7 @@ func TestThousandConcurrentSaves(t *testing.T) {
 	for e := range editors {
 		wg.Go(func() {
 			actor := fmt.Sprintf("editor-%02d", e)
-			ctx := store.WithActor(ctx, actor)
+			ctx := domain.WithActor(ctx, actor)
 			for i := 0; i < each; {
 				cur, err := s.GetOverride(ctx, "identity", "en-US")
 				if err != nil {
@@ -99,7 +100,7 @@ func TestThousandConcurrentSaves(t *testing.T) {
 		if want := total - i; r.Revision != want {
 			t.Fatalf("revision #%d from the newest is %d, want %d: not gap-free", i, r.Revision, want)
 		}
-		if r.Revision > 1 && (r.Action != store.ActionSave || !strings.HasPrefix(r.Text, r.Author+" save ")) {
+		if r.Revision > 1 && (r.Action != domain.ActionSave || !strings.HasPrefix(r.Text, r.Author+" save ")) {
 			t.Errorf("revision %d: %s by %s of %q", r.Revision, r.Action, r.Author, r.Text)
 		}
 		texts[r.Text] = true
@@ -120,11 +121,11 @@ func TestThousandConcurrentSaves(t *testing.T) {
 	}
 
 	// One audit row per save, under its editor, with the text it replaced.
-	entries, err := s.ListAudit(ctx, store.AuditFilter{Subject: store.SubjectOverride, Limit: store.MaxAuditLimit})
+	entries, err := s.ListAudit(ctx, domain.AuditFilter{Subject: domain.SubjectOverride, Limit: domain.MaxAuditLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
-	older, err := s.ListAudit(ctx, store.AuditFilter{Subject: store.SubjectOverride, BeforeID: entries[len(entries)-1].ID})
+	older, err := s.ListAudit(ctx, domain.AuditFilter{Subject: domain.SubjectOverride, BeforeID: entries[len(entries)-1].ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -41,7 +42,7 @@ func drafts(t *testing.T, s *store.Store) []string {
 func TestDraftPublishDiscard(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "ed")
+	ctx := domain.WithActor(t.Context(), "ed")
 
 	// A save is a draft: not served, listed as a draft.
 	d1, err := s.SaveOverride(ctx, override("identity", "en-US", "one"), 0)
@@ -145,7 +146,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 	if got, want := strings.Join(actions, ","), "save three,discard one,save two,create one"; got != want {
 		t.Errorf("revisions %q, want %q", got, want)
 	}
-	audit, err := s.ListAudit(ctx, store.AuditFilter{SubjectID: "identity"})
+	audit, err := s.ListAudit(ctx, domain.AuditFilter{SubjectID: "identity"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestDraftPublishDiscard(t *testing.T) {
 	}
 }
 
-func withPublish(o store.Override) store.Override {
+func withPublish(o domain.Override) domain.Override {
 	o.Publish = true
 	return o
 }
@@ -168,7 +169,7 @@ func withPublish(o store.Override) store.Override {
 func TestReadOperatorState(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "ed")
+	ctx := domain.WithActor(t.Context(), "ed")
 	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "one"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestReadOperatorState(t *testing.T) {
 	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "two"), 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateProfile(ctx, store.Profile{ID: "desk", Name: "Desk", PromptModules: []string{}}); err != nil {
+	if _, err := s.CreateProfile(ctx, domain.Profile{ID: "desk", Name: "Desk", PromptModules: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.ReadOperatorState(t.Context())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
@@ -103,7 +104,7 @@ func TestListen(t *testing.T) {
 	}
 
 	// And a real change made through the store is announced on commit.
-	if _, err := s.CreateProfile(t.Context(), store.Profile{ID: "p2", Name: "P2", Locale: "en-US"}); err != nil {
+	if _, err := s.CreateProfile(t.Context(), domain.Profile{ID: "p2", Name: "P2", Locale: "en-US"}); err != nil {
 		t.Fatal(err)
 	}
 	if ch := next("saved profile"); ch.Subject != "profile" || ch.ID != "p2" {

@@ -2,115 +2,18 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Override is an operator's replacement for one module in one locale:
-// the full module file plus what the drift view needs. It is the head of
-// the override's revision history (ListRevisions).
-type Override struct {
-	ModuleID string
-	Locale   string // as first saved; matched case-insensitively
-	Text     string // the whole module file, frontmatter and body
-	Title    string
-	Version  int             // the override's own frontmatter version
-	Fields   json.RawMessage // parsed frontmatter, stored as given (nil ↔ NULL)
-	// BasedOnVersion is the builtin version the override was copied from;
-	// 0 for a user module with no builtin.
-	BasedOnVersion int
-	BaseSnapshot   string // the builtin text at BasedOnVersion
-	// BaseHash is the sha256 hex (TextHash) of the builtin text the
-	// override was based on, stored as given; it tells a builtin text
-	// changed without a version bump (a drift too). "" when unknown.
-	BaseHash string
-	Revision int // 1 when created, +1 on every change, a delete included
-	// Author is who made the current revision: the actor of the change's
-	// context (WithActor), else the Author given to SaveOverride, else
-	// "unknown".
-	Author string
-	// Action is an input of SaveOverride: the revision action to record
-	// (ActionCreate, ActionSave, ActionRestore, ActionRebase,
-	// ActionKeepMine, ActionImport); "" records ActionCreate when there is
-	// no live override, else ActionSave. Always "" when read.
-	Action string
-	// Publish is an input of SaveOverride: publish the saved revision in
-	// the same transaction (save-and-publish, used by tests and seeds).
-	// Without it a save is a draft. Always false when read.
-	Publish   bool
-	CreatedAt time.Time // of this life of the override: a save after a delete resets it
-	UpdatedAt time.Time
-	// PublishedRevision is the revision that is served; 0 when none
-	// serves: none was ever published (the override is a draft only), or
-	// the published revision is a removal (a delete publishes itself, and
-	// the builtin serves after it).
-	PublishedRevision int
-	// Draft is true when the head is a revision not published yet
-	// (Revision > PublishedRevision). In ListOverrides, whose rows are the
-	// published revisions, it says a draft is pending on top.
-	Draft bool
-}
-
-// Revision actions (docs/overrides-lifecycle.md).
-const (
-	ActionCreate      = "create"
-	ActionSave        = "save"
-	ActionRestore     = "restore"
-	ActionRebase      = "rebase"
-	ActionKeepMine    = "keep-mine"
-	ActionImport      = "import"
-	ActionDelete      = "delete"
-	ActionTakeBuiltin = "take-builtin"
-	// ActionDiscard is the revision (and audit) of Discard: the published
-	// text again, or empty text when nothing was ever published.
-	ActionDiscard = "discard"
-	// ActionPublish is an audit action only: publishing writes no revision.
-	ActionPublish = "publish"
-)
-
-// Removal reports whether a revision with action and text removed the
-// override rather than leaving text: a delete, a take-builtin, or a
-// discard of a draft that was never published.
-func Removal(action, text string) bool {
-	return action == ActionDelete || action == ActionTakeBuiltin || action == ActionDiscard && text == ""
-}
-
 // removalSQL is Removal of the revision r in SQL.
 const removalSQL = `(r.action IN ('delete', 'take-builtin') OR (r.action = 'discard' AND r.text = ''))`
-
-// Revision is one immutable change of an override: the full
-// state the change left, who made it and how. A delete or take-builtin
-// revision has an empty Text; the others hold the whole module file.
-type Revision struct {
-	ModuleID       string
-	Locale         string // the override's stored spelling
-	Revision       int
-	Action         string // ActionCreate … ActionTakeBuiltin
-	Text           string
-	Title          string
-	Version        int
-	BasedOnVersion int
-	BaseSnapshot   string
-	BaseHash       string
-	Author         string
-	CreatedAt      time.Time
-	Fields         json.RawMessage // parsed frontmatter as stored; nil for a delete
-}
-
-// TextHash returns the sha256 of text as lowercase hex: the BaseHash of an
-// override based on the builtin text.
-func TextHash(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
 
 const overrideColumns = `module_id, locale, text, title, version, fields,
 	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at,
@@ -130,8 +33,8 @@ const servedColumns = `o.module_id, o.locale, r.text, r.title, r.version, r.fiel
 	r.based_on_version, r.base_snapshot, r.base_hash, r.revision, r.author, o.created_at, r.created_at,
 	o.published_revision, (NOT o.deleted AND o.revision > o.published_revision)`
 
-func scanOverride(row pgx.Row) (Override, error) {
-	var o Override
+func scanOverride(row pgx.Row) (domain.Override, error) {
+	var o domain.Override
 	err := row.Scan(&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
 		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt,
 		&o.PublishedRevision, &o.Draft)
@@ -148,7 +51,7 @@ func overrideName(moduleID, locale string) string {
 // made, Draft whether a draft is pending on top), ordered by module id,
 // then locale (byte order, whatever the server's collation). Drafts are
 // left out: see ListDrafts.
-func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
+func (s *Store) ListOverrides(ctx context.Context) ([]domain.Override, error) {
 	return s.listOverrides(ctx, `SELECT `+servedColumns+` FROM overrides o
 		JOIN override_revisions r ON r.module_id = o.module_id AND r.locale_key = lower(o.locale)
 			AND r.revision = o.published_revision
@@ -159,18 +62,18 @@ func (s *Store) ListOverrides(ctx context.Context) ([]Override, error) {
 // ListDrafts returns the heads not published yet (deleted ones left out),
 // with the draft text, ordered like ListOverrides. Their
 // PublishedRevision is 0 when nothing was ever published.
-func (s *Store) ListDrafts(ctx context.Context) ([]Override, error) {
+func (s *Store) ListDrafts(ctx context.Context) ([]domain.Override, error) {
 	return s.listOverrides(ctx, `SELECT `+overrideColumns+` FROM overrides
 		WHERE NOT deleted AND revision > coalesce(published_revision, 0)
 		ORDER BY module_id COLLATE "C", locale COLLATE "C"`)
 }
 
-func (s *Store) listOverrides(ctx context.Context, query string) ([]Override, error) {
+func (s *Store) listOverrides(ctx context.Context, query string) ([]domain.Override, error) {
 	rows, err := s.db.Query(ctx, query)
 	if err != nil {
 		return nil, dbError(err, "list overrides")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Override, error) { return scanOverride(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Override, error) { return scanOverride(r) })
 	if err != nil {
 		return nil, dbError(err, "list overrides")
 	}
@@ -181,11 +84,11 @@ func (s *Store) listOverrides(ctx context.Context, query string) ([]Override, er
 // compared case-insensitively: the draft when there is one (Draft is
 // true), else the published revision. Errors: library.ErrNotFound when there is none or it
 // was deleted.
-func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Override, error) {
+func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (domain.Override, error) {
 	o, err := scanOverride(s.db.QueryRow(ctx, `SELECT `+overrideColumns+` FROM overrides
 		WHERE module_id = $1 AND lower(locale) = lower($2) AND NOT deleted`, moduleID, locale))
 	if err != nil {
-		return Override{}, dbError(err, overrideName(moduleID, locale))
+		return domain.Override{}, dbError(err, overrideName(moduleID, locale))
 	}
 	return o, nil
 }
@@ -206,17 +109,17 @@ func (s *Store) GetOverride(ctx context.Context, moduleID, locale string) (Overr
 // library.ErrNotFound when updating one that never existed;
 // library.ErrInvalid for a negative baseRevision, an unknown Action or a
 // broken constraint.
-func (s *Store) SaveOverride(ctx context.Context, o Override, baseRevision int) (Override, error) {
+func (s *Store) SaveOverride(ctx context.Context, o domain.Override, baseRevision int) (domain.Override, error) {
 	name := overrideName(o.ModuleID, o.Locale)
 	if baseRevision < 0 {
-		return Override{}, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
+		return domain.Override{}, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
 	}
 	switch o.Action {
-	case "", ActionCreate, ActionSave, ActionRestore, ActionRebase, ActionKeepMine, ActionImport:
+	case "", domain.ActionCreate, domain.ActionSave, domain.ActionRestore, domain.ActionRebase, domain.ActionKeepMine, domain.ActionImport:
 	default:
-		return Override{}, fmt.Errorf("%s: action %q is not a save (DeleteOverride and TakeBuiltin delete): %w", name, o.Action, library.ErrInvalid)
+		return domain.Override{}, fmt.Errorf("%s: action %q is not a save (DeleteOverride and TakeBuiltin delete): %w", name, o.Action, library.ErrInvalid)
 	}
-	var saved Override
+	var saved domain.Override
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = tx.writeOverride(ctx, o, baseRevision)
@@ -232,8 +135,8 @@ func (s *Store) SaveOverride(ctx context.Context, o Override, baseRevision int) 
 // author is who a change of ctx is recorded as: its actor, else given,
 // else "unknown".
 func author(ctx context.Context, given string) string {
-	if _, ok := actorOf(ctx); ok || given == "" {
-		return ActorFrom(ctx)
+	if _, ok := domain.ActorOf(ctx); ok || given == "" {
+		return domain.ActorFrom(ctx)
 	}
 	return given
 }
@@ -241,7 +144,7 @@ func author(ctx context.Context, given string) string {
 // writeOverride is SaveOverride inside its transaction. Nothing is
 // locked before the revision-checked statement, so a refused save never
 // holds the head's row lock and never delays the others.
-func (s *Store) writeOverride(ctx context.Context, o Override, baseRevision int) (Override, error) {
+func (s *Store) writeOverride(ctx context.Context, o domain.Override, baseRevision int) (domain.Override, error) {
 	who := author(ctx, o.Author)
 	var row pgx.Row
 	if baseRevision == 0 {
@@ -272,27 +175,27 @@ func (s *Store) writeOverride(ctx context.Context, o Override, baseRevision int)
 	}
 	saved, err := scanOverride(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Override{}, s.refused(ctx, o.ModuleID, o.Locale, baseRevision, false)
+		return domain.Override{}, s.refused(ctx, o.ModuleID, o.Locale, baseRevision, false)
 	}
 	if err != nil {
-		return Override{}, dbError(err, overrideName(o.ModuleID, o.Locale))
+		return domain.Override{}, dbError(err, overrideName(o.ModuleID, o.Locale))
 	}
 	// A create replaces nothing; an update replaces the revision it was
 	// based on, a delete's empty text included.
 	action, before, live := o.Action, "", false
 	if baseRevision > 0 {
 		if before, live, err = s.replaced(ctx, o.ModuleID, o.Locale, baseRevision); err != nil {
-			return Override{}, err
+			return domain.Override{}, err
 		}
 	}
 	if action == "" {
-		action = ActionCreate
+		action = domain.ActionCreate
 		if live {
-			action = ActionSave
+			action = domain.ActionSave
 		}
 	}
 	if err := s.record(ctx, saved, action, before); err != nil {
-		return Override{}, err
+		return domain.Override{}, err
 	}
 	return saved, nil
 }
@@ -314,7 +217,7 @@ func (s *Store) replaced(ctx context.Context, moduleID, locale string, revision 
 	case err != nil:
 		return "", false, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
 	}
-	return text, !Removal(action, text), nil
+	return text, !domain.Removal(action, text), nil
 }
 
 // refused explains why the revision-checked statement of a change matched
@@ -332,7 +235,7 @@ func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevisi
 	case errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("%s does not exist: %w", name, library.ErrNotFound)
 	case err == nil && deleted && deleting:
-		return &AlreadyDeleted{What: name, By: by, At: at}
+		return &domain.AlreadyDeleted{What: name, By: by, At: at}
 	case err != nil:
 		return dbError(err, name)
 	case deleted:
@@ -345,7 +248,7 @@ func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevisi
 
 // record adds the revision, the audit row and the notification of the
 // change that left the head saved. before is the text it replaced.
-func (s *Store) record(ctx context.Context, saved Override, action, before string) error {
+func (s *Store) record(ctx context.Context, saved domain.Override, action, before string) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO override_revisions (module_id, locale_key, revision, action, text, title,
 		version, fields, based_on_version, base_snapshot, base_hash, author, created_at)
 		VALUES ($1, lower($2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
@@ -356,12 +259,12 @@ func (s *Store) record(ctx context.Context, saved Override, action, before strin
 		// the head's check failed to serialise them, and nothing commits.
 		return dbError(err, fmt.Sprintf("%s revision %d", overrideName(saved.ModuleID, saved.Locale), saved.Revision))
 	}
-	err = s.audit(ctx, AuditEntry{Actor: saved.Author, Action: action, Subject: SubjectOverride,
+	err = s.audit(ctx, domain.AuditEntry{Actor: saved.Author, Action: action, Subject: domain.SubjectOverride,
 		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
 	if err != nil {
 		return err
 	}
-	return s.notify(ctx, Change{Subject: SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
+	return s.notify(ctx, Change{Subject: domain.SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
 }
 
 // DeleteOverride deletes the override of moduleID for locale if it is still
@@ -371,13 +274,13 @@ func (s *Store) record(ctx context.Context, saved Override, action, before strin
 // on, library.ErrNotFound when there is none (or it is deleted already),
 // library.ErrInvalid when baseRevision < 1.
 func (s *Store) DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error {
-	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionDelete)
+	return s.removeOverride(ctx, moduleID, locale, baseRevision, domain.ActionDelete)
 }
 
 // TakeBuiltin is the drift review's "take builtin": DeleteOverride
 // recorded as action take-builtin. Errors as DeleteOverride.
 func (s *Store) TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error {
-	return s.removeOverride(ctx, moduleID, locale, baseRevision, ActionTakeBuiltin)
+	return s.removeOverride(ctx, moduleID, locale, baseRevision, domain.ActionTakeBuiltin)
 }
 
 func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, baseRevision int, action string) error {
@@ -393,7 +296,7 @@ func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, bas
 			fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
 			published_revision = revision + 1
 			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4 AND NOT deleted
-			RETURNING `+overrideColumns, moduleID, locale, ActorFrom(ctx), baseRevision))
+			RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return tx.refused(ctx, moduleID, locale, baseRevision, true)
 		}
@@ -415,23 +318,23 @@ func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, bas
 // (baseRevision 0 or the delete's revision). Errors: library.ErrNotFound
 // when there is no such revision; library.ErrInvalid when it is a delete;
 // else those of SaveOverride.
-func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (Override, error) {
-	var saved Override
+func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (domain.Override, error) {
+	var saved domain.Override
 	err := s.WithTx(ctx, func(tx *Store) error {
 		r, err := tx.GetRevision(ctx, moduleID, locale, revision)
 		if err != nil {
 			return err
 		}
-		if Removal(r.Action, r.Text) {
+		if domain.Removal(r.Action, r.Text) {
 			return fmt.Errorf("%s revision %d is a %s, with no text to restore: %w",
 				overrideName(moduleID, locale), revision, r.Action, library.ErrInvalid)
 		}
 		if baseRevision < 0 {
 			return fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
 		}
-		saved, err = tx.writeOverride(ctx, Override{
+		saved, err = tx.writeOverride(ctx, domain.Override{
 			ModuleID: r.ModuleID, Locale: r.Locale, Text: r.Text, Title: r.Title, Version: r.Version, Fields: r.Fields,
-			BasedOnVersion: r.BasedOnVersion, BaseSnapshot: r.BaseSnapshot, BaseHash: r.BaseHash, Action: ActionRestore,
+			BasedOnVersion: r.BasedOnVersion, BaseSnapshot: r.BaseSnapshot, BaseHash: r.BaseHash, Action: domain.ActionRestore,
 		}, baseRevision)
 		return err
 	})
@@ -444,14 +347,14 @@ func (s *Store) RestoreRevision(ctx context.Context, moduleID, locale string, re
 // newBasedOnVersion with text newBaseSnapshot and hash newBaseHash
 // (TextHash of it; computed when ""). Returns the new head. Errors as
 // SaveOverride; library.ErrNotFound when there is no live override.
-func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (Override, error) {
+func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (domain.Override, error) {
 	if baseRevision < 1 {
-		return Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+		return domain.Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
 	}
 	if newBaseHash == "" {
-		newBaseHash = TextHash(newBaseSnapshot)
+		newBaseHash = domain.TextHash(newBaseSnapshot)
 	}
-	var saved Override
+	var saved domain.Override
 	err := s.WithTx(ctx, func(tx *Store) error {
 		cur, err := tx.GetOverride(ctx, moduleID, locale)
 		if err != nil {
@@ -461,7 +364,7 @@ func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevis
 		// that, so cur's text is the text at baseRevision when it succeeds.
 		o := cur
 		o.BasedOnVersion, o.BaseSnapshot, o.BaseHash = newBasedOnVersion, newBaseSnapshot, newBaseHash
-		o.Author, o.Action = "", ActionKeepMine
+		o.Author, o.Action = "", domain.ActionKeepMine
 		if saved, err = tx.writeOverride(ctx, o, baseRevision); err != nil {
 			return err
 		}
@@ -477,8 +380,8 @@ const revisionColumns = `r.module_id, coalesce(o.locale, r.locale_key), r.revisi
 const revisionFrom = `FROM override_revisions r
 	LEFT JOIN overrides o ON o.module_id = r.module_id AND lower(o.locale) = r.locale_key`
 
-func scanRevision(row pgx.Row) (Revision, error) {
-	var r Revision
+func scanRevision(row pgx.Row) (domain.Revision, error) {
+	var r domain.Revision
 	err := row.Scan(&r.ModuleID, &r.Locale, &r.Revision, &r.Action, &r.Text, &r.Title,
 		&r.Version, &r.BasedOnVersion, &r.BaseSnapshot, &r.BaseHash, &r.Author, &r.CreatedAt, &r.Fields)
 	return r, err
@@ -488,7 +391,7 @@ func scanRevision(row pgx.Row) (Revision, error) {
 // (compared case-insensitively), newest first, deletes included: its
 // first entry's Revision is what the next change must be based on. Empty
 // (not nil) when there never was an override.
-func (s *Store) ListRevisions(ctx context.Context, moduleID, locale string) ([]Revision, error) {
+func (s *Store) ListRevisions(ctx context.Context, moduleID, locale string) ([]domain.Revision, error) {
 	name := overrideName(moduleID, locale)
 	rows, err := s.db.Query(ctx, `SELECT `+revisionColumns+` `+revisionFrom+`
 		WHERE r.module_id = $1 AND r.locale_key = lower($2)
@@ -496,7 +399,7 @@ func (s *Store) ListRevisions(ctx context.Context, moduleID, locale string) ([]R
 	if err != nil {
 		return nil, dbError(err, "list revisions of "+name)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Revision, error) { return scanRevision(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Revision, error) { return scanRevision(r) })
 	if err != nil {
 		return nil, dbError(err, "list revisions of "+name)
 	}
@@ -505,11 +408,11 @@ func (s *Store) ListRevisions(ctx context.Context, moduleID, locale string) ([]R
 
 // GetRevision returns revision of the override of moduleID in locale.
 // Errors: library.ErrNotFound.
-func (s *Store) GetRevision(ctx context.Context, moduleID, locale string, revision int) (Revision, error) {
+func (s *Store) GetRevision(ctx context.Context, moduleID, locale string, revision int) (domain.Revision, error) {
 	r, err := scanRevision(s.db.QueryRow(ctx, `SELECT `+revisionColumns+` `+revisionFrom+`
 		WHERE r.module_id = $1 AND r.locale_key = lower($2) AND r.revision = $3`, moduleID, locale, revision))
 	if err != nil {
-		return Revision{}, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
+		return domain.Revision{}, dbError(err, fmt.Sprintf("%s revision %d", overrideName(moduleID, locale), revision))
 	}
 	return r, nil
 }
@@ -557,11 +460,11 @@ func (s *Store) publishedText(ctx context.Context, moduleID, locale string, publ
 // head. Errors: library.ErrNotFound when there is no override (or it is
 // deleted); library.ErrConflict when the head has moved past
 // baseRevision; library.ErrInvalid when baseRevision < 1.
-func (s *Store) Publish(ctx context.Context, moduleID, locale string, baseRevision int) (Override, error) {
+func (s *Store) Publish(ctx context.Context, moduleID, locale string, baseRevision int) (domain.Override, error) {
 	if baseRevision < 1 {
-		return Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
+		return domain.Override{}, fmt.Errorf("%s: base revision %d: %w", overrideName(moduleID, locale), baseRevision, library.ErrInvalid)
 	}
-	var saved Override
+	var saved domain.Override
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = tx.publish(ctx, moduleID, locale, baseRevision, true)
@@ -574,41 +477,41 @@ func (s *Store) Publish(ctx context.Context, moduleID, locale string, baseRevisi
 // transaction that made it (recorded false: SaveOverride with Publish,
 // KeepMine) adds no audit row or notification of its own: the save's
 // revision, audit row and notification stand for both.
-func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevision int, recorded bool) (Override, error) {
+func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevision int, recorded bool) (domain.Override, error) {
 	name := overrideName(moduleID, locale)
 	h, err := s.lockHead(ctx, moduleID, locale)
 	if err != nil {
-		return Override{}, err
+		return domain.Override{}, err
 	}
 	if h.revision != baseRevision {
-		return Override{}, fmt.Errorf("%s is at revision %d, not %d: %w", name, h.revision, baseRevision, library.ErrConflict)
+		return domain.Override{}, fmt.Errorf("%s is at revision %d, not %d: %w", name, h.revision, baseRevision, library.ErrConflict)
 	}
 	if h.published == h.revision {
 		return s.GetOverride(ctx, moduleID, locale)
 	}
 	before, err := s.publishedText(ctx, moduleID, locale, h.published)
 	if err != nil {
-		return Override{}, err
+		return domain.Override{}, err
 	}
 	// The revision check again, in the statement that publishes.
 	saved, err := scanOverride(s.db.QueryRow(ctx, `UPDATE overrides SET published_revision = revision
 		WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $3 AND NOT deleted
 		RETURNING `+overrideColumns, moduleID, locale, baseRevision))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Override{}, s.refused(ctx, moduleID, locale, baseRevision, true)
+		return domain.Override{}, s.refused(ctx, moduleID, locale, baseRevision, true)
 	}
 	if err != nil {
-		return Override{}, dbError(err, name)
+		return domain.Override{}, dbError(err, name)
 	}
 	if !recorded {
 		return saved, nil
 	}
-	err = s.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionPublish, Subject: SubjectOverride,
+	err = s.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionPublish, Subject: domain.SubjectOverride,
 		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
 	if err != nil {
-		return Override{}, err
+		return domain.Override{}, err
 	}
-	return saved, s.notify(ctx, Change{Subject: SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
+	return saved, s.notify(ctx, Change{Subject: domain.SubjectOverride, ID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision})
 }
 
 // Discard drops the draft of the override of moduleID in locale, still at
@@ -621,10 +524,10 @@ func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevisi
 // no override; library.ErrConflict when the head has moved past
 // baseRevision; library.ErrInvalid when there is no draft to discard or
 // baseRevision < 1.
-func (s *Store) Discard(ctx context.Context, moduleID, locale string, baseRevision int) (saved Override, removed bool, err error) {
+func (s *Store) Discard(ctx context.Context, moduleID, locale string, baseRevision int) (saved domain.Override, removed bool, err error) {
 	name := overrideName(moduleID, locale)
 	if baseRevision < 1 {
-		return Override{}, false, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
+		return domain.Override{}, false, fmt.Errorf("%s: base revision %d: %w", name, baseRevision, library.ErrInvalid)
 	}
 	err = s.WithTx(ctx, func(tx *Store) error {
 		h, err := tx.lockHead(ctx, moduleID, locale)
@@ -637,34 +540,34 @@ func (s *Store) Discard(ctx context.Context, moduleID, locale string, baseRevisi
 		case h.published == h.revision:
 			return fmt.Errorf("%s has no draft: revision %d is published: %w", name, h.revision, library.ErrInvalid)
 		}
-		var pub Revision
+		var pub domain.Revision
 		if h.published > 0 {
 			if pub, err = tx.GetRevision(ctx, moduleID, locale, h.published); err != nil {
 				return err
 			}
 		}
-		if h.published == 0 || Removal(pub.Action, pub.Text) {
+		if h.published == 0 || domain.Removal(pub.Action, pub.Text) {
 			removed = true
 			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
 				fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
 				published_revision = revision + 1
 				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4
-				RETURNING `+overrideColumns, moduleID, locale, ActorFrom(ctx), baseRevision))
+				RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision))
 		} else {
 			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5,
 				fields = $6, based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10,
 				revision = revision + 1, updated_at = now(), published_revision = revision + 1
 				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $11
 				RETURNING `+overrideColumns, moduleID, locale, pub.Text, pub.Title, pub.Version, pub.Fields,
-				pub.BasedOnVersion, pub.BaseSnapshot, pub.BaseHash, ActorFrom(ctx), baseRevision))
+				pub.BasedOnVersion, pub.BaseSnapshot, pub.BaseHash, domain.ActorFrom(ctx), baseRevision))
 		}
 		if err != nil {
 			return dbError(err, name)
 		}
-		return tx.record(ctx, saved, ActionDiscard, h.text)
+		return tx.record(ctx, saved, domain.ActionDiscard, h.text)
 	})
 	if err != nil {
-		return Override{}, false, err
+		return domain.Override{}, false, err
 	}
 	return saved, removed, nil
 }

@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
-func override(moduleID, locale, text string) store.Override {
-	return store.Override{
+func override(moduleID, locale, text string) domain.Override {
+	return domain.Override{
 		ModuleID:       moduleID,
 		Locale:         locale,
 		Text:           text,
@@ -63,7 +63,7 @@ func TestOverrideCreateGet(t *testing.T) {
 	}
 }
 
-func equalOverride(a, b store.Override) bool {
+func equalOverride(a, b domain.Override) bool {
 	a.Fields, b.Fields = nil, nil // compared with sameJSON
 	ca, cb := a.CreatedAt, b.CreatedAt
 	ua, ub := a.UpdatedAt, b.UpdatedAt
@@ -161,13 +161,13 @@ func TestOverrideInvalid(t *testing.T) {
 	ctx := t.Context()
 	tests := []struct {
 		name string
-		o    store.Override
+		o    domain.Override
 		base int
 	}{
 		{"negative base revision", override("identity", "en-US", "x"), -1},
 		{"empty module id", override("", "en-US", "x"), 0},
 		{"empty locale", override("identity", "", "x"), 0},
-		{"malformed fields", func() store.Override {
+		{"malformed fields", func() domain.Override {
 			o := override("identity", "en-US", "x")
 			o.Fields = json.RawMessage(`{`)
 			return o

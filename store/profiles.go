@@ -3,39 +3,24 @@ package store
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Profile is a named assembly setup: locale, model, base modules, system
-// prompt, skill disclosure and token budget.
-type Profile struct {
-	ID            string // slug
-	Name          string
-	Locale        string
-	Model         string
-	TimeZone      string   // IANA name, e.g. "Asia/Shanghai"
-	PromptModules []string // ordered module ids, style modules included; never nil when read
-	// SystemPrompt is free text appended last.
-	SystemPrompt    string
-	SkillDisclosure bool
-	TokenBudget     int // tokens; 0 means no budget
-	UpdatedAt       time.Time
-}
+	"github.com/promptdesk/promptdesk/domain"
+)
 
 const profileColumns = `id, name, locale, model, time_zone, prompt_modules,
 	system_prompt, skill_disclosure, token_budget, updated_at`
 
-func scanProfile(row pgx.Row) (Profile, error) {
-	var p Profile
+func scanProfile(row pgx.Row) (domain.Profile, error) {
+	var p domain.Profile
 	err := row.Scan(&p.ID, &p.Name, &p.Locale, &p.Model, &p.TimeZone, &p.PromptModules,
 		&p.SystemPrompt, &p.SkillDisclosure, &p.TokenBudget, &p.UpdatedAt)
 	return p, err
 }
 
 // promptModules maps nil to an empty array: the column is NOT NULL.
-func promptModules(p Profile) []string {
+func promptModules(p domain.Profile) []string {
 	if p.PromptModules == nil {
 		return []string{}
 	}
@@ -43,12 +28,12 @@ func promptModules(p Profile) []string {
 }
 
 // ListProfiles returns every profile ordered by id (byte order).
-func (s *Store) ListProfiles(ctx context.Context) ([]Profile, error) {
+func (s *Store) ListProfiles(ctx context.Context) ([]domain.Profile, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY id COLLATE "C"`)
 	if err != nil {
 		return nil, dbError(err, "list profiles")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Profile, error) { return scanProfile(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Profile, error) { return scanProfile(r) })
 	if err != nil {
 		return nil, dbError(err, "list profiles")
 	}
@@ -56,10 +41,10 @@ func (s *Store) ListProfiles(ctx context.Context) ([]Profile, error) {
 }
 
 // GetProfile returns the profile id. Errors: library.ErrNotFound.
-func (s *Store) GetProfile(ctx context.Context, id string) (Profile, error) {
+func (s *Store) GetProfile(ctx context.Context, id string) (domain.Profile, error) {
 	p, err := scanProfile(s.db.QueryRow(ctx, `SELECT `+profileColumns+` FROM profiles WHERE id = $1`, id))
 	if err != nil {
-		return Profile{}, dbError(err, "profile "+id)
+		return domain.Profile{}, dbError(err, "profile "+id)
 	}
 	return p, nil
 }
@@ -79,8 +64,8 @@ type profileAudit struct {
 
 // profileChange records a change of a profile from before to after (nil
 // for none) in the audit log and announces it on ChangesChannel.
-func (s *Store) profileChange(ctx context.Context, action, id string, before, after *Profile) error {
-	e := AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectProfile, SubjectID: id}
+func (s *Store) profileChange(ctx context.Context, action, id string, before, after *domain.Profile) error {
+	e := domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: action, Subject: domain.SubjectProfile, SubjectID: id}
 	var err error
 	if before != nil {
 		if e.Before, err = auditJSON(profileAuditOf(*before)); err != nil {
@@ -95,10 +80,10 @@ func (s *Store) profileChange(ctx context.Context, action, id string, before, af
 	if err := s.audit(ctx, e); err != nil {
 		return err
 	}
-	return s.notify(ctx, Change{Subject: SubjectProfile, ID: id})
+	return s.notify(ctx, Change{Subject: domain.SubjectProfile, ID: id})
 }
 
-func profileAuditOf(p Profile) profileAudit {
+func profileAuditOf(p domain.Profile) profileAudit {
 	return profileAudit{p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p),
 		p.SystemPrompt, p.SkillDisclosure, p.TokenBudget}
 }
@@ -107,8 +92,8 @@ func profileAuditOf(p Profile) profileAudit {
 // with its audit row and notification in the same transaction.
 // Errors: library.ErrConflict when the id is taken; library.ErrInvalid for
 // an empty id or a negative token budget.
-func (s *Store) CreateProfile(ctx context.Context, p Profile) (Profile, error) {
-	var saved Profile
+func (s *Store) CreateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error) {
+	var saved domain.Profile
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = scanProfile(tx.db.QueryRow(ctx, `INSERT INTO profiles (id, name, locale, model, time_zone,
@@ -119,7 +104,7 @@ func (s *Store) CreateProfile(ctx context.Context, p Profile) (Profile, error) {
 		if err != nil {
 			return dbError(err, "profile "+p.ID)
 		}
-		return tx.profileChange(ctx, ActionCreate, saved.ID, nil, &saved)
+		return tx.profileChange(ctx, domain.ActionCreate, saved.ID, nil, &saved)
 	})
 	return saved, err
 }
@@ -128,8 +113,8 @@ func (s *Store) CreateProfile(ctx context.Context, p Profile) (Profile, error) {
 // stored row, with its audit row and notification in the same
 // transaction. Last write wins. Errors: library.ErrNotFound when there is
 // no such profile; library.ErrInvalid for a negative token budget.
-func (s *Store) UpdateProfile(ctx context.Context, p Profile) (Profile, error) {
-	var saved Profile
+func (s *Store) UpdateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error) {
+	var saved domain.Profile
 	err := s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanProfile(tx.db.QueryRow(ctx, `SELECT `+profileColumns+` FROM profiles WHERE id = $1 FOR UPDATE`, p.ID))
 		if err != nil {
@@ -144,7 +129,7 @@ func (s *Store) UpdateProfile(ctx context.Context, p Profile) (Profile, error) {
 		if err != nil {
 			return dbError(err, "profile "+p.ID)
 		}
-		return tx.profileChange(ctx, ActionUpdate, saved.ID, &before, &saved)
+		return tx.profileChange(ctx, domain.ActionUpdate, saved.ID, &before, &saved)
 	})
 	return saved, err
 }
@@ -155,10 +140,10 @@ func (s *Store) DeleteProfile(ctx context.Context, id string) error {
 	return s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanProfile(tx.db.QueryRow(ctx, `DELETE FROM profiles WHERE id = $1 RETURNING `+profileColumns, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return tx.notFoundOrDeleted(ctx, SubjectProfile, id, "profile "+id, dbError(err, "profile "+id))
+			return tx.notFoundOrDeleted(ctx, domain.SubjectProfile, id, "profile "+id, dbError(err, "profile "+id))
 		} else if err != nil {
 			return dbError(err, "profile "+id)
 		}
-		return tx.profileChange(ctx, ActionDelete, id, &before, nil)
+		return tx.profileChange(ctx, domain.ActionDelete, id, &before, nil)
 	})
 }

@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
-func profile(id string) store.Profile {
-	return store.Profile{
+func profile(id string) domain.Profile {
+	return domain.Profile{
 		ID:              id,
 		Name:            "Default",
 		Locale:          "zh-CN",
@@ -23,7 +23,7 @@ func profile(id string) store.Profile {
 	}
 }
 
-func equalProfile(a, b store.Profile) bool {
+func equalProfile(a, b domain.Profile) bool {
 	a.UpdatedAt, b.UpdatedAt = a.UpdatedAt.UTC(), b.UpdatedAt.UTC()
 	return reflect.DeepEqual(a, b)
 }
@@ -54,7 +54,7 @@ func TestProfileRoundTrip(t *testing.T) {
 		t.Errorf("GetProfile = %+v\nwant %+v", got, created)
 	}
 
-	edit := store.Profile{ID: "default", Name: "Plain", PromptModules: []string{"rules.safety", "identity"}}
+	edit := domain.Profile{ID: "default", Name: "Plain", PromptModules: []string{"rules.safety", "identity"}}
 	updated, err := s.UpdateProfile(ctx, edit)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestProfileRoundTrip(t *testing.T) {
 func TestProfileNilModules(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	p, err := s.CreateProfile(t.Context(), store.Profile{ID: "bare"})
+	p, err := s.CreateProfile(t.Context(), domain.Profile{ID: "bare"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 )
@@ -52,10 +53,10 @@ func wantErr(t *testing.T, what string, err, target error, words ...string) {
 func TestRevisions(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "ada")
+	ctx := domain.WithActor(t.Context(), "ada")
 
 	in := override("identity", "zh-CN", "first")
-	in.BaseHash = store.TextHash(in.BaseSnapshot)
+	in.BaseHash = domain.TextHash(in.BaseSnapshot)
 	created, err := s.SaveOverride(ctx, in, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestRevisions(t *testing.T) {
 	if created.Author != "ada" || created.BaseHash != in.BaseHash || created.Action != "" {
 		t.Errorf("created: Author %q BaseHash %q Action %q, want ada, the hash, no action", created.Author, created.BaseHash, created.Action)
 	}
-	bob := store.WithActor(t.Context(), "bob")
+	bob := domain.WithActor(t.Context(), "bob")
 	if _, err := s.SaveOverride(bob, override("identity", "zh-cn", "second"), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestRevisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r1.Text != "first" || r1.Action != store.ActionCreate || r1.Locale != "zh-CN" {
+	if r1.Text != "first" || r1.Action != domain.ActionCreate || r1.Locale != "zh-CN" {
 		t.Errorf("GetRevision 1 = %+v", r1)
 	}
 	_, err = s.GetRevision(ctx, "identity", "zh-CN", 4)
@@ -110,16 +111,16 @@ func TestActorAndAction(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
 	ctx := t.Context()
-	if got := store.ActorFrom(ctx); got != "unknown" {
+	if got := domain.ActorFrom(ctx); got != "unknown" {
 		t.Errorf("ActorFrom(no actor) = %q, want unknown", got)
 	}
-	if got := store.ActorFrom(store.WithActor(ctx, "")); got != "unknown" {
+	if got := domain.ActorFrom(domain.WithActor(ctx, "")); got != "unknown" {
 		t.Errorf("ActorFrom(empty actor) = %q, want unknown", got)
 	}
 
 	// The context's actor wins over Author; without either it is "unknown".
 	o := override("a", "en-US", "x") // Author "ada"
-	saved, err := s.SaveOverride(store.WithActor(ctx, "console"), o, 0)
+	saved, err := s.SaveOverride(domain.WithActor(ctx, "console"), o, 0)
 	if err != nil || saved.Author != "console" {
 		t.Fatalf("with actor: Author %q, %v; want console", saved.Author, err)
 	}
@@ -128,13 +129,13 @@ func TestActorAndAction(t *testing.T) {
 		t.Fatalf("no actor, no author: Author %q, %v; want unknown", saved.Author, err)
 	}
 
-	o.Action, o.Text = store.ActionImport, "imported"
-	if _, err := s.SaveOverride(store.WithActor(ctx, "cli"), o, 1); err != nil {
+	o.Action, o.Text = domain.ActionImport, "imported"
+	if _, err := s.SaveOverride(domain.WithActor(ctx, "cli"), o, 1); err != nil {
 		t.Fatal(err)
 	}
 	wantHistory(t, s, "b", "en-US", "2 import imported", "1 create x")
 
-	for _, action := range []string{store.ActionDelete, store.ActionTakeBuiltin, "publish", "bogus"} {
+	for _, action := range []string{domain.ActionDelete, domain.ActionTakeBuiltin, "publish", "bogus"} {
 		o.Action = action
 		_, err := s.SaveOverride(ctx, o, 2)
 		wantErr(t, "action "+action, err, library.ErrInvalid, action)
@@ -152,7 +153,7 @@ func TestDeleteKeepsHistory(t *testing.T) {
 	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "second"), 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteOverride(store.WithActor(ctx, "eve"), "identity", "en-us", 2); err != nil {
+	if err := s.DeleteOverride(domain.WithActor(ctx, "eve"), "identity", "en-us", 2); err != nil {
 		t.Fatal(err)
 	}
 	wantHistory(t, s, "identity", "en-US", "3 delete ", "2 save second", "1 create first")
@@ -212,7 +213,7 @@ func TestDeleteKeepsHistory(t *testing.T) {
 func TestRestoreRevision(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "ada")
+	ctx := domain.WithActor(t.Context(), "ada")
 	first := override("identity", "en-US", "first")
 	first.BaseHash = "hash-v2"
 	if _, err := s.SaveOverride(ctx, first, 0); err != nil {
@@ -224,7 +225,7 @@ func TestRestoreRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restored, err := s.RestoreRevision(store.WithActor(t.Context(), "bob"), "identity", "en-US", 1, 2)
+	restored, err := s.RestoreRevision(domain.WithActor(t.Context(), "bob"), "identity", "en-US", 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,19 +268,19 @@ func TestKeepMine(t *testing.T) {
 	if _, err := s.SaveOverride(ctx, override("identity", "en-US", "mine"), 0); err != nil {
 		t.Fatal(err)
 	}
-	kept, err := s.KeepMine(store.WithActor(ctx, "console"), "identity", "EN-US", 1, 3, "builtin v3", "")
+	kept, err := s.KeepMine(domain.WithActor(ctx, "console"), "identity", "EN-US", 1, 3, "builtin v3", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kept.Revision != 2 || kept.Text != "mine" || kept.Title != "Identity" || kept.Version != 3 || kept.BasedOnVersion != 3 ||
-		kept.BaseSnapshot != "builtin v3" || kept.BaseHash != store.TextHash("builtin v3") || kept.Author != "console" {
+		kept.BaseSnapshot != "builtin v3" || kept.BaseHash != domain.TextHash("builtin v3") || kept.Author != "console" {
 		t.Errorf("kept = %+v; want revision 2, same text, new base by console", kept)
 	}
 	r, err := s.GetRevision(ctx, "identity", "en-US", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Action != store.ActionKeepMine || r.BaseHash != kept.BaseHash || r.Fields == nil {
+	if r.Action != domain.ActionKeepMine || r.BaseHash != kept.BaseHash || r.Fields == nil {
 		t.Errorf("keep-mine revision = %+v", r)
 	}
 
@@ -294,7 +295,7 @@ func TestKeepMine(t *testing.T) {
 func TestTextHash(t *testing.T) {
 	t.Parallel()
 	// sha256("abc"), FIPS 180-2 appendix B.1.
-	if got := store.TextHash("abc"); got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+	if got := domain.TextHash("abc"); got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
 		t.Errorf("TextHash(abc) = %s", got)
 	}
 }
@@ -310,7 +311,7 @@ func TestTwoEditorsStaleSaveRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, b := store.WithActor(ctx, "editor-a"), store.WithActor(ctx, "editor-b")
+	a, b := domain.WithActor(ctx, "editor-a"), domain.WithActor(ctx, "editor-b")
 	openA, err := s.GetOverride(a, "identity", "en-US")
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +338,7 @@ func TestTwoEditorsStaleSaveRefused(t *testing.T) {
 		t.Errorf("after both saves: %q revision %d by %s, want A's text revision 4 by editor-a", got.Text, got.Revision, got.Author)
 	}
 	wantHistory(t, s, "identity", "en-US", "4 save A's text", "3 save three", "2 save two", "1 create one")
-	entries, err := s.ListAudit(ctx, store.AuditFilter{Actor: "editor-b"})
+	entries, err := s.ListAudit(ctx, domain.AuditFilter{Actor: "editor-b"})
 	if err != nil || len(entries) != 0 {
 		t.Errorf("audit of the refused editor = %v, %v; want none", entries, err)
 	}

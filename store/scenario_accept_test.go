@@ -10,15 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 func TestCreateUpdateScenario(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "alice")
-	in := store.Scenario{ID: "minutes", Name: "Minutes", Description: "d", Request: json.RawMessage(minutesRequest)}
+	ctx := domain.WithActor(t.Context(), "alice")
+	in := domain.Scenario{ID: "minutes", Name: "Minutes", Description: "d", Request: json.RawMessage(minutesRequest)}
 	created, err := s.CreateScenario(ctx, in)
 	if err != nil {
 		t.Fatal(err)
@@ -26,21 +26,21 @@ func TestCreateUpdateScenario(t *testing.T) {
 	if created.ID != "minutes" || created.Name != "Minutes" || string(created.Request) != minutesRequest || created.Accepted != nil || created.Builtin {
 		t.Errorf("created = %+v", created)
 	}
-	if _, err := s.CreateScenario(ctx, store.Scenario{ID: "minutes", Name: "Other", Request: json.RawMessage(`{}`)}); !errors.Is(err, library.ErrConflict) {
+	if _, err := s.CreateScenario(ctx, domain.Scenario{ID: "minutes", Name: "Other", Request: json.RawMessage(`{}`)}); !errors.Is(err, library.ErrConflict) {
 		t.Errorf("creating a taken id: %v, want ErrConflict", err)
 	}
 	if got, _ := s.GetScenario(ctx, "minutes"); got.Name != "Minutes" {
 		t.Errorf("the refused create changed the scenario: %+v", got)
 	}
-	if _, err := s.CreateScenario(ctx, store.Scenario{ID: "bad", Request: json.RawMessage(`[1]`)}); !errors.Is(err, library.ErrInvalid) {
+	if _, err := s.CreateScenario(ctx, domain.Scenario{ID: "bad", Request: json.RawMessage(`[1]`)}); !errors.Is(err, library.ErrInvalid) {
 		t.Errorf("a request that is not an object: %v, want ErrInvalid", err)
 	}
 
 	// An update keeps the accepted output and the example mark.
-	if _, err := s.AcceptScenario(ctx, "minutes", store.ScenarioOutput{Text: "old text\n", Report: []string{"prompt(a v1 · default)"}, Tokens: 3}); err != nil {
+	if _, err := s.AcceptScenario(ctx, "minutes", domain.ScenarioOutput{Text: "old text\n", Report: []string{"prompt(a v1 · default)"}, Tokens: 3}); err != nil {
 		t.Fatal(err)
 	}
-	upd, err := s.UpdateScenario(ctx, store.Scenario{ID: "minutes", Name: "Minutes 2", Description: "", Request: json.RawMessage(`{"locale": "en-US"}`), Builtin: true})
+	upd, err := s.UpdateScenario(ctx, domain.Scenario{ID: "minutes", Name: "Minutes 2", Description: "", Request: json.RawMessage(`{"locale": "en-US"}`), Builtin: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func TestCreateUpdateScenario(t *testing.T) {
 	if !upd.UpdatedAt.After(created.UpdatedAt) {
 		t.Errorf("UpdatedAt %v not after %v", upd.UpdatedAt, created.UpdatedAt)
 	}
-	if _, err := s.UpdateScenario(ctx, store.Scenario{ID: "nope", Name: "x", Request: json.RawMessage(`{}`)}); !errors.Is(err, library.ErrNotFound) {
+	if _, err := s.UpdateScenario(ctx, domain.Scenario{ID: "nope", Name: "x", Request: json.RawMessage(`{}`)}); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("updating a missing scenario: %v, want ErrNotFound", err)
 	}
 
-	entries, err := s.ListAudit(ctx, store.AuditFilter{Subject: store.SubjectScenario, SubjectID: "minutes"})
+	entries, err := s.ListAudit(ctx, domain.AuditFilter{Subject: domain.SubjectScenario, SubjectID: "minutes"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestCreateUpdateScenario(t *testing.T) {
 			t.Errorf("audit %s by %q, want alice", e.Action, e.Actor)
 		}
 	}
-	if want := []string{store.ActionUpdate, store.ActionAccept, store.ActionCreate}; !reflect.DeepEqual(actions, want) {
+	if want := []string{domain.ActionUpdate, domain.ActionAccept, domain.ActionCreate}; !reflect.DeepEqual(actions, want) {
 		t.Errorf("audit actions %v, want %v (newest first)", actions, want)
 	}
 }
@@ -76,14 +76,14 @@ func TestCreateUpdateScenario(t *testing.T) {
 func TestAcceptScenario(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "bob")
-	if _, err := s.SaveScenario(ctx, store.Scenario{ID: "faq", Name: "FAQ", Request: json.RawMessage(`{}`)}); err != nil {
+	ctx := domain.WithActor(t.Context(), "bob")
+	if _, err := s.SaveScenario(ctx, domain.Scenario{ID: "faq", Name: "FAQ", Request: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AcceptScenario(ctx, "missing", store.ScenarioOutput{Text: "x"}); !errors.Is(err, library.ErrNotFound) {
+	if _, err := s.AcceptScenario(ctx, "missing", domain.ScenarioOutput{Text: "x"}); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("accepting a missing scenario: %v, want ErrNotFound", err)
 	}
-	first := store.ScenarioOutput{Text: "You are Quill.\n", Report: []string{"prompt(base.identity v1 · default)", "prompt(env.pure-agent v1 · no-knowledge-base)"}, Tokens: 42}
+	first := domain.ScenarioOutput{Text: "You are Quill.\n", Report: []string{"prompt(base.identity v1 · default)", "prompt(env.pure-agent v1 · no-knowledge-base)"}, Tokens: 42}
 	got, err := s.AcceptScenario(ctx, "faq", first)
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +94,8 @@ func TestAcceptScenario(t *testing.T) {
 	}
 	// Read back through List, an empty report stays an empty list (not
 	// "never accepted").
-	second := store.ScenarioOutput{Text: "", Report: nil, Tokens: 0}
-	if _, err := s.AcceptScenario(store.WithActor(ctx, "carol"), "faq", second); err != nil {
+	second := domain.ScenarioOutput{Text: "", Report: nil, Tokens: 0}
+	if _, err := s.AcceptScenario(domain.WithActor(ctx, "carol"), "faq", second); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.ListScenarios(ctx)
@@ -109,7 +109,7 @@ func TestAcceptScenario(t *testing.T) {
 		t.Errorf("accepted at %v before the first accept %v", list[0].Accepted.At, a.At)
 	}
 
-	entries, err := s.ListAudit(ctx, store.AuditFilter{Action: store.ActionAccept, SubjectID: "faq"})
+	entries, err := s.ListAudit(ctx, domain.AuditFilter{Action: domain.ActionAccept, SubjectID: "faq"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestAcceptScenario(t *testing.T) {
 func TestAcceptedColumnsTogether(t *testing.T) {
 	t.Parallel()
 	dbURL, s := setupURL(t)
-	if _, err := s.SaveScenario(t.Context(), store.Scenario{ID: "a", Request: json.RawMessage(`{}`)}); err != nil {
+	if _, err := s.SaveScenario(t.Context(), domain.Scenario{ID: "a", Request: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(t.Context(), dbURL)

@@ -5,52 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
-
-// Scenario is a saved preview situation: an assemble request (the API's
-// camelCase JSON) with a name.
-type Scenario struct {
-	ID          string // slug
-	Name        string
-	Description string
-	Request     json.RawMessage // a JSON object, stored as json: key order and spacing kept as given
-	// Builtin marks one of the app's example scenarios, seeded on first
-	// start; it is edited, accepted and deleted like any other.
-	Builtin   bool
-	UpdatedAt time.Time
-	// Accepted is the output last accepted, nil until the first accept.
-	Accepted *Accepted
-}
-
-// ScenarioOutput is what a scenario's run produced, as it is compared
-// and accepted: the assembled full text, the composition report's text
-// lines (where the library was loaded from left out: see
-// state.OutputOf) and the total token count.
-type ScenarioOutput struct {
-	Text   string
-	Report []string
-	Tokens int
-}
-
-// Accepted is a scenario's accepted output with who accepted it (the
-// actor of the context) and when.
-type Accepted struct {
-	ScenarioOutput
-	At time.Time
-	By string
-}
 
 const scenarioColumns = `id, name, description, request, builtin, updated_at,
 	accepted_text, accepted_report, accepted_tokens, accepted_at, accepted_by`
 
-func scanScenario(row pgx.Row) (Scenario, error) {
-	var sc Scenario
+func scanScenario(row pgx.Row) (domain.Scenario, error) {
+	var sc domain.Scenario
 	var text *string
 	var report []string
 	var tokens *int
@@ -62,18 +29,18 @@ func scanScenario(row pgx.Row) (Scenario, error) {
 		if report == nil {
 			report = []string{}
 		}
-		sc.Accepted = &Accepted{ScenarioOutput: ScenarioOutput{Text: *text, Report: report, Tokens: *tokens}, At: *at, By: by}
+		sc.Accepted = &domain.Accepted{ScenarioOutput: domain.ScenarioOutput{Text: *text, Report: report, Tokens: *tokens}, At: *at, By: by}
 	}
 	return sc, err
 }
 
 // ListScenarios returns every scenario ordered by id (byte order).
-func (s *Store) ListScenarios(ctx context.Context) ([]Scenario, error) {
+func (s *Store) ListScenarios(ctx context.Context) ([]domain.Scenario, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+scenarioColumns+` FROM scenarios ORDER BY id COLLATE "C"`)
 	if err != nil {
 		return nil, dbError(err, "list scenarios")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Scenario, error) { return scanScenario(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Scenario, error) { return scanScenario(r) })
 	if err != nil {
 		return nil, dbError(err, "list scenarios")
 	}
@@ -81,10 +48,10 @@ func (s *Store) ListScenarios(ctx context.Context) ([]Scenario, error) {
 }
 
 // GetScenario returns the scenario id. Errors: library.ErrNotFound.
-func (s *Store) GetScenario(ctx context.Context, id string) (Scenario, error) {
+func (s *Store) GetScenario(ctx context.Context, id string) (domain.Scenario, error) {
 	sc, err := scanScenario(s.db.QueryRow(ctx, `SELECT `+scenarioColumns+` FROM scenarios WHERE id = $1`, id))
 	if err != nil {
-		return Scenario{}, dbError(err, "scenario "+id)
+		return domain.Scenario{}, dbError(err, "scenario "+id)
 	}
 	return sc, nil
 }
@@ -101,8 +68,8 @@ type scenarioAudit struct {
 // scenarioChange records a change of a scenario from before to after (nil
 // for none) in the audit log. Scenarios are not served, so nothing is
 // announced.
-func (s *Store) scenarioChange(ctx context.Context, action, id string, before, after *Scenario) error {
-	e := AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectScenario, SubjectID: id}
+func (s *Store) scenarioChange(ctx context.Context, action, id string, before, after *domain.Scenario) error {
+	e := domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: action, Subject: domain.SubjectScenario, SubjectID: id}
 	var err error
 	if before != nil {
 		if e.Before, err = auditJSON(scenarioAudit{before.ID, before.Name, before.Description, before.Request, before.Builtin}); err != nil {
@@ -121,8 +88,8 @@ func (s *Store) scenarioChange(ctx context.Context, action, id string, before, a
 // stored row, with its audit row (create or update) in the same
 // transaction. Errors: library.ErrInvalid for an empty id or a Request
 // that is missing, malformed or not a JSON object.
-func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error) {
-	var saved Scenario
+func (s *Store) SaveScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error) {
+	var saved domain.Scenario
 	err := s.WithTx(ctx, func(tx *Store) error {
 		// Two tries: a create that loses a race with another create finds
 		// the row on the second and updates it.
@@ -138,7 +105,7 @@ func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error)
 				if err != nil {
 					return dbError(err, "scenario "+sc.ID)
 				}
-				return tx.scenarioChange(ctx, ActionUpdate, sc.ID, &before, &saved)
+				return tx.scenarioChange(ctx, domain.ActionUpdate, sc.ID, &before, &saved)
 			case !errors.Is(err, pgx.ErrNoRows):
 				return dbError(err, "scenario "+sc.ID)
 			}
@@ -148,7 +115,7 @@ func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error)
 				RETURNING `+scenarioColumns,
 				sc.ID, sc.Name, sc.Description, sc.Request, sc.Builtin))
 			if err == nil {
-				return tx.scenarioChange(ctx, ActionCreate, sc.ID, nil, &saved)
+				return tx.scenarioChange(ctx, domain.ActionCreate, sc.ID, nil, &saved)
 			}
 			if !errors.Is(err, pgx.ErrNoRows) {
 				return dbError(err, "scenario "+sc.ID)
@@ -159,15 +126,12 @@ func (s *Store) SaveScenario(ctx context.Context, sc Scenario) (Scenario, error)
 	return saved, err
 }
 
-// ActionAccept is the audit action of accepting a scenario's output.
-const ActionAccept = "accept"
-
 // CreateScenario stores the new scenario sc (its Accepted is ignored)
 // with its audit row (create) in the same transaction. Errors:
 // library.ErrConflict when the id is taken; library.ErrInvalid as
 // SaveScenario.
-func (s *Store) CreateScenario(ctx context.Context, sc Scenario) (Scenario, error) {
-	var saved Scenario
+func (s *Store) CreateScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error) {
+	var saved domain.Scenario
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = scanScenario(tx.db.QueryRow(ctx, `INSERT INTO scenarios (id, name, description, request, builtin)
@@ -181,7 +145,7 @@ func (s *Store) CreateScenario(ctx context.Context, sc Scenario) (Scenario, erro
 		if err != nil {
 			return dbError(err, "scenario "+sc.ID)
 		}
-		return tx.scenarioChange(ctx, ActionCreate, sc.ID, nil, &saved)
+		return tx.scenarioChange(ctx, domain.ActionCreate, sc.ID, nil, &saved)
 	})
 	return saved, err
 }
@@ -191,8 +155,8 @@ func (s *Store) CreateScenario(ctx context.Context, sc Scenario) (Scenario, erro
 // shows how its output differs from the one accepted), with its audit row
 // (update) in the same transaction. Errors: library.ErrNotFound;
 // library.ErrInvalid as SaveScenario.
-func (s *Store) UpdateScenario(ctx context.Context, sc Scenario) (Scenario, error) {
-	var saved Scenario
+func (s *Store) UpdateScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error) {
+	var saved domain.Scenario
 	err := s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanScenario(tx.db.QueryRow(ctx, `SELECT `+scenarioColumns+` FROM scenarios WHERE id = $1 FOR UPDATE`, sc.ID))
 		if err != nil {
@@ -205,7 +169,7 @@ func (s *Store) UpdateScenario(ctx context.Context, sc Scenario) (Scenario, erro
 		if err != nil {
 			return dbError(err, "scenario "+sc.ID)
 		}
-		return tx.scenarioChange(ctx, ActionUpdate, sc.ID, &before, &saved)
+		return tx.scenarioChange(ctx, domain.ActionUpdate, sc.ID, &before, &saved)
 	})
 	return saved, err
 }
@@ -214,12 +178,12 @@ func (s *Store) UpdateScenario(ctx context.Context, sc Scenario) (Scenario, erro
 // accepted now by the actor of ctx, with its audit row (accept: the
 // output accepted before and the new one, as text) in the same
 // transaction. Errors: library.ErrNotFound.
-func (s *Store) AcceptScenario(ctx context.Context, id string, out ScenarioOutput) (Scenario, error) {
+func (s *Store) AcceptScenario(ctx context.Context, id string, out domain.ScenarioOutput) (domain.Scenario, error) {
 	report := out.Report
 	if report == nil {
 		report = []string{} // NULL means never accepted
 	}
-	var saved Scenario
+	var saved domain.Scenario
 	err := s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanScenario(tx.db.QueryRow(ctx, `SELECT `+scenarioColumns+` FROM scenarios WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
@@ -229,32 +193,17 @@ func (s *Store) AcceptScenario(ctx context.Context, id string, out ScenarioOutpu
 			accepted_tokens = $4, accepted_at = now(), accepted_by = $5
 			WHERE id = $1
 			RETURNING `+scenarioColumns,
-			id, out.Text, report, out.Tokens, ActorFrom(ctx)))
+			id, out.Text, report, out.Tokens, domain.ActorFrom(ctx)))
 		if err != nil {
 			return dbError(err, "scenario "+id)
 		}
-		e := AuditEntry{Actor: ActorFrom(ctx), Action: ActionAccept, Subject: SubjectScenario, SubjectID: id, After: out.auditText()}
+		e := domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionAccept, Subject: domain.SubjectScenario, SubjectID: id, After: out.AuditText()}
 		if before.Accepted != nil {
-			e.Before = before.Accepted.auditText()
+			e.Before = before.Accepted.AuditText()
 		}
 		return tx.audit(ctx, e)
 	})
 	return saved, err
-}
-
-// auditText is an output as the audit log shows it: the full text, then
-// the report lines and the token count.
-func (o ScenarioOutput) auditText() string {
-	var b strings.Builder
-	b.WriteString(o.Text)
-	if !strings.HasSuffix(o.Text, "\n") {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "\n--- composition report, %d tokens ---\n", o.Tokens)
-	for _, l := range o.Report {
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }
 
 // DeleteScenario deletes the scenario id, with its audit row in the same
@@ -263,11 +212,11 @@ func (s *Store) DeleteScenario(ctx context.Context, id string) error {
 	return s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanScenario(tx.db.QueryRow(ctx, `DELETE FROM scenarios WHERE id = $1 RETURNING `+scenarioColumns, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return tx.notFoundOrDeleted(ctx, SubjectScenario, id, "scenario "+id, dbError(err, "scenario "+id))
+			return tx.notFoundOrDeleted(ctx, domain.SubjectScenario, id, "scenario "+id, dbError(err, "scenario "+id))
 		} else if err != nil {
 			return dbError(err, "scenario "+id)
 		}
-		return tx.scenarioChange(ctx, ActionDelete, id, &before, nil)
+		return tx.scenarioChange(ctx, domain.ActionDelete, id, &before, nil)
 	})
 }
 

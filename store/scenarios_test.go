@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 const minutesRequest = `{"profile": "default", "locale": "zh-CN", "command": "/minutes",
@@ -18,7 +18,7 @@ func TestScenarioRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
 	ctx := t.Context()
-	in := store.Scenario{ID: "minutes", Name: "Minutes", Description: "Audio to minutes",
+	in := domain.Scenario{ID: "minutes", Name: "Minutes", Description: "Audio to minutes",
 		Request: json.RawMessage(minutesRequest), Builtin: true}
 
 	saved, err := s.SaveScenario(ctx, in)
@@ -29,7 +29,7 @@ func TestScenarioRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range []store.Scenario{saved, got} {
+	for _, sc := range []domain.Scenario{saved, got} {
 		if string(sc.Request) != minutesRequest {
 			t.Errorf("Request = %s, want it byte for byte (key order kept): %s", sc.Request, minutesRequest)
 		}
@@ -39,7 +39,7 @@ func TestScenarioRoundTrip(t *testing.T) {
 	}
 
 	// Saving the id again replaces it.
-	edit := store.Scenario{ID: "minutes", Name: "Minutes (mine)", Request: json.RawMessage(`{"message": "hi"}`)}
+	edit := domain.Scenario{ID: "minutes", Name: "Minutes (mine)", Request: json.RawMessage(`{"message": "hi"}`)}
 	replaced, err := s.SaveScenario(ctx, edit)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestScenarioInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.SaveScenario(t.Context(), store.Scenario{ID: tt.id, Request: tt.request})
+			_, err := s.SaveScenario(t.Context(), domain.Scenario{ID: tt.id, Request: tt.request})
 			if !errors.Is(err, library.ErrInvalid) {
 				t.Errorf("err = %v, want ErrInvalid", err)
 			}
@@ -93,7 +93,7 @@ func TestListCountScenarios(t *testing.T) {
 		t.Fatalf("CountScenarios on an empty table = %d, %v; want 0", n, err)
 	}
 	for _, id := range []string{"web-search", "minutes", "faq"} {
-		if _, err := s.SaveScenario(ctx, store.Scenario{ID: id, Request: json.RawMessage(`{}`)}); err != nil {
+		if _, err := s.SaveScenario(ctx, domain.Scenario{ID: id, Request: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -64,26 +65,21 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // WithTx runs fn with a Store bound to one transaction, committed when fn
-// returns nil and rolled back otherwise (fn's error is returned as is).
-// Nested calls use a savepoint.
+// returns nil and rolled back otherwise (fn's error is returned as is,
+// marked with domain.ErrUnavailable when it means the database could not
+// be reached, as a failed begin or commit is). Nested calls use a
+// savepoint.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
-	return pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+	return unavailable(pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		return fn(&Store{db: tx})
-	})
-}
-
-// OperatorState is what the served view is built from: every published
-// override, every pending draft and every profile.
-type OperatorState struct {
-	Overrides, Drafts []Override
-	Profiles          []Profile
+	}))
 }
 
 // ReadOperatorState reads the OperatorState in one read-only
 // repeatable-read transaction: one snapshot, so a write committed between
 // two of its reads is seen whole or not at all. Errors: as ListOverrides.
-func (s *Store) ReadOperatorState(ctx context.Context) (OperatorState, error) {
-	var out OperatorState
+func (s *Store) ReadOperatorState(ctx context.Context) (domain.OperatorState, error) {
+	var out domain.OperatorState
 	read := func(tx *Store) error {
 		var err error
 		if out.Overrides, err = tx.ListOverrides(ctx); err != nil {
@@ -102,7 +98,7 @@ func (s *Store) ReadOperatorState(ctx context.Context) (OperatorState, error) {
 		return read(&Store{db: tx})
 	})
 	if err != nil {
-		return OperatorState{}, dbError(err, "operator state")
+		return domain.OperatorState{}, dbError(err, "operator state")
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -70,7 +71,7 @@ func TestWithTx(t *testing.T) {
 	boom := errors.New("boom")
 
 	err := s.WithTx(ctx, func(tx *store.Store) error {
-		if _, err := tx.CreateProfile(ctx, store.Profile{ID: "rolled-back"}); err != nil {
+		if _, err := tx.CreateProfile(ctx, domain.Profile{ID: "rolled-back"}); err != nil {
 			return err
 		}
 		return boom
@@ -83,7 +84,7 @@ func TestWithTx(t *testing.T) {
 	}
 
 	err = s.WithTx(ctx, func(tx *store.Store) error {
-		_, err := tx.CreateProfile(ctx, store.Profile{ID: "committed"})
+		_, err := tx.CreateProfile(ctx, domain.Profile{ID: "committed"})
 		return err
 	})
 	if err != nil {
@@ -105,12 +106,12 @@ func TestNotFound(t *testing.T) {
 	}{
 		{"GetOverride", func() error { _, err := s.GetOverride(ctx, "identity", "en-US"); return err }},
 		{"SaveOverride update", func() error {
-			_, err := s.SaveOverride(ctx, store.Override{ModuleID: "identity", Locale: "en-US", Text: "x"}, 1)
+			_, err := s.SaveOverride(ctx, domain.Override{ModuleID: "identity", Locale: "en-US", Text: "x"}, 1)
 			return err
 		}},
 		{"DeleteOverride", func() error { return s.DeleteOverride(ctx, "identity", "en-US", 1) }},
 		{"GetProfile", func() error { _, err := s.GetProfile(ctx, "default"); return err }},
-		{"UpdateProfile", func() error { _, err := s.UpdateProfile(ctx, store.Profile{ID: "default"}); return err }},
+		{"UpdateProfile", func() error { _, err := s.UpdateProfile(ctx, domain.Profile{ID: "default"}); return err }},
 		{"DeleteProfile", func() error { return s.DeleteProfile(ctx, "default") }},
 		{"GetScenario", func() error { _, err := s.GetScenario(ctx, "minutes"); return err }},
 		{"DeleteScenario", func() error { return s.DeleteScenario(ctx, "minutes") }},

@@ -9,14 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 func TestTokens(t *testing.T) {
 	t.Parallel()
 	dbURL, s := setupURL(t)
-	ctx := store.WithActor(t.Context(), "alice")
+	ctx := domain.WithActor(t.Context(), "alice")
 
 	tok, secret, err := s.CreateToken(ctx, "runtime", []string{"read", "assemble", "read"})
 	if err != nil {
@@ -36,7 +36,7 @@ func TestTokens(t *testing.T) {
 	}
 	defer conn.Close(t.Context())
 	var hash string
-	if err := conn.QueryRow(t.Context(), `SELECT hash FROM api_tokens WHERE name = 'runtime'`).Scan(&hash); err != nil || hash != store.HashToken(secret) || strings.Contains(hash, secret[3:]) {
+	if err := conn.QueryRow(t.Context(), `SELECT hash FROM api_tokens WHERE name = 'runtime'`).Scan(&hash); err != nil || hash != domain.HashToken(secret) || strings.Contains(hash, secret[3:]) {
 		t.Errorf("stored hash %q (%v), want sha256 of the secret", hash, err)
 	}
 
@@ -81,10 +81,10 @@ func TestTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := s.RevokeToken(store.WithActor(t.Context(), "bob"), "runtime"); err != nil {
+	if _, err := s.RevokeToken(domain.WithActor(t.Context(), "bob"), "runtime"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules"); !errors.Is(err, store.ErrTokenRevoked) || !errors.Is(err, library.ErrNotFound) {
+	if _, err := s.Authenticate(t.Context(), secret, "GET", "/api/v1/modules"); !errors.Is(err, domain.ErrTokenRevoked) || !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("revoked: %v, want ErrTokenRevoked", err)
 	}
 	if _, err := s.Authenticate(t.Context(), writer, "GET", "/api/v1/modules"); err != nil {
@@ -102,13 +102,13 @@ func TestTokens(t *testing.T) {
 		t.Errorf("list %+v %v", list, err)
 	}
 
-	audit, err := s.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken})
+	audit, err := s.ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectToken})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []string
 	for _, e := range audit {
-		if e.Action == store.ActionUse { // TestTokenUseIsAudited
+		if e.Action == domain.ActionUse { // TestTokenUseIsAudited
 			continue
 		}
 		rows = append(rows, e.Actor+" "+e.Action+" "+e.SubjectID)
@@ -127,13 +127,13 @@ func TestTokens(t *testing.T) {
 func TestTokenUseIsAudited(t *testing.T) {
 	t.Parallel()
 	dbURL, s := setupURL(t)
-	_, secret, err := s.CreateToken(store.WithActor(t.Context(), "alice"), "runtime", []string{"read"})
+	_, secret, err := s.CreateToken(domain.WithActor(t.Context(), "alice"), "runtime", []string{"read"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	uses := func() []store.AuditEntry {
+	uses := func() []domain.AuditEntry {
 		t.Helper()
-		list, err := s.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionUse})
+		list, err := s.ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectToken, Action: domain.ActionUse})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,14 +9,9 @@ import (
 	"net"
 
 	"github.com/jackc/pgx/v5/pgconn"
-)
 
-// ErrUnavailable marks an error of a database that cannot be reached (no
-// connection, a connection lost, the server shutting down, a timeout
-// waiting for it), as opposed to an answer of the database: the request
-// may succeed when retried later. Test with IsUnavailable, which also
-// recognises the driver's errors that were not wrapped with it.
-var ErrUnavailable = errors.New("the database is unreachable")
+	"github.com/promptdesk/promptdesk/domain"
+)
 
 // IsUnavailable reports whether err means that the database could not be
 // reached: ErrUnavailable, a failed connect, a network error, a connection
@@ -31,7 +26,7 @@ func IsUnavailable(err error) bool {
 	var netErr net.Error
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.Is(err, ErrUnavailable),
+	case errors.Is(err, domain.ErrUnavailable),
 		errors.As(err, &connectErr),
 		errors.As(err, &netErr),
 		errors.Is(err, io.ErrUnexpectedEOF),
@@ -47,8 +42,8 @@ func IsUnavailable(err error) bool {
 
 // unavailable wraps err with ErrUnavailable when IsUnavailable holds.
 func unavailable(err error) error {
-	if IsUnavailable(err) && !errors.Is(err, ErrUnavailable) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	if IsUnavailable(err) && !errors.Is(err, domain.ErrUnavailable) {
+		return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 	}
 	return err
 }

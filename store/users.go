@@ -15,24 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-)
-
-// SubjectUser is the audit subject of console accounts; its SubjectID is
-// the user's name (or the name tried, for a failed login).
-const SubjectUser = "user"
-
-// Audit actions of users.
-const (
-	ActionLogin       = "login"
-	ActionLoginFailed = "login_failed"
-	ActionRole        = "role"
-	ActionDisable     = "disable"
-	ActionEnable      = "enable"
-	ActionPassword    = "password"
-	// ActionInvite records a setup link issued (subject user, the link's
-	// account name or "" for the first admin).
-	ActionInvite = "invite"
 )
 
 // firstAdminSubject is the audit subject id of the first admin's setup
@@ -47,70 +31,6 @@ func linkSubject(name string) string {
 	return name
 }
 
-// Roles, from least to most allowed: viewer browses and
-// previews; editor also changes overrides, profiles and scenarios; admin
-// also manages users and tokens.
-const (
-	RoleViewer = "viewer"
-	RoleEditor = "editor"
-	RoleAdmin  = "admin"
-)
-
-// Roles lists every role, least allowed first.
-var Roles = []string{RoleViewer, RoleEditor, RoleAdmin}
-
-// RoleAtLeast reports whether role allows what min allows.
-func RoleAtLeast(role, min string) bool {
-	r, m := slices.Index(Roles, role), slices.Index(Roles, min)
-	return r >= 0 && m >= 0 && r >= m
-}
-
-// The password rule: at least MinPasswordLength characters (runes) and
-// at most MaxPasswordBytes bytes of UTF-8, bcrypt's limit. The setup and
-// account pages show it from these constants.
-const (
-	MinPasswordLength = 10
-	MaxPasswordBytes  = 72
-)
-
-// SetupTTL is how long a setup link stays valid.
-const SetupTTL = time.Hour
-
-// User is a console account as stored (never its password).
-type User struct {
-	ID                int64
-	Name              string
-	Role              string
-	Disabled          bool
-	CreatedAt         time.Time
-	PasswordChangedAt time.Time
-	passwordHash      string
-}
-
-// SetupToken is what a setup link creates: an account called UserName
-// ("" lets the setup page choose it) with Role.
-type SetupToken struct {
-	UserName  string
-	Role      string
-	ExpiresAt time.Time
-}
-
-// SetupLinkInfo is a pending setup link as the users page lists it: never
-// its secret. CreatedBy is the issuing admin's name ("cli" from the shell,
-// "server" for the first admin's link).
-type SetupLinkInfo struct {
-	ID        int64
-	UserName  string
-	Role      string
-	CreatedBy string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-}
-
-// ErrSetupLinkInvalid is the error of an unknown, used, revoked or expired setup
-// link; it matches library.ErrNotFound.
-var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used already, was revoked, has expired or never existed: %w", library.ErrNotFound)
-
 // HashPassword returns the bcrypt hash of password.
 func HashPassword(password string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
@@ -122,11 +42,11 @@ func HashPassword(password string) (string, error) {
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("promptdesk-dummy-password"), bcrypt.DefaultCost)
 
 func validPassword(p string) error {
-	if utf8.RuneCountInString(p) < MinPasswordLength {
-		return fmt.Errorf("the password must have at least %d characters: %w", MinPasswordLength, library.ErrInvalid)
+	if utf8.RuneCountInString(p) < domain.MinPasswordLength {
+		return fmt.Errorf("the password must have at least %d characters: %w", domain.MinPasswordLength, library.ErrInvalid)
 	}
-	if len(p) > MaxPasswordBytes {
-		return fmt.Errorf("the password must have at most %d bytes: %w", MaxPasswordBytes, library.ErrInvalid)
+	if len(p) > domain.MaxPasswordBytes {
+		return fmt.Errorf("the password must have at most %d bytes: %w", domain.MaxPasswordBytes, library.ErrInvalid)
 	}
 	return nil
 }
@@ -139,18 +59,24 @@ func validName(name string) error {
 }
 
 func validRole(role string) error {
-	if !slices.Contains(Roles, role) {
-		return fmt.Errorf("unknown role %q (roles: %s): %w", role, strings.Join(Roles, ", "), library.ErrInvalid)
+	if !slices.Contains(domain.Roles, role) {
+		return fmt.Errorf("unknown role %q (roles: %s): %w", role, strings.Join(domain.Roles, ", "), library.ErrInvalid)
 	}
 	return nil
 }
 
 const userColumns = `id, name, role, disabled, created_at, password_changed_at, password_hash`
 
-func scanUser(r pgx.Row) (User, error) {
-	var u User
-	err := r.Scan(&u.ID, &u.Name, &u.Role, &u.Disabled, &u.CreatedAt, &u.PasswordChangedAt, &u.passwordHash)
+func scanUser(r pgx.Row) (domain.User, error) {
+	u, _, err := scanUserHash(r)
 	return u, err
+}
+
+// scanUserHash scans a user row with its password hash, which never
+// leaves the store.
+func scanUserHash(r pgx.Row) (u domain.User, hash string, err error) {
+	err = r.Scan(&u.ID, &u.Name, &u.Role, &u.Disabled, &u.CreatedAt, &u.PasswordChangedAt, &hash)
+	return u, hash, err
 }
 
 // Pool returns the store's connection pool, for the session store.
@@ -180,7 +106,7 @@ func (s *Store) CreateSetupToken(ctx context.Context, name, role string) (string
 // picks a name on the setup page, and returns its secret, as
 // CreateSetupToken does.
 func (s *Store) CreateFirstAdminLink(ctx context.Context) (string, error) {
-	return s.createSetupToken(ctx, "", RoleAdmin)
+	return s.createSetupToken(ctx, "", domain.RoleAdmin)
 }
 
 // createSetupToken stores a setup link for name, "" for the first admin.
@@ -203,12 +129,12 @@ func (s *Store) createSetupToken(ctx context.Context, name, role string) (string
 		var expires time.Time
 		err := tx.db.QueryRow(ctx, `INSERT INTO setup_tokens (hash, user_name, role, expires_at, created_by)
 			VALUES ($1, $2, $3, now() + $4::interval, $5) RETURNING id, expires_at`,
-			HashToken(secret), name, role, fmt.Sprintf("%d seconds", int(SetupTTL.Seconds())), ActorFrom(ctx)).Scan(&id, &expires)
+			domain.HashToken(secret), name, role, fmt.Sprintf("%d seconds", int(domain.SetupTTL.Seconds())), domain.ActorFrom(ctx)).Scan(&id, &expires)
 		if err != nil {
 			return dbErrOrNil(err, "setup link")
 		}
 		after, _ := auditJSON(map[string]any{"link": id, "name": name, "role": role, "expires": expires.UTC().Format(time.RFC3339)})
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionInvite, Subject: SubjectUser, SubjectID: linkSubject(name), After: after})
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionInvite, Subject: domain.SubjectUser, SubjectID: linkSubject(name), After: after})
 	})
 	if err != nil {
 		return "", err
@@ -246,14 +172,14 @@ func (s *Store) nameFree(ctx context.Context, name string) error {
 
 // PendingSetupLinks lists the setup links that can still be used (not
 // used, revoked or expired), oldest first.
-func (s *Store) PendingSetupLinks(ctx context.Context) ([]SetupLinkInfo, error) {
+func (s *Store) PendingSetupLinks(ctx context.Context) ([]domain.SetupLinkInfo, error) {
 	rows, err := s.db.Query(ctx, `SELECT id, user_name, role, created_by, created_at, expires_at FROM setup_tokens
 		WHERE used_at IS NULL AND revoked_at IS NULL AND expires_at > now() ORDER BY id`)
 	if err != nil {
 		return nil, dbError(err, "setup links")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SetupLinkInfo, error) {
-		var l SetupLinkInfo
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.SetupLinkInfo, error) {
+		var l domain.SetupLinkInfo
 		err := r.Scan(&l.ID, &l.UserName, &l.Role, &l.CreatedBy, &l.CreatedAt, &l.ExpiresAt)
 		return l, err
 	})
@@ -277,18 +203,18 @@ func (s *Store) RevokeSetupLink(ctx context.Context, id int64) error {
 			return dbErrOrNil(err, "setup link")
 		}
 		before, _ := auditJSON(map[string]any{"link": id, "name": name, "role": role})
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionRevoke, Subject: SubjectUser, SubjectID: linkSubject(name), Before: before})
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionRevoke, Subject: domain.SubjectUser, SubjectID: linkSubject(name), Before: before})
 	})
 }
 
 // SetupLink returns the unused, unexpired setup link of secret. Errors:
 // ErrSetupLinkInvalid.
-func (s *Store) SetupLink(ctx context.Context, secret string) (SetupToken, error) {
-	var t SetupToken
+func (s *Store) SetupLink(ctx context.Context, secret string) (domain.SetupToken, error) {
+	var t domain.SetupToken
 	err := s.db.QueryRow(ctx, `SELECT user_name, role, expires_at FROM setup_tokens
-		WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()`, HashToken(secret)).Scan(&t.UserName, &t.Role, &t.ExpiresAt)
+		WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()`, domain.HashToken(secret)).Scan(&t.UserName, &t.Role, &t.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return t, ErrSetupLinkInvalid
+		return t, domain.ErrSetupLinkInvalid
 	}
 	return t, dbErrOrNil(err, "setup link")
 }
@@ -297,14 +223,14 @@ func (s *Store) SetupLink(ctx context.Context, secret string) (SetupToken, error
 // account with password (name is used only when the link names none).
 // Errors: ErrSetupLinkInvalid; library.ErrInvalid for an empty name or a
 // short password; library.ErrConflict when the name is taken.
-func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string) (User, error) {
-	var u User
+func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string) (domain.User, error) {
+	var u domain.User
 	err := s.WithTx(ctx, func(tx *Store) error {
-		var t SetupToken
+		var t domain.SetupToken
 		err := tx.db.QueryRow(ctx, `SELECT user_name, role FROM setup_tokens
-			WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE`, HashToken(secret)).Scan(&t.UserName, &t.Role)
+			WHERE hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE`, domain.HashToken(secret)).Scan(&t.UserName, &t.Role)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrSetupLinkInvalid
+			return domain.ErrSetupLinkInvalid
 		} else if err != nil {
 			return dbErrOrNil(err, "setup link")
 		}
@@ -329,21 +255,21 @@ func (s *Store) CompleteSetup(ctx context.Context, secret, name, password string
 			name, t.Role, hash)); err != nil {
 			return dbErrOrNil(err, "user "+name)
 		}
-		if _, err := tx.db.Exec(ctx, `UPDATE setup_tokens SET used_at = now() WHERE hash = $1`, HashToken(secret)); err != nil {
+		if _, err := tx.db.Exec(ctx, `UPDATE setup_tokens SET used_at = now() WHERE hash = $1`, domain.HashToken(secret)); err != nil {
 			return dbErrOrNil(err, "setup link")
 		}
 		after, _ := auditJSON(map[string]any{"name": u.Name, "role": u.Role})
-		actor := ActorFrom(ctx)
-		if _, ok := actorOf(ctx); !ok {
+		actor := domain.ActorFrom(ctx)
+		if _, ok := domain.ActorOf(ctx); !ok {
 			actor = u.Name
 		}
-		return tx.audit(ctx, AuditEntry{Actor: actor, Action: ActionCreate, Subject: SubjectUser, SubjectID: u.Name, After: after})
+		return tx.audit(ctx, domain.AuditEntry{Actor: actor, Action: domain.ActionCreate, Subject: domain.SubjectUser, SubjectID: u.Name, After: after})
 	})
 	return u, err
 }
 
 // UserByID returns the account id. Errors: library.ErrNotFound.
-func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
+func (s *Store) UserByID(ctx context.Context, id int64) (domain.User, error) {
 	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	return u, dbErrOrNil(err, "user")
 }
@@ -359,38 +285,36 @@ func nameTaken(name, existing string) string {
 
 // UserByName returns the account called name, compared ignoring case
 // (names are unique that way). Errors: library.ErrNotFound.
-func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
+func (s *Store) UserByName(ctx context.Context, name string) (domain.User, error) {
 	u, err := scanUser(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1)`, name))
 	return u, dbErrOrNil(err, "user "+name)
 }
 
 // ListUsers returns every account by name.
-func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY name`)
 	if err != nil {
 		return nil, dbErrOrNil(err, "list users")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) { return scanUser(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.User, error) { return scanUser(r) })
 	return list, dbErrOrNil(err, "list users")
 }
-
-// ErrLoginFailed is CheckLogin's one error for an unknown name, a wrong
-// password and a disabled account alike: the message tells none apart.
-var ErrLoginFailed = errors.New("the name or password is not correct")
 
 // CheckLogin returns the enabled account name whose password this is. An
 // unknown name is compared against a dummy hash, so it costs as long as a
 // wrong password. Errors: ErrLoginFailed, or the database's.
-func (s *Store) CheckLogin(ctx context.Context, name, password string) (User, error) {
-	u, err := s.UserByName(ctx, strings.TrimSpace(name))
+func (s *Store) CheckLogin(ctx context.Context, name, password string) (domain.User, error) {
+	name = strings.TrimSpace(name)
+	u, hash, err := scanUserHash(s.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1)`, name))
+	err = dbErrOrNil(err, "user "+name)
 	if errors.Is(err, library.ErrNotFound) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return User{}, ErrLoginFailed
+		return domain.User{}, domain.ErrLoginFailed
 	} else if err != nil {
-		return User{}, err
+		return domain.User{}, err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(u.passwordHash), []byte(password)) != nil || u.Disabled {
-		return User{}, ErrLoginFailed
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || u.Disabled {
+		return domain.User{}, domain.ErrLoginFailed
 	}
 	return u, nil
 }
@@ -406,12 +330,12 @@ func (s *Store) RecordLogin(ctx context.Context, name, addr string, ok bool) err
 		if _, err := tx.db.Exec(ctx, `INSERT INTO login_attempts (user_name, addr, ok) VALUES ($1, $2, $3)`, name, addr, ok); err != nil {
 			return dbErrOrNil(err, "login attempt")
 		}
-		action := ActionLogin
+		action := domain.ActionLogin
 		if !ok {
-			action = ActionLoginFailed
+			action = domain.ActionLoginFailed
 		}
 		after, _ := auditJSON(map[string]any{"addr": addr})
-		return tx.audit(ctx, AuditEntry{Actor: name, Action: action, Subject: SubjectUser, SubjectID: name, After: after})
+		return tx.audit(ctx, domain.AuditEntry{Actor: name, Action: action, Subject: domain.SubjectUser, SubjectID: name, After: after})
 	})
 }
 
@@ -428,8 +352,8 @@ func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time
 // updateUser changes the account name with set (SQL SET clause over
 // args from $2) and audits action; a role or status change that changes
 // nothing is not audited.
-func (s *Store) updateUser(ctx context.Context, name, action, set string, args ...any) (User, error) {
-	var u User
+func (s *Store) updateUser(ctx context.Context, name, action, set string, args ...any) (domain.User, error) {
+	var u domain.User
 	err := s.WithTx(ctx, func(tx *Store) error {
 		cur, err := scanUser(tx.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1) FOR UPDATE`, name))
 		if err != nil {
@@ -438,30 +362,30 @@ func (s *Store) updateUser(ctx context.Context, name, action, set string, args .
 		if u, err = scanUser(tx.db.QueryRow(ctx, `UPDATE users SET `+set+` WHERE id = $1 RETURNING `+userColumns, append([]any{cur.ID}, args...)...)); err != nil {
 			return dbErrOrNil(err, "user "+name)
 		}
-		if action != ActionPassword && cur.Role == u.Role && cur.Disabled == u.Disabled {
+		if action != domain.ActionPassword && cur.Role == u.Role && cur.Disabled == u.Disabled {
 			return nil // a repeat that changes nothing is not audited
 		}
 		before, _ := auditJSON(map[string]any{"role": cur.Role, "disabled": cur.Disabled})
 		after, _ := auditJSON(map[string]any{"role": u.Role, "disabled": u.Disabled})
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: action, Subject: SubjectUser, SubjectID: cur.Name, Before: before, After: after})
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: action, Subject: domain.SubjectUser, SubjectID: cur.Name, Before: before, After: after})
 	})
 	return u, err
 }
 
 // SetRole changes name's role. Errors: library.ErrNotFound, ErrInvalid.
-func (s *Store) SetRole(ctx context.Context, name, role string) (User, error) {
+func (s *Store) SetRole(ctx context.Context, name, role string) (domain.User, error) {
 	if err := validRole(role); err != nil {
-		return User{}, err
+		return domain.User{}, err
 	}
-	return s.updateUser(ctx, name, ActionRole, `role = $2`, role)
+	return s.updateUser(ctx, name, domain.ActionRole, `role = $2`, role)
 }
 
 // SetDisabled disables or enables name; a disabled user's sessions stop
 // working at their next request.
-func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) (User, error) {
-	action := ActionEnable
+func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) (domain.User, error) {
+	action := domain.ActionEnable
 	if disabled {
-		action = ActionDisable
+		action = domain.ActionDisable
 	}
 	return s.updateUser(ctx, name, action, `disabled = $2`, disabled)
 }
@@ -469,15 +393,15 @@ func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) (Us
 // SetPassword changes name's password and its password_changed_at, which
 // ends every session opened before. Errors: library.ErrInvalid for a
 // short password.
-func (s *Store) SetPassword(ctx context.Context, name, password string) (User, error) {
+func (s *Store) SetPassword(ctx context.Context, name, password string) (domain.User, error) {
 	if err := validPassword(password); err != nil {
-		return User{}, err
+		return domain.User{}, err
 	}
 	hash, err := HashPassword(password)
 	if err != nil {
-		return User{}, err
+		return domain.User{}, err
 	}
-	return s.updateUser(ctx, name, ActionPassword, `password_hash = $2, password_changed_at = clock_timestamp()`, hash)
+	return s.updateUser(ctx, name, domain.ActionPassword, `password_hash = $2, password_changed_at = clock_timestamp()`, hash)
 }
 
 // dbErrOrNil is dbError for a possibly nil err.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // User names are one name ignoring case: adding Alice beside alice is a
@@ -15,8 +15,8 @@ import (
 func TestUserNamesIgnoreCase(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "admin")
-	link, err := s.CreateSetupToken(ctx, "alice", store.RoleEditor)
+	ctx := domain.WithActor(t.Context(), "admin")
+	link, err := s.CreateSetupToken(ctx, "alice", domain.RoleEditor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +29,12 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 	}
 
 	for _, blank := range []string{"", "   "} {
-		if _, err := s.CreateSetupToken(ctx, blank, store.RoleAdmin); !errors.Is(err, library.ErrInvalid) || !strings.Contains(err.Error(), "name: required") {
+		if _, err := s.CreateSetupToken(ctx, blank, domain.RoleAdmin); !errors.Is(err, library.ErrInvalid) || !strings.Contains(err.Error(), "name: required") {
 			t.Errorf("setup link for %q: %v, want invalid, name required", blank, err)
 		}
 	}
 
-	_, err = s.CreateSetupToken(ctx, "Alice", store.RoleViewer)
+	_, err = s.CreateSetupToken(ctx, "Alice", domain.RoleViewer)
 	if want := "a user named alice exists already (user names are compared ignoring case, so Alice is the same name)"; !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), want) {
 		t.Errorf("setup link for Alice: %v, want a conflict saying %q", err, want)
 	}
@@ -42,7 +42,7 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 	if !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a user named alice exists already") {
 		t.Errorf("setup choosing ALICE: %v, want a conflict naming alice", err)
 	}
-	if _, err := s.CreateSetupToken(ctx, "alice", store.RoleViewer); !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a user named alice exists already") {
+	if _, err := s.CreateSetupToken(ctx, "alice", domain.RoleViewer); !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a user named alice exists already") {
 		t.Errorf("setup link for alice again: %v, want a conflict", err)
 	}
 
@@ -52,7 +52,7 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 	if u, err := s.CheckLogin(ctx, "Alice", "correct horse battery"); err != nil || u.Name != "alice" {
 		t.Errorf("login as Alice = %q, %v; want alice", u.Name, err)
 	}
-	if u, err := s.SetRole(ctx, "ALICE", store.RoleViewer); err != nil || u.Name != "alice" || u.Role != store.RoleViewer {
+	if u, err := s.SetRole(ctx, "ALICE", domain.RoleViewer); err != nil || u.Name != "alice" || u.Role != domain.RoleViewer {
 		t.Errorf("SetRole(ALICE) = %+v, %v", u, err)
 	}
 	if users, err := s.ListUsers(ctx); err != nil || len(users) != 1 {
@@ -66,12 +66,12 @@ func TestUserNamesIgnoreCase(t *testing.T) {
 func TestInviteNameTakenByPendingLink(t *testing.T) {
 	t.Parallel()
 	s := setup(t)
-	ctx := store.WithActor(t.Context(), "admin")
-	if _, err := s.CreateSetupToken(ctx, "alice", store.RoleEditor); err != nil {
+	ctx := domain.WithActor(t.Context(), "admin")
+	if _, err := s.CreateSetupToken(ctx, "alice", domain.RoleEditor); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "ALICE", "Alice"} {
-		_, err := s.CreateSetupToken(ctx, name, store.RoleViewer)
+		_, err := s.CreateSetupToken(ctx, name, domain.RoleViewer)
 		if !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "a setup link for alice is pending already") {
 			t.Errorf("invite %s: %v, want a conflict naming alice's pending link", name, err)
 		}
@@ -83,7 +83,7 @@ func TestInviteNameTakenByPendingLink(t *testing.T) {
 	if err := s.RevokeSetupLink(ctx, links[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateSetupToken(ctx, "Alice", store.RoleViewer); err != nil {
+	if _, err := s.CreateSetupToken(ctx, "Alice", domain.RoleViewer); err != nil {
 		t.Errorf("invite Alice after the revoke: %v", err)
 	}
 }

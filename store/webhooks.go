@@ -8,65 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// SubjectWebhook is the audit subject of webhook endpoints.
-const SubjectWebhook = "webhook"
-
-// Webhook is an endpoint every event is sent to (package webhook).
-type Webhook struct {
-	ID  int64
-	URL string // http or https
-	// Secret is the HMAC-SHA256 key of the signature, 16 characters or
-	// more; kept as given, since signing needs it.
-	Secret      string
-	Description string
-	CreatedBy   string
-	CreatedAt   time.Time
-}
-
-// Delivery states.
-const (
-	DeliveryPending   = "pending"   // due at NextAttemptAt
-	DeliveryDelivered = "delivered" // an attempt got a 2xx answer
-	DeliveryFailed    = "failed"    // every attempt failed
-)
-
-// Delivery is one event to one endpoint, with its attempts (newest last).
-type Delivery struct {
-	ID         int64
-	WebhookID  int64
-	URL        string
-	Secret     string // only from ClaimDeliveries
-	EventKey   string // the idempotency key
-	EventType  string
-	Body       []byte
-	Status     string // DeliveryPending, DeliveryDelivered or DeliveryFailed
-	Attempts   int
-	LastStatus int // HTTP status of the last attempt, 0 for none
-	LastError  string
-	// NextAttemptAt is when a pending delivery is due (a retry, or the end
-	// of the lease of the attempt in flight).
-	NextAttemptAt time.Time
-	CreatedAt     time.Time // of the event
-	UpdatedAt     time.Time
-	AttemptLog    []DeliveryAttempt // only from ListDeliveries
-}
-
-// DeliveryAttempt is one try of a delivery.
-type DeliveryAttempt struct {
-	Attempt  int // from 1
-	At       time.Time
-	Duration time.Duration // until the answer or the failure, in milliseconds
-	Status   int           // HTTP status, 0 when none came
-	Error    string        // "" for a 2xx answer
-}
-
 const webhookColumns = `id, url, secret, description, created_by, created_at`
 
-func scanWebhook(row pgx.Row) (Webhook, error) {
-	var w Webhook
+func scanWebhook(row pgx.Row) (domain.Webhook, error) {
+	var w domain.Webhook
 	err := row.Scan(&w.ID, &w.URL, &w.Secret, &w.Description, &w.CreatedBy, &w.CreatedAt)
 	return w, err
 }
@@ -78,7 +27,7 @@ const deliveryColumns = `d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.sta
 
 // scanDelivery reads the deliveryColumns of row into d, then the columns
 // after them into extra.
-func scanDelivery(row pgx.Row, d *Delivery, extra ...any) error {
+func scanDelivery(row pgx.Row, d *domain.Delivery, extra ...any) error {
 	var body string
 	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
 		&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt}, extra...)...)
@@ -90,17 +39,17 @@ func webhookName(id int64) string { return "webhook " + strconv.FormatInt(id, 10
 
 // webhookAudit is a webhook as an audit entry's Before or After: its
 // secret left out.
-func webhookAudit(w Webhook) (string, error) {
+func webhookAudit(w domain.Webhook) (string, error) {
 	return auditJSON(map[string]any{"url": w.URL, "description": w.Description})
 }
 
 // ListWebhooks returns every endpoint, oldest first.
-func (s *Store) ListWebhooks(ctx context.Context) ([]Webhook, error) {
+func (s *Store) ListWebhooks(ctx context.Context) ([]domain.Webhook, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
 	if err != nil {
 		return nil, dbError(err, "list webhooks")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Webhook, error) { return scanWebhook(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Webhook, error) { return scanWebhook(r) })
 	if err != nil {
 		return nil, dbError(err, "list webhooks")
 	}
@@ -108,10 +57,10 @@ func (s *Store) ListWebhooks(ctx context.Context) ([]Webhook, error) {
 }
 
 // GetWebhook returns the endpoint id. Errors: library.ErrNotFound.
-func (s *Store) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
+func (s *Store) GetWebhook(ctx context.Context, id int64) (domain.Webhook, error) {
 	w, err := scanWebhook(s.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1`, id))
 	if err != nil {
-		return Webhook{}, dbError(err, webhookName(id))
+		return domain.Webhook{}, dbError(err, webhookName(id))
 	}
 	return w, nil
 }
@@ -119,12 +68,12 @@ func (s *Store) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 // CreateWebhook adds w (URL, Secret, Description; the checks are package
 // webhook's) with the context's actor as CreatedBy, audited. Errors:
 // library.ErrInvalid for a URL or secret the table refuses.
-func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
-	var saved Webhook
+func (s *Store) CreateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
+	var saved domain.Webhook
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = scanWebhook(tx.db.QueryRow(ctx, `INSERT INTO webhooks (url, secret, description, created_by)
-			VALUES ($1, $2, $3, $4) RETURNING `+webhookColumns, w.URL, w.Secret, w.Description, ActorFrom(ctx)))
+			VALUES ($1, $2, $3, $4) RETURNING `+webhookColumns, w.URL, w.Secret, w.Description, domain.ActorFrom(ctx)))
 		if err != nil {
 			return dbError(err, "webhook "+w.URL)
 		}
@@ -132,7 +81,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 		if err != nil {
 			return err
 		}
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionCreate, Subject: SubjectWebhook,
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionCreate, Subject: domain.SubjectWebhook,
 			SubjectID: strconv.FormatInt(saved.ID, 10), After: after})
 	})
 	return saved, err
@@ -142,8 +91,8 @@ func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 // the secret of the endpoint w.ID, audited. Pending deliveries go to the
 // new URL, signed with the new secret. Errors: library.ErrNotFound,
 // library.ErrInvalid as CreateWebhook.
-func (s *Store) UpdateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
-	var saved Webhook
+func (s *Store) UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
+	var saved domain.Webhook
 	err := s.WithTx(ctx, func(tx *Store) error {
 		before, err := scanWebhook(tx.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1 FOR UPDATE`, w.ID))
 		if err != nil {
@@ -163,7 +112,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 		if err != nil {
 			return err
 		}
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionUpdate, Subject: SubjectWebhook,
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionUpdate, Subject: domain.SubjectWebhook,
 			SubjectID: strconv.FormatInt(w.ID, 10), Before: b, After: a})
 	})
 	return saved, err
@@ -181,7 +130,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		return tx.audit(ctx, AuditEntry{Actor: ActorFrom(ctx), Action: ActionDelete, Subject: SubjectWebhook,
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionDelete, Subject: domain.SubjectWebhook,
 			SubjectID: strconv.FormatInt(id, 10), Before: b})
 	})
 }
@@ -209,7 +158,7 @@ func (s *Store) RecordWebhookEvent(ctx context.Context, key, typ string, body []
 // other process takes it; if this process dies, it is due again after
 // the lease). Rows other processes are claiming are skipped, not waited
 // for. The deliveries carry the endpoint's URL and secret and the event.
-func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error) {
 	rows, err := s.db.Query(ctx, `UPDATE webhook_deliveries d
 		SET attempts = d.attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
 		FROM (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
@@ -220,8 +169,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	if err != nil {
 		return nil, dbError(err, "claim webhook deliveries")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
-		var d Delivery
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Delivery, error) {
+		var d domain.Delivery
 		err := scanDelivery(r, &d, &d.Secret)
 		return d, err
 	})
@@ -231,25 +180,17 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	return list, nil
 }
 
-// AttemptOutcome is what to do with a delivery after an attempt.
-type AttemptOutcome struct {
-	Delivered bool
-	// RetryIn is the wait before the next attempt of an undelivered
-	// delivery; 0 gives up: the delivery fails.
-	RetryIn time.Duration
-}
-
 // FinishAttempt logs attempt a of the delivery id and sets its state by
 // outcome: delivered, pending again after outcome.RetryIn, or failed. It
 // changes nothing when the delivery is no longer pending at that attempt
 // (its lease ran out and another process took it): finished false.
-func (s *Store) FinishAttempt(ctx context.Context, id int64, a DeliveryAttempt, outcome AttemptOutcome) (finished bool, err error) {
-	status := DeliveryFailed
+func (s *Store) FinishAttempt(ctx context.Context, id int64, a domain.DeliveryAttempt, outcome domain.AttemptOutcome) (finished bool, err error) {
+	status := domain.DeliveryFailed
 	switch {
 	case outcome.Delivered:
-		status = DeliveryDelivered
+		status = domain.DeliveryDelivered
 	case outcome.RetryIn > 0:
-		status = DeliveryPending
+		status = domain.DeliveryPending
 	}
 	err = s.WithTx(ctx, func(tx *Store) error {
 		tag, err := tx.db.Exec(ctx, `UPDATE webhook_deliveries SET status = $3, last_status = $4, last_error = $5,
@@ -280,7 +221,7 @@ func (s *Store) FinishAttempt(ctx context.Context, id int64, a DeliveryAttempt, 
 // endpoint webhookID or of all when it is 0, newest event first, each
 // with its attempts; their Secret is "". Errors: library.ErrInvalid for
 // a limit out of range.
-func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]Delivery, error) {
+func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error) {
 	if limit < 1 || limit > 1000 {
 		return nil, fmt.Errorf("webhook deliveries: limit %d is not within 1 to 1000: %w", limit, library.ErrInvalid)
 	}
@@ -301,14 +242,14 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 		Status     int       `json:"status"`
 		Error      string    `json:"error"`
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
-		var d Delivery
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Delivery, error) {
+		var d domain.Delivery
 		var attempts []attemptRow
 		if err := scanDelivery(r, &d, &attempts); err != nil {
 			return d, err
 		}
 		for _, a := range attempts {
-			d.AttemptLog = append(d.AttemptLog, DeliveryAttempt{Attempt: a.Attempt, At: a.At,
+			d.AttemptLog = append(d.AttemptLog, domain.DeliveryAttempt{Attempt: a.Attempt, At: a.At,
 				Duration: time.Duration(a.DurationMS) * time.Millisecond, Status: a.Status, Error: a.Error})
 		}
 		return d, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
@@ -36,59 +37,59 @@ var openConsole = map[string]bool{
 // consoleRoles is the least role of every other console route. A route
 // registered but missing here fails TestEveryConsoleRouteNeedsALogin.
 var consoleRoles = map[string]string{
-	"POST /logout":                               store.RoleViewer,
-	"GET /account/password":                      store.RoleViewer,
-	"POST /account/password":                     store.RoleViewer,
-	"GET /":                                      store.RoleViewer,
-	"GET /modules/:id":                           store.RoleViewer,
-	"GET /modules/:id/override":                  store.RoleEditor,
-	"GET /modules/:id/override/:locale":          store.RoleEditor,
-	"POST /modules/:id/override/:locale":         store.RoleEditor,
-	"GET /modules/:id/override/:locale/delete":   store.RoleEditor,
-	"POST /modules/:id/override/:locale/delete":  store.RoleEditor,
-	"POST /modules/:id/override/:locale/publish": store.RoleEditor,
-	"POST /modules/:id/override/:locale/discard": store.RoleEditor,
-	"POST /modules/:id/override/:locale/check":   store.RoleEditor,
-	"GET /overrides/new":                         store.RoleEditor,
-	"POST /overrides/new":                        store.RoleEditor,
-	"GET /modules/:id/override/:locale/history":  store.RoleViewer,
-	"POST /modules/:id/override/:locale/restore": store.RoleEditor,
-	"GET /drift":                                 store.RoleViewer,
-	"GET /drift/:id/:locale":                     store.RoleViewer,
-	"POST /drift/:id/:locale":                    store.RoleEditor,
-	"POST /modules/:id/override/:locale/impact":  store.RoleEditor,
-	"GET /modules/:id/override/:locale/publish":  store.RoleEditor,
-	"GET /modules/:id/override/:locale/discard":  store.RoleEditor,
-	"GET /drift/:id/:locale/take-builtin":        store.RoleEditor,
-	"GET /profiles":                              store.RoleViewer,
-	"POST /profiles":                             store.RoleEditor,
-	"GET /profiles/new":                          store.RoleEditor,
-	"GET /profiles/:id":                          store.RoleViewer,
-	"POST /profiles/:id":                         store.RoleEditor,
-	"GET /profiles/:id/delete":                   store.RoleEditor,
-	"POST /profiles/:id/delete":                  store.RoleEditor,
-	"GET /preview":                               store.RoleViewer,
-	"POST /preview":                              store.RoleViewer,
-	"GET /audit":                                 store.RoleViewer,
-	"GET /users":                                 store.RoleAdmin,
-	"POST /users":                                store.RoleAdmin,
-	"POST /users/:name/role":                     store.RoleAdmin,
-	"POST /users/:name/disable":                  store.RoleAdmin,
-	"POST /users/links/:id/revoke":               store.RoleAdmin,
-	"GET /tokens":                                store.RoleAdmin,
-	"POST /tokens":                               store.RoleAdmin,
-	"POST /tokens/revoke":                        store.RoleAdmin,
-	"GET /webhooks":                              store.RoleAdmin,
-	"POST /webhooks":                             store.RoleAdmin,
-	"POST /webhooks/:id/delete":                  store.RoleAdmin,
-	"GET /scenarios":                             store.RoleViewer,
-	"POST /scenarios":                            store.RoleEditor,
-	"GET /scenarios/:id":                         store.RoleViewer,
-	"POST /scenarios/:id":                        store.RoleEditor,
-	"GET /scenarios/:id/request":                 store.RoleViewer,
-	"POST /scenarios/:id/accept":                 store.RoleEditor,
-	"GET /scenarios/:id/delete":                  store.RoleEditor,
-	"POST /scenarios/:id/delete":                 store.RoleEditor,
+	"POST /logout":                               domain.RoleViewer,
+	"GET /account/password":                      domain.RoleViewer,
+	"POST /account/password":                     domain.RoleViewer,
+	"GET /":                                      domain.RoleViewer,
+	"GET /modules/:id":                           domain.RoleViewer,
+	"GET /modules/:id/override":                  domain.RoleEditor,
+	"GET /modules/:id/override/:locale":          domain.RoleEditor,
+	"POST /modules/:id/override/:locale":         domain.RoleEditor,
+	"GET /modules/:id/override/:locale/delete":   domain.RoleEditor,
+	"POST /modules/:id/override/:locale/delete":  domain.RoleEditor,
+	"POST /modules/:id/override/:locale/publish": domain.RoleEditor,
+	"POST /modules/:id/override/:locale/discard": domain.RoleEditor,
+	"POST /modules/:id/override/:locale/check":   domain.RoleEditor,
+	"GET /overrides/new":                         domain.RoleEditor,
+	"POST /overrides/new":                        domain.RoleEditor,
+	"GET /modules/:id/override/:locale/history":  domain.RoleViewer,
+	"POST /modules/:id/override/:locale/restore": domain.RoleEditor,
+	"GET /drift":                                 domain.RoleViewer,
+	"GET /drift/:id/:locale":                     domain.RoleViewer,
+	"POST /drift/:id/:locale":                    domain.RoleEditor,
+	"POST /modules/:id/override/:locale/impact":  domain.RoleEditor,
+	"GET /modules/:id/override/:locale/publish":  domain.RoleEditor,
+	"GET /modules/:id/override/:locale/discard":  domain.RoleEditor,
+	"GET /drift/:id/:locale/take-builtin":        domain.RoleEditor,
+	"GET /profiles":                              domain.RoleViewer,
+	"POST /profiles":                             domain.RoleEditor,
+	"GET /profiles/new":                          domain.RoleEditor,
+	"GET /profiles/:id":                          domain.RoleViewer,
+	"POST /profiles/:id":                         domain.RoleEditor,
+	"GET /profiles/:id/delete":                   domain.RoleEditor,
+	"POST /profiles/:id/delete":                  domain.RoleEditor,
+	"GET /preview":                               domain.RoleViewer,
+	"POST /preview":                              domain.RoleViewer,
+	"GET /audit":                                 domain.RoleViewer,
+	"GET /users":                                 domain.RoleAdmin,
+	"POST /users":                                domain.RoleAdmin,
+	"POST /users/:name/role":                     domain.RoleAdmin,
+	"POST /users/:name/disable":                  domain.RoleAdmin,
+	"POST /users/links/:id/revoke":               domain.RoleAdmin,
+	"GET /tokens":                                domain.RoleAdmin,
+	"POST /tokens":                               domain.RoleAdmin,
+	"POST /tokens/revoke":                        domain.RoleAdmin,
+	"GET /webhooks":                              domain.RoleAdmin,
+	"POST /webhooks":                             domain.RoleAdmin,
+	"POST /webhooks/:id/delete":                  domain.RoleAdmin,
+	"GET /scenarios":                             domain.RoleViewer,
+	"POST /scenarios":                            domain.RoleEditor,
+	"GET /scenarios/:id":                         domain.RoleViewer,
+	"POST /scenarios/:id":                        domain.RoleEditor,
+	"GET /scenarios/:id/request":                 domain.RoleViewer,
+	"POST /scenarios/:id/accept":                 domain.RoleEditor,
+	"GET /scenarios/:id/delete":                  domain.RoleEditor,
+	"POST /scenarios/:id/delete":                 domain.RoleEditor,
 }
 
 // routeTarget fills a route's parameters.
@@ -104,8 +105,8 @@ func TestEveryConsoleRouteNeedsALogin(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "vera", store.RoleViewer)
-	newUser(t, st, "ed", store.RoleEditor)
+	newUser(t, st, "vera", domain.RoleViewer)
+	newUser(t, st, "ed", domain.RoleEditor)
 	anon, viewer, editor := anonymous(t, h), login(t, h, "vera"), login(t, h, "ed")
 	seen := 0
 	for _, r := range srv.echo.Routes() {
@@ -132,8 +133,8 @@ func TestEveryConsoleRouteNeedsALogin(t *testing.T) {
 			cl     *client
 			denied bool
 		}{
-			{"viewer", viewer, !store.RoleAtLeast(store.RoleViewer, role)},
-			{"editor", editor, !store.RoleAtLeast(store.RoleEditor, role)},
+			{"viewer", viewer, !domain.RoleAtLeast(domain.RoleViewer, role)},
+			{"editor", editor, !domain.RoleAtLeast(domain.RoleEditor, role)},
 		} {
 			if !c.denied {
 				continue
@@ -256,7 +257,7 @@ func TestLoginMessagesAndThrottling(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "alice", store.RoleEditor)
+	newUser(t, st, "alice", domain.RoleEditor)
 	try := func(c *client, name, password string) (int, string) {
 		rec := c.do(h, c.form(http.MethodPost, "/login", url.Values{"name": {name}, "password": {password}}))
 		m := regexpLoginError.FindStringSubmatch(rec.Body.String())
@@ -280,7 +281,7 @@ func TestLoginMessagesAndThrottling(t *testing.T) {
 		t.Errorf("unknown user answered in %s, bad password in %s: the timing tells them apart", dUnknown, dBad)
 	}
 	// A disabled account gets the same message.
-	newUser(t, st, "dora", store.RoleViewer)
+	newUser(t, st, "dora", domain.RoleViewer)
 	if _, err := st.SetDisabled(context.Background(), "dora", true); err != nil {
 		t.Fatal(err)
 	}
@@ -307,12 +308,12 @@ func TestLoginMessagesAndThrottling(t *testing.T) {
 	for i := 0; i < handlers.LoginMaxFailuresPerAddress; i++ {
 		try(c, "user"+itoa(i), "wrong password!")
 	}
-	newUser(t, st, "bob", store.RoleViewer)
+	newUser(t, st, "bob", domain.RoleViewer)
 	if code, _ := try(c, "bob", testPassword); code != http.StatusTooManyRequests {
 		t.Errorf("throttled address: %d, want 429", code)
 	}
 	// Logins and failures are audited.
-	entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: store.ActionLoginFailed})
+	entries, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: domain.ActionLoginFailed})
 	if err != nil || len(entries) == 0 {
 		t.Errorf("no failed login audited (%v)", err)
 	}
@@ -322,7 +323,7 @@ func TestSessionsEndOnPasswordChangeAndDisable(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "carol", store.RoleEditor)
+	newUser(t, st, "carol", domain.RoleEditor)
 	one, two := login(t, h, "carol"), login(t, h, "carol")
 	get := func(c *client) int { return c.do(h, httptest.NewRequest(http.MethodGet, "/", nil)).Code }
 	if get(one) != http.StatusOK || get(two) != http.StatusOK {
@@ -352,8 +353,8 @@ func TestSessionsEndOnPasswordChangeAndDisable(t *testing.T) {
 	if rec := admin.do(h, admin.form(http.MethodPost, "/users/carol/role", url.Values{"role": {"viewer"}})); rec.Code != http.StatusSeeOther {
 		t.Fatalf("role: %d", rec.Code)
 	}
-	for _, action := range []string{store.ActionDisable, store.ActionRole, store.ActionPassword} {
-		e, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: action, SubjectID: "carol"})
+	for _, action := range []string{domain.ActionDisable, domain.ActionRole, domain.ActionPassword} {
+		e, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: action, SubjectID: "carol"})
 		if err != nil || len(e) != 1 {
 			t.Errorf("audit %s: %v %v", action, e, err)
 		}
@@ -397,11 +398,11 @@ func TestSetupLinks(t *testing.T) {
 		t.Errorf("setup link used twice: %d, want 404\n%s", rec.Code, rec.Body.String())
 	}
 	// Expiry.
-	secret, err := st.CreateSetupToken(ctx, "erin", store.RoleViewer)
+	secret, err := st.CreateSetupToken(ctx, "erin", domain.RoleViewer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Pool().Exec(ctx, `UPDATE setup_tokens SET expires_at = now() - interval '1 second' WHERE hash = $1`, store.HashToken(secret)); err != nil {
+	if _, err := st.Pool().Exec(ctx, `UPDATE setup_tokens SET expires_at = now() - interval '1 second' WHERE hash = $1`, domain.HashToken(secret)); err != nil {
 		t.Fatal(err)
 	}
 	if rec := c2.do(h, httptest.NewRequest(http.MethodGet, "/setup/"+secret, nil)); rec.Code != http.StatusNotFound {
@@ -530,7 +531,7 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "erin", store.RoleViewer)
+	newUser(t, st, "erin", domain.RoleViewer)
 	c := login(t, h, "erin")
 	change := func(current string) (int, string) {
 		rec := c.do(h, c.form(http.MethodPost, "/account/password", url.Values{
@@ -551,7 +552,7 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 	if r := rec.do(h, rec.form(http.MethodPost, "/login", url.Values{"name": {"erin"}, "password": {testPassword}})); r.Code != http.StatusTooManyRequests {
 		t.Errorf("login after the failed password checks: %d, want 429", r.Code)
 	}
-	entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: store.ActionLoginFailed, SubjectID: "erin"})
+	entries, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: domain.ActionLoginFailed, SubjectID: "erin"})
 	if err != nil || len(entries) != handlers.LoginMaxFailuresPerAccount {
 		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, handlers.LoginMaxFailuresPerAccount)
 	}
@@ -564,7 +565,7 @@ func TestUsersPageKeepsTheTypedName(t *testing.T) {
 	srv, _ := newServer(t, nil)
 	h := srv.Handler()
 	c := login(t, h, testUser)
-	rec := c.do(h, c.form(http.MethodPost, "/users", url.Values{"name": {testUser}, "role": {store.RoleEditor}}))
+	rec := c.do(h, c.form(http.MethodPost, "/users", url.Values{"name": {testUser}, "role": {domain.RoleEditor}}))
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("existing name: %d, want 422", rec.Code)
 	}
@@ -572,7 +573,7 @@ func TestUsersPageKeepsTheTypedName(t *testing.T) {
 	if !strings.Contains(body, `name="name" value="`+testUser+`"`) {
 		t.Errorf("the typed name is lost:\n%s", body)
 	}
-	if !strings.Contains(body, `value="`+store.RoleEditor+`" selected`) {
+	if !strings.Contains(body, `value="`+domain.RoleEditor+`" selected`) {
 		t.Errorf("the role chosen is lost")
 	}
 }
@@ -584,13 +585,13 @@ func TestDisableTakesOnlyTrueOrFalse(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "frank", store.RoleViewer)
+	newUser(t, st, "frank", domain.RoleViewer)
 	admin := login(t, h, testUser)
 	post := func(v url.Values) int {
 		return admin.do(h, admin.form(http.MethodPost, "/users/frank/disable", v)).Code
 	}
 	audits := func(action string) int {
-		e, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, Action: action, SubjectID: "frank"})
+		e, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: action, SubjectID: "frank"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -609,16 +610,16 @@ func TestDisableTakesOnlyTrueOrFalse(t *testing.T) {
 			t.Errorf("disabled=%s: %d, want 303", v, code)
 		}
 	}
-	if d, e := audits(store.ActionDisable), audits(store.ActionEnable); d != 1 || e != 1 {
+	if d, e := audits(domain.ActionDisable), audits(domain.ActionEnable); d != 1 || e != 1 {
 		t.Errorf("audited %d disables and %d enables, want 1 and 1", d, e)
 	}
 	// The same for roles: a repeat is not audited.
 	for range 2 {
-		if rec := admin.do(h, admin.form(http.MethodPost, "/users/frank/role", url.Values{"role": {store.RoleEditor}})); rec.Code != http.StatusSeeOther {
+		if rec := admin.do(h, admin.form(http.MethodPost, "/users/frank/role", url.Values{"role": {domain.RoleEditor}})); rec.Code != http.StatusSeeOther {
 			t.Fatalf("role: %d", rec.Code)
 		}
 	}
-	if n := audits(store.ActionRole); n != 1 {
+	if n := audits(domain.ActionRole); n != 1 {
 		t.Errorf("audited %d role changes, want 1", n)
 	}
 }
@@ -630,24 +631,24 @@ func TestAuditSecurityEntriesAreAdminOnly(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	newUser(t, st, "vera", store.RoleViewer)
+	newUser(t, st, "vera", domain.RoleViewer)
 	form := url.Values{"name": {"vera"}, "password": {"wrong password!"}}
 	anon := anonymous(t, h)
 	anon.do(h, anon.form(http.MethodPost, "/login", form))
-	if _, err := st.CreateProfile(store.WithActor(context.Background(), testUser), store.Profile{ID: "support", Name: "Support", Locale: "en-US", TimeZone: "UTC"}); err != nil {
+	if _, err := st.CreateProfile(domain.WithActor(context.Background(), testUser), domain.Profile{ID: "support", Name: "Support", Locale: "en-US", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
 
 	viewer, admin := login(t, h, "vera"), login(t, h, testUser)
 	body := viewer.do(h, httptest.NewRequest(http.MethodGet, "/audit", nil)).Body.String()
-	if strings.Contains(body, store.ActionLoginFailed) || strings.Contains(body, `value="user"`) || !strings.Contains(body, `href="/profiles/support"`) {
+	if strings.Contains(body, domain.ActionLoginFailed) || strings.Contains(body, `value="user"`) || !strings.Contains(body, `href="/profiles/support"`) {
 		t.Errorf("viewer's audit page: want the profile entry and no user entries or user filter:\n%s", body)
 	}
 	if rec := viewer.do(h, httptest.NewRequest(http.MethodGet, "/audit?subject=user", nil)); rec.Code != http.StatusForbidden {
 		t.Errorf("viewer GET /audit?subject=user: %d, want 403", rec.Code)
 	}
 	body = admin.do(h, httptest.NewRequest(http.MethodGet, "/audit?subject=user", nil)).Body.String()
-	if !strings.Contains(body, `<span class="badge badge-kind">`+store.ActionLoginFailed+`</span>`) {
+	if !strings.Contains(body, `<span class="badge badge-kind">`+domain.ActionLoginFailed+`</span>`) {
 		t.Errorf("admin's audit page lacks the failed login row:\n%s", body)
 	}
 }
@@ -664,7 +665,7 @@ func TestSetupLinksListedRevocableAndAudited(t *testing.T) {
 	if !strings.Contains(body, `data-testid="no-setup-links"`) {
 		t.Fatalf("users page before any link: want the no-setup-links line:\n%s", body)
 	}
-	rec := admin.do(h, admin.form(http.MethodPost, "/users", url.Values{"name": {"dora"}, "role": {store.RoleEditor}}))
+	rec := admin.do(h, admin.form(http.MethodPost, "/users", url.Values{"name": {"dora"}, "role": {domain.RoleEditor}}))
 	link := regexp.MustCompile(`/setup/[A-Za-z0-9_-]+`).FindString(rec.Body.String())
 	if rec.Code != http.StatusOK || link == "" {
 		t.Fatalf("add user: %d, link %q", rec.Code, link)
@@ -676,7 +677,7 @@ func TestSetupLinksListedRevocableAndAudited(t *testing.T) {
 	}
 	row := doc.Find(`[data-testid="setup-link-row"][data-name="dora"]`)
 	cells := row.Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
-	if len(cells) < 3 || cells[0] != "dora" || cells[1] != store.RoleEditor || cells[2] != testUser {
+	if len(cells) < 3 || cells[0] != "dora" || cells[1] != domain.RoleEditor || cells[2] != testUser {
 		t.Errorf("pending link row: %q, want dora, editor, issued by %s", cells, testUser)
 	}
 	if strings.Count(rec.Body.String(), secret) != 1 {
@@ -695,8 +696,8 @@ func TestSetupLinksListedRevocableAndAudited(t *testing.T) {
 	if body := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)).Body.String(); strings.Contains(body, `data-testid="setup-link-row"`) {
 		t.Errorf("revoked link still listed")
 	}
-	for _, action := range []string{store.ActionInvite, store.ActionRevoke} {
-		entries, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectUser, SubjectID: "dora", Action: action})
+	for _, action := range []string{domain.ActionInvite, domain.ActionRevoke} {
+		entries, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, SubjectID: "dora", Action: action})
 		if err != nil || len(entries) != 1 || entries[0].Actor != testUser {
 			t.Errorf("audit %s of dora's link: %+v %v, want one entry by %s", action, entries, err, testUser)
 		}
@@ -712,8 +713,8 @@ func TestAdminCannotChangeSelf(t *testing.T) {
 	h := srv.Handler()
 	admin := login(t, h, testUser)
 	for _, tc := range []struct{ path, field, value string }{
-		{"/users/" + testUser + "/role", "role", store.RoleViewer},
-		{"/users/" + strings.ToUpper(testUser) + "/role", "role", store.RoleEditor},
+		{"/users/" + testUser + "/role", "role", domain.RoleViewer},
+		{"/users/" + strings.ToUpper(testUser) + "/role", "role", domain.RoleEditor},
 		{"/users/" + testUser + "/disable", "disabled", "true"},
 	} {
 		rec := admin.do(h, admin.form(http.MethodPost, tc.path, url.Values{tc.field: {tc.value}}))
@@ -723,7 +724,7 @@ func TestAdminCannotChangeSelf(t *testing.T) {
 			t.Errorf("POST %s: %d, want 409 with the users page saying why\n%s", tc.path, rec.Code, body)
 		}
 	}
-	if u, err := st.UserByName(context.Background(), testUser); err != nil || u.Role != store.RoleAdmin || u.Disabled {
+	if u, err := st.UserByName(context.Background(), testUser); err != nil || u.Role != domain.RoleAdmin || u.Disabled {
 		t.Errorf("after the refused changes: %+v %v, want an enabled admin", u, err)
 	}
 	if rec := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)); rec.Code != http.StatusOK {

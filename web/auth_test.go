@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // secret.
 func newToken(t *testing.T, st *store.Store, name string, scopes ...string) string {
 	t.Helper()
-	_, secret, err := st.CreateToken(store.WithActor(context.Background(), "test"), name, scopes)
+	_, secret, err := st.CreateToken(domain.WithActor(context.Background(), "test"), name, scopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,36 +52,36 @@ func serveAPI(h http.Handler, method, target, body, token string) *httptest.Resp
 // here fails TestEveryAPIRouteNeedsAToken, so a new route must be given its
 // scopes.
 var apiScopes = map[string][]string{
-	"POST /api/v1/assemble":                           {store.ScopeAssemble},
-	"POST /api/v1/render":                             {store.ScopeAssemble},
-	"GET /api/v1/modules":                             {store.ScopeRead},
-	"GET /api/v1/modules/:id":                         {store.ScopeRead},
-	"GET /api/v1/commands":                            {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/tools":                               {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/profiles":                            {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/overrides":                           {store.ScopeRead},
-	"GET /api/v1/changes":                             {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/openapi.json":                        {store.ScopeAssemble, store.ScopeRead},
-	"GET /api/v1/overrides/:id":                       {store.ScopeRead},
-	"PUT /api/v1/overrides/:id":                       {store.ScopeWrite},
-	"DELETE /api/v1/overrides/:id":                    {store.ScopeWrite},
-	"POST /api/v1/overrides/:id/publish":              {store.ScopeWrite},
-	"GET /api/v1/overrides/:id/revisions":             {store.ScopeRead},
-	"GET /api/v1/overrides/:id/revisions/:n":          {store.ScopeRead},
-	"POST /api/v1/overrides/:id/revisions/:n/restore": {store.ScopeWrite},
-	"GET /api/v1/scenarios":                           {store.ScopeRead},
-	"POST /api/v1/scenarios":                          {store.ScopeWrite},
-	"GET /api/v1/scenarios/:id":                       {store.ScopeRead},
-	"PUT /api/v1/scenarios/:id":                       {store.ScopeWrite},
-	"DELETE /api/v1/scenarios/:id":                    {store.ScopeWrite},
-	"POST /api/v1/scenarios/:id/run":                  {store.ScopeAssemble},
-	"POST /api/v1/scenarios/:id/accept":               {store.ScopeWrite},
-	"GET /api/v1/webhooks":                            {store.ScopeAdmin},
-	"POST /api/v1/webhooks":                           {store.ScopeAdmin},
-	"GET /api/v1/webhooks/:id":                        {store.ScopeAdmin},
-	"PUT /api/v1/webhooks/:id":                        {store.ScopeAdmin},
-	"DELETE /api/v1/webhooks/:id":                     {store.ScopeAdmin},
-	"GET /api/v1/webhooks/:id/deliveries":             {store.ScopeAdmin},
+	"POST /api/v1/assemble":                           {domain.ScopeAssemble},
+	"POST /api/v1/render":                             {domain.ScopeAssemble},
+	"GET /api/v1/modules":                             {domain.ScopeRead},
+	"GET /api/v1/modules/:id":                         {domain.ScopeRead},
+	"GET /api/v1/commands":                            {domain.ScopeAssemble, domain.ScopeRead},
+	"GET /api/v1/tools":                               {domain.ScopeAssemble, domain.ScopeRead},
+	"GET /api/v1/profiles":                            {domain.ScopeAssemble, domain.ScopeRead},
+	"GET /api/v1/overrides":                           {domain.ScopeRead},
+	"GET /api/v1/changes":                             {domain.ScopeAssemble, domain.ScopeRead},
+	"GET /api/v1/openapi.json":                        {domain.ScopeAssemble, domain.ScopeRead},
+	"GET /api/v1/overrides/:id":                       {domain.ScopeRead},
+	"PUT /api/v1/overrides/:id":                       {domain.ScopeWrite},
+	"DELETE /api/v1/overrides/:id":                    {domain.ScopeWrite},
+	"POST /api/v1/overrides/:id/publish":              {domain.ScopeWrite},
+	"GET /api/v1/overrides/:id/revisions":             {domain.ScopeRead},
+	"GET /api/v1/overrides/:id/revisions/:n":          {domain.ScopeRead},
+	"POST /api/v1/overrides/:id/revisions/:n/restore": {domain.ScopeWrite},
+	"GET /api/v1/scenarios":                           {domain.ScopeRead},
+	"POST /api/v1/scenarios":                          {domain.ScopeWrite},
+	"GET /api/v1/scenarios/:id":                       {domain.ScopeRead},
+	"PUT /api/v1/scenarios/:id":                       {domain.ScopeWrite},
+	"DELETE /api/v1/scenarios/:id":                    {domain.ScopeWrite},
+	"POST /api/v1/scenarios/:id/run":                  {domain.ScopeAssemble},
+	"POST /api/v1/scenarios/:id/accept":               {domain.ScopeWrite},
+	"GET /api/v1/webhooks":                            {domain.ScopeAdmin},
+	"POST /api/v1/webhooks":                           {domain.ScopeAdmin},
+	"GET /api/v1/webhooks/:id":                        {domain.ScopeAdmin},
+	"PUT /api/v1/webhooks/:id":                        {domain.ScopeAdmin},
+	"DELETE /api/v1/webhooks/:id":                     {domain.ScopeAdmin},
+	"GET /api/v1/webhooks/:id/deliveries":             {domain.ScopeAdmin},
 }
 
 // apiTargetID is the :id of a route in TestEveryAPIRouteNeedsAToken: a
@@ -132,22 +133,22 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
 	tokens := map[string]string{}
-	for _, s := range store.Scopes {
+	for _, s := range domain.Scopes {
 		tokens[s] = newToken(t, st, "only-"+s, s)
 	}
-	revoked := newToken(t, st, "revoked", store.Scopes...)
+	revoked := newToken(t, st, "revoked", domain.Scopes...)
 	if _, err := st.RevokeToken(context.Background(), "revoked"); err != nil {
 		t.Fatal(err)
 	}
 	// Webhooks 1 and 2 (apiTargetID): the routes that take an id find one.
 	for range 2 {
-		if _, err := st.CreateWebhook(context.Background(), store.Webhook{URL: "http://127.0.0.1:9/", Secret: strings.Repeat("s", 16)}); err != nil {
+		if _, err := st.CreateWebhook(context.Background(), domain.Webhook{URL: "http://127.0.0.1:9/", Secret: strings.Repeat("s", 16)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// Revision 1 of an override, for the revision routes to read.
-	seed := newToken(t, st, "seed", store.Scopes...)
+	seed := newToken(t, st, "seed", domain.Scopes...)
 	var cur struct {
 		Text string `json:"text"`
 	}
@@ -184,7 +185,7 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 				t.Errorf("%s with %s: WWW-Authenticate %q, want Bearer", key, what, got)
 			}
 		}
-		for _, s := range store.Scopes {
+		for _, s := range domain.Scopes {
 			rec := serveAPI(h, r.Method, target, body, tokens[s])
 			if slices.Contains(scopes, s) {
 				if rec.Code == http.StatusUnauthorized || rec.Code == http.StatusForbidden {
@@ -221,7 +222,7 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 func TestAPIWritesRecordTheToken(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
-	token := newToken(t, st, "deploy-bot", store.ScopeRead, store.ScopeWrite)
+	token := newToken(t, st, "deploy-bot", domain.ScopeRead, domain.ScopeWrite)
 	get := serveAPI(srv.Handler(), http.MethodGet, "/api/v1/overrides/base.identity?locale=en-US", "", token)
 	var cur struct {
 		Text string `json:"text"`
@@ -240,8 +241,8 @@ func TestAPIWritesRecordTheToken(t *testing.T) {
 	if o.Author != "token:deploy-bot" {
 		t.Errorf("author %q, want token:deploy-bot", o.Author)
 	}
-	audit, err := st.ListAudit(context.Background(), store.AuditFilter{Actor: "token:deploy-bot", Subject: store.SubjectOverride})
-	if err != nil || len(audit) != 1 || audit[0].Action != store.ActionCreate || audit[0].Subject != store.SubjectOverride {
+	audit, err := st.ListAudit(context.Background(), domain.AuditFilter{Actor: "token:deploy-bot", Subject: domain.SubjectOverride})
+	if err != nil || len(audit) != 1 || audit[0].Action != domain.ActionCreate || audit[0].Subject != domain.SubjectOverride {
 		t.Errorf("audit by token:deploy-bot: %+v %v, want the one create", audit, err)
 	}
 	srv.tokens.Flush(t.Context()) // uses are recorded in the background

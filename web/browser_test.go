@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/web/browsertest"
@@ -24,11 +25,11 @@ func TestE2EOverrideFlow(t *testing.T) {
 		// version) and a profile, so that /drift and /profiles show rows.
 		m, _ := lib.Module("base.caution", "en-US")
 		text := strings.Replace(m.Text, "\n---\n", "\n---\nDouble-check every destructive action.\n\n", 1)
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: m.Title, Version: m.Version,
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: m.Title, Version: m.Version,
 			BasedOnVersion: m.Version, BaseSnapshot: "an older builtin text", Author: "alice", Publish: true}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.CreateProfile(ctx, store.Profile{ID: "support", Name: "Support desk", Locale: "zh-CN", Model: "gpt-4o",
+		if _, err := st.CreateProfile(ctx, domain.Profile{ID: "support", Name: "Support desk", Locale: "zh-CN", Model: "gpt-4o",
 			TimeZone: "Asia/Shanghai", PromptModules: []string{"base.identity", "base.behavior", "style.learning"},
 			SystemPrompt: "Keep answers short.", SkillDisclosure: true, TokenBudget: 8000}); err != nil {
 			t.Fatal(err)

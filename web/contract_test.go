@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // wantAPIField checks a JSON error answer: status, code and field.
@@ -31,7 +31,7 @@ func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	token := newToken(t, st, "strict", store.ScopeAssemble, store.ScopeRead)
+	token := newToken(t, st, "strict", domain.ScopeAssemble, domain.ScopeRead)
 	for _, c := range []struct {
 		what, method, target, body string
 		status                     int
@@ -64,7 +64,7 @@ func TestHEADWhereverGET(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
 	h := srv.Handler()
-	token := newToken(t, st, "head", store.ScopeRead)
+	token := newToken(t, st, "head", domain.ScopeRead)
 	for _, target := range []string{"/healthz", "/readyz", "/api/v1/modules", "/api/v1/modules/base.identity?locale=en-US", "/api/v1/modules/task.nope", "/api/v1/openapi.json"} {
 		get := serveAPI(h, http.MethodGet, target, "", token)
 		head := serveAPI(h, http.MethodHead, target, "", token)

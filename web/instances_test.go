@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -85,7 +86,7 @@ func TestStartedServerFollowsNotifications(t *testing.T) {
 	}
 	text := strings.TrimRight(m.Text, "\n") + "\n\nNotified marker 7f3a.\n"
 	key := assembler.Key("base.identity", "en-US")
-	if _, err := other.SaveOverride(t.Context(), store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "test"}, 0); err != nil {
+	if _, err := other.SaveOverride(t.Context(), domain.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "test"}, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The draft's notification brings it to the server's drafts, not to
@@ -104,7 +105,7 @@ func TestStartedServerFollowsNotifications(t *testing.T) {
 		o := srv.served.Current().State.Overrides[key]
 		return o != nil && strings.Contains(o.Module.Text, "Notified marker 7f3a.")
 	})
-	if _, err := other.CreateProfile(t.Context(), store.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {
+	if _, err := other.CreateProfile(t.Context(), domain.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Second, "profile served", func() bool {
@@ -122,7 +123,7 @@ func TestStartedServerRefreshesPeriodically(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(other.Close)
-	if _, err := other.CreateProfile(t.Context(), store.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {
+	if _, err := other.CreateProfile(t.Context(), domain.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {
 		t.Fatal(err)
 	}
 	srv := startOn(t, dbURL, 200*time.Millisecond)

@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -77,7 +78,7 @@ func startFolder(t *testing.T, dir string) (*Server, *store.Store) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	newUser(t, st, testUser, store.RoleAdmin)
+	newUser(t, st, testUser, domain.RoleAdmin)
 	clients.Store(srv.Handler(), login(t, srv.Handler(), testUser))
 	return srv, st
 }
@@ -217,7 +218,7 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	dir := libraryFolder(t)
 	srv, st := startFolder(t, dir)
 	h := srv.Handler()
-	token := newToken(t, st, "runtime", store.ScopeAssemble)
+	token := newToken(t, st, "runtime", domain.ScopeAssemble)
 	good := readFile(t, dir, notesEN)
 	body := strings.TrimSpace(good[strings.LastIndex(good, "---\n")+4:])
 
@@ -297,7 +298,7 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 	// Drift is judged against the reloaded library.
 	m, _ := srv.served.Current().Library.Module("task.reload-notes", "en-US")
 	text := strings.Replace(m.Text, "title: Field notes", "title: Field notes (ops)", 1)
-	if _, err := st.SaveOverride(t.Context(), store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: "Field notes (ops)", Version: 1,
+	if _, err := st.SaveOverride(t.Context(), domain.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: "Field notes (ops)", Version: 1,
 		BasedOnVersion: 1, BaseSnapshot: m.Text, Author: "test", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func BenchmarkLibraryFolderReload(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer srv.Close(ctx)
-	_, token, err := st.CreateToken(store.WithActor(ctx, "bench"), "bench", []string{store.ScopeAssemble})
+	_, token, err := st.CreateToken(domain.WithActor(ctx, "bench"), "bench", []string{domain.ScopeAssemble})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func TestLibraryFolderDropsAModuleAnOverrideIncludes(t *testing.T) {
 	srv, st := startFolder(t, dir)
 	m, _ := srv.served.Current().Library.Module("base.behavior", "en-US")
 	text := strings.TrimRight(m.Text, "\n") + "\n\n{{aux.sig}}\n"
-	if _, err := st.SaveOverride(t.Context(), store.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Version: m.Version,
+	if _, err := st.SaveOverride(t.Context(), domain.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Version: m.Version,
 		BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "test", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/metrics"
@@ -52,7 +53,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close(context.Background()) })
-	token := newToken(t, st, "metrics", store.ScopeAssemble, store.ScopeRead, store.ScopeWrite)
+	token := newToken(t, st, "metrics", domain.ScopeAssemble, domain.ScopeRead, domain.ScopeWrite)
 
 	before := scrape(t, srv.MetricsURL())
 	for _, name := range []string{

@@ -15,10 +15,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -80,7 +80,7 @@ var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 func TestOpenAPIMatchesTheRouteTable(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
-	doc := decodeOpenAPI(t, serveAPI(srv.Handler(), http.MethodGet, "/api/v1/openapi.json", "", newToken(t, st, "openapi", store.ScopeAssemble)))
+	doc := decodeOpenAPI(t, serveAPI(srv.Handler(), http.MethodGet, "/api/v1/openapi.json", "", newToken(t, st, "openapi", domain.ScopeAssemble)))
 
 	registered := map[string]bool{}
 	for _, r := range srv.echo.Routes() {

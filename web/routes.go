@@ -8,9 +8,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/static"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // newEcho builds the middleware stack and the route table: every route of
@@ -57,9 +57,9 @@ func (s *Server) newEcho() *echo.Echo {
 	// instead. The open routes are the health checks, the static files,
 	// the login and the setup links.
 	auth := s.auth
-	viewer := handlers.RequireRole(store.RoleViewer)
-	editor := handlers.RequireRole(store.RoleEditor)
-	admin := handlers.RequireRole(store.RoleAdmin)
+	viewer := handlers.RequireRole(domain.RoleViewer)
+	editor := handlers.RequireRole(domain.RoleEditor)
+	admin := handlers.RequireRole(domain.RoleAdmin)
 
 	e.GET("/healthz", health.Live)
 	e.GET("/readyz", health.Ready)
@@ -158,7 +158,7 @@ func (s *Server) newEcho() *echo.Echo {
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
-	const assemble, read, write = store.ScopeAssemble, store.ScopeRead, store.ScopeWrite
+	const assemble, read, write = domain.ScopeAssemble, domain.ScopeRead, domain.ScopeWrite
 	v1 := e.Group("/api/v1")
 	v1.POST("/assemble", api.Assemble, apiMW(assemble)...)
 	v1.POST("/render", api.Render, apiMW(assemble)...)
@@ -211,12 +211,12 @@ func (s *Server) newEcho() *echo.Echo {
 	// Webhooks: the endpoints events are sent to and their delivery log,
 	// for admins only.
 	apiHooks := &handlers.APIWebhooks{Service: s.webhooks}
-	v1.GET("/webhooks", apiHooks.List, apiMW(store.ScopeAdmin)...)
-	v1.POST("/webhooks", apiHooks.Create, apiMW(store.ScopeAdmin)...)
-	v1.GET("/webhooks/:id", apiHooks.Get, apiMW(store.ScopeAdmin)...)
-	v1.PUT("/webhooks/:id", apiHooks.Put, apiMW(store.ScopeAdmin)...)
-	v1.DELETE("/webhooks/:id", apiHooks.Delete, apiMW(store.ScopeAdmin)...)
-	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(store.ScopeAdmin)...)
+	v1.GET("/webhooks", apiHooks.List, apiMW(domain.ScopeAdmin)...)
+	v1.POST("/webhooks", apiHooks.Create, apiMW(domain.ScopeAdmin)...)
+	v1.GET("/webhooks/:id", apiHooks.Get, apiMW(domain.ScopeAdmin)...)
+	v1.PUT("/webhooks/:id", apiHooks.Put, apiMW(domain.ScopeAdmin)...)
+	v1.DELETE("/webhooks/:id", apiHooks.Delete, apiMW(domain.ScopeAdmin)...)
+	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(domain.ScopeAdmin)...)
 	return e
 }
 

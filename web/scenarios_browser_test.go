@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
@@ -62,7 +62,7 @@ func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 
 	// "Copy as chat messages" writes one system message whose content is
 	// the API's text, byte for byte.
-	token := newToken(t, st, "e2e", store.ScopeAssemble)
+	token := newToken(t, st, "e2e", domain.ScopeAssemble)
 	rec := serveAPI(srv.Handler(), http.MethodPost, "/api/v1/assemble", loaded, token)
 	var api struct{ Text string }
 	if err := json.Unmarshal(rec.Body.Bytes(), &api); err != nil || rec.Code != http.StatusOK {
@@ -106,7 +106,7 @@ func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 	const line = "Sign every answer with the name of this browser test."
 	m, _ := srv.served.Current().Library.Module("base.identity", "en-US")
 	edited := strings.TrimRight(m.Text, "\n") + "\n\n" + line + "\n"
-	actx := store.WithActor(context.Background(), "e2e")
+	actx := domain.WithActor(context.Background(), "e2e")
 	out, err := srv.overrides.Save(actx, state.Edit{ID: "base.identity", Locale: "en-US", Text: edited})
 	if err != nil || out.Kind != state.OutcomeStored {
 		t.Fatalf("save the override: %v %+v", err, out)

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/web/browsertest"
@@ -31,7 +32,7 @@ import (
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
-	token := newToken(t, st, "headers", store.Scopes...)
+	token := newToken(t, st, "headers", domain.Scopes...)
 	srv.echo.GET("/test/panic", func(echo.Context) error { panic("boom") })
 	for _, c := range []struct{ method, path, body string }{
 		{http.MethodGet, "/", ""},
@@ -252,8 +253,8 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 		if evilText == m.Text || !strings.Contains(evilText, evilTitle[:12]) {
 			t.Fatal("could not build the hostile override")
 		}
-		actx := store.WithActor(ctx, evilActor)
-		o := store.Override{ModuleID: m.ID, Locale: "en-US", Text: strings.Replace(evilText, evilLink, "", 1), Title: evilTitle,
+		actx := domain.WithActor(ctx, evilActor)
+		o := domain.Override{ModuleID: m.ID, Locale: "en-US", Text: strings.Replace(evilText, evilLink, "", 1), Title: evilTitle,
 			Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: "an older builtin text " + evilScript, Publish: true}
 		if _, err := st.SaveOverride(actx, o, 0); err != nil {
 			t.Fatal(err)
@@ -278,7 +279,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	base := srv.URL()
 
 	// The API returns the characters as stored, not HTML-escaped.
-	req := authorize(httptest.NewRequest(http.MethodPost, "/api/v1/assemble", strings.NewReader(evilRequest(t))), newToken(t, st, "runtime", store.ScopeAssemble))
+	req := authorize(httptest.NewRequest(http.MethodPost, "/api/v1/assemble", strings.NewReader(evilRequest(t))), newToken(t, st, "runtime", domain.ScopeAssemble))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)

@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/metrics"
@@ -159,7 +160,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
 	// Under a lock: processes starting together on an empty database
 	// seed once.
-	if err := cfg.Store.WithLock(ctx, "seed", func() error { return s.scenarios.Seed(store.WithActor(ctx, "system")) }); err != nil {
+	if err := cfg.Store.WithLock(ctx, "seed", func() error { return s.scenarios.Seed(domain.WithActor(ctx, "system")) }); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	// No cleanup goroutine of pgxstore's own: its start races with
@@ -311,7 +312,7 @@ func (s *Server) startRefresh() {
 			if s.cfg.Metrics != nil {
 				s.cfg.Metrics.Notified(ch.At, time.Now())
 			}
-			if ch.Subject == store.SubjectToken {
+			if ch.Subject == domain.SubjectToken {
 				s.tokens.Changed()
 			} else {
 				s.served.Changed()
@@ -410,7 +411,7 @@ func (s *Server) Close(ctx context.Context) error {
 // firstAdminIssuer is the actor recorded for the first admin's setup link.
 const firstAdminIssuer = "server"
 
-// FirstSetupLink returns a one-time link (valid store.SetupTTL) to create
+// FirstSetupLink returns a one-time link (valid domain.SetupTTL) to create
 // the first admin when there are no users yet and no such link is pending;
 // once per database: under a lock shared by every process, so that of
 // processes starting together on an empty database one prints a link.
@@ -418,7 +419,7 @@ const firstAdminIssuer = "server"
 // or an earlier start) link is "" and pending describes it; both are zero
 // when there are users. Call it after Start: the link is on the server's
 // URL.
-func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *store.SetupLinkInfo, err error) {
+func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *domain.SetupLinkInfo, err error) {
 	err = s.cfg.Store.WithLock(ctx, "first-admin", func() error {
 		n, err := s.cfg.Store.CountUsers(ctx)
 		if err != nil || n > 0 {
@@ -429,12 +430,12 @@ func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *stor
 			return err
 		}
 		for _, l := range links {
-			if l.CreatedBy == firstAdminIssuer && l.Role == store.RoleAdmin && l.UserName == "" {
+			if l.CreatedBy == firstAdminIssuer && l.Role == domain.RoleAdmin && l.UserName == "" {
 				pending = &l
 				return nil
 			}
 		}
-		secret, err := s.cfg.Store.CreateFirstAdminLink(store.WithActor(ctx, firstAdminIssuer))
+		secret, err := s.cfg.Store.CreateFirstAdminLink(domain.WithActor(ctx, firstAdminIssuer))
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -40,7 +41,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	_, secret, err := st.CreateToken(context.Background(), "slow", []string{store.ScopeAssemble})
+	_, secret, err := st.CreateToken(context.Background(), "slow", []string{domain.ScopeAssemble})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 var tokenSecret = regexp.MustCompile(`<code data-testid="token-secret">(pd_[A-Za-z0-9_-]+)</code>`)
@@ -27,7 +27,7 @@ func TestTokensPage(t *testing.T) {
 		t.Fatalf("GET /tokens before the first token: want the no-tokens line and no table, got %d %s", rec.Code, body)
 	}
 
-	newToken(t, st, "old-runtime", store.ScopeAssemble)
+	newToken(t, st, "old-runtime", domain.ScopeAssemble)
 	rec = admin.do(h, httptest.NewRequest(http.MethodGet, "/tokens", nil))
 	body := rec.Body.String()
 	if strings.Contains(body, `data-testid="no-tokens"`) || rec.Code != http.StatusOK || !strings.Contains(body, `data-name="old-runtime"`) || !strings.Contains(body, "never") || !strings.Contains(body, `href="/tokens"`) {
@@ -52,7 +52,7 @@ func TestTokensPage(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].Name != "ci-reader" || list[0].LastUsedAt == nil {
 		t.Errorf("tokens %+v %v, want ci-reader used", list, err)
 	}
-	audit, err := st.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, SubjectID: "ci-reader"})
+	audit, err := st.ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectToken, SubjectID: "ci-reader"})
 	var rows []string
 	for _, e := range audit {
 		rows = append(rows, e.Actor+" "+e.Action)
@@ -86,7 +86,7 @@ func TestTokensPage(t *testing.T) {
 	if strings.Count(rec.Body.String(), `data-testid="token-revoke-form"`) != 1 {
 		t.Errorf("after revoke, want one revoke button (old-runtime): %s", rec.Body.String())
 	}
-	if audit, err := st.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionRevoke}); err != nil || len(audit) != 1 || audit[0].Actor != testUser {
+	if audit, err := st.ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectToken, Action: domain.ActionRevoke}); err != nil || len(audit) != 1 || audit[0].Actor != testUser {
 		t.Errorf("revoke audit %+v %v, want by %s", audit, err, testUser)
 	}
 	// Revoking again (a repeated post) changes nothing and says so.
@@ -98,11 +98,11 @@ func TestTokensPage(t *testing.T) {
 	if flash := rec.Body.String(); !strings.Contains(flash, `data-testid="flash">API token ci-reader was already revoked (`) || !strings.Contains(flash, "; nothing changed.</div>") {
 		t.Errorf("after revoking again, want the flash saying nothing changed: %s", flash)
 	}
-	if audit, _ := st.ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectToken, Action: store.ActionRevoke}); len(audit) != 1 {
+	if audit, _ := st.ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectToken, Action: domain.ActionRevoke}); len(audit) != 1 {
 		t.Errorf("revoking again is audited: %d revokes", len(audit))
 	}
 
-	newUser(t, st, "ed", store.RoleEditor)
+	newUser(t, st, "ed", domain.RoleEditor)
 	editor := login(t, h, "ed")
 	if rec := editor.do(h, httptest.NewRequest(http.MethodGet, "/tokens", nil)); rec.Code != http.StatusForbidden {
 		t.Errorf("editor on /tokens: %d, want 403", rec.Code)

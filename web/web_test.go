@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
@@ -60,7 +61,7 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 	if err != nil {
 		t.Fatal(err)
 	}
-	newUser(t, st, testUser, store.RoleAdmin)
+	newUser(t, st, testUser, domain.RoleAdmin)
 	clients.Store(srv.Handler(), login(t, srv.Handler(), testUser))
 	validators.Store(srv.Handler(), apitest.Handler(t, srv.Handler()))
 	return srv, st
@@ -386,18 +387,18 @@ func TestStateLoadMatchesTheServer(t *testing.T) {
 	_, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
 		m, _ := lib.Module("base.identity", "en-US")
 		text = strings.Replace(m.Text, "You are", "You really are", 1)
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Publish: true}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: "base.identity", Locale: "en-US", Text: text, BasedOnVersion: m.Version, BaseSnapshot: m.Text, Publish: true}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.caution", Locale: "en-US", Text: "not a module", Publish: true}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: "base.caution", Locale: "en-US", Text: "not a module", Publish: true}, 0); err != nil {
 			t.Fatal(err)
 		}
 		// A draft is not part of the served state.
 		s, _ := lib.Module("base.style", "en-US")
-		if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.style", Locale: "en-US", Text: strings.Replace(s.Text, "\n---\n", "\n---\nDraft.\n", 1), BasedOnVersion: s.Version, BaseSnapshot: s.Text}, 0); err != nil {
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: "base.style", Locale: "en-US", Text: strings.Replace(s.Text, "\n---\n", "\n---\nDraft.\n", 1), BasedOnVersion: s.Version, BaseSnapshot: s.Text}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.CreateProfile(ctx, store.Profile{ID: "desk", Locale: "zh-CN", PromptModules: []string{"base.identity"}}); err != nil {
+		if _, err := st.CreateProfile(ctx, domain.Profile{ID: "desk", Locale: "zh-CN", PromptModules: []string{"base.identity"}}); err != nil {
 			t.Fatal(err)
 		}
 	})

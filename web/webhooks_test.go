@@ -15,8 +15,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -54,7 +54,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	h := srv.Handler()
 	rs, got := receiver(t)
 
-	admin := newToken(t, st, "hooks", store.ScopeAdmin)
+	admin := newToken(t, st, "hooks", domain.ScopeAdmin)
 	const secret = "a-secret-of-the-runtime-team"
 	rec := serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"`+rs.URL+`/events","secret":"`+secret+`","description":"runtime cache"}`, admin)
 	var hook handlers.APIWebhook
@@ -71,7 +71,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	if !ok {
 		t.Fatal("no builtin base.identity (en-US)")
 	}
-	writer := newToken(t, st, "editor", store.ScopeWrite)
+	writer := newToken(t, st, "editor", domain.ScopeWrite)
 	if rec := serveAPI(h, http.MethodPut, "/api/v1/overrides/base.identity?locale=en-US", builtin.Text+"\nOne more line.\n", writer); rec.Code != http.StatusOK && rec.Code != http.StatusCreated {
 		t.Fatalf("PUT override: %d %s", rec.Code, rec.Body.String())
 	}
@@ -102,7 +102,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	if err := json.Unmarshal(r.body, &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.Type != webhook.TypePublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != store.ActionPublish ||
+	if e.Type != webhook.TypePublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != domain.ActionPublish ||
 		e.Actor != "token:editor" || e.IdempotencyKey == "" || r.header.Get(webhook.HeaderIdempotencyKey) != e.IdempotencyKey ||
 		r.header.Get(webhook.HeaderEvent) != webhook.TypePublished {
 		t.Errorf("event %+v with headers %v", e, r.header)
@@ -115,12 +115,12 @@ func TestWebhookOnPublish(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &log); err != nil {
 			t.Fatalf("deliveries: %d %s", rec.Code, rec.Body.String())
 		}
-		if len(log) == 1 && log[0].Status == store.DeliveryDelivered || time.Now().After(deadline) {
+		if len(log) == 1 && log[0].Status == domain.DeliveryDelivered || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(log) != 1 || log[0].Status != store.DeliveryDelivered || log[0].Attempts != 1 || len(log[0].AttemptLog) != 1 ||
+	if len(log) != 1 || log[0].Status != domain.DeliveryDelivered || log[0].Attempts != 1 || len(log[0].AttemptLog) != 1 ||
 		log[0].AttemptLog[0].Status != http.StatusOK || log[0].Event.IdempotencyKey != e.IdempotencyKey {
 		t.Errorf("delivery log %+v, want one delivered at the first attempt", log)
 	}
@@ -134,7 +134,7 @@ func TestWebhookOnPublish(t *testing.T) {
 		t.Errorf("endpoint listed: %q", got)
 	}
 	row := doc.Find(`[data-testid="delivery-row"]`)
-	if row.Length() != 1 || row.AttrOr("data-status", "") != store.DeliveryDelivered || row.AttrOr("data-key", "") != e.IdempotencyKey ||
+	if row.Length() != 1 || row.AttrOr("data-status", "") != domain.DeliveryDelivered || row.AttrOr("data-key", "") != e.IdempotencyKey ||
 		!strings.Contains(row.Text(), webhook.TypePublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
 		t.Errorf("delivery rows: %d, status %q, text %q", row.Length(), row.AttrOr("data-status", ""), row.Text())
 	}
@@ -193,7 +193,7 @@ func TestWebhooksPageForms(t *testing.T) {
 	if hooks, _ := st.ListWebhooks(context.Background()); len(hooks) != 0 {
 		t.Errorf("left after the delete: %+v", hooks)
 	}
-	newUser(t, st, "ed", store.RoleEditor)
+	newUser(t, st, "ed", domain.RoleEditor)
 	if rec := login(t, h, "ed").do(h, httptest.NewRequest(http.MethodGet, "/webhooks", nil)); rec.Code != http.StatusForbidden {
 		t.Errorf("an editor on /webhooks: %d, want 403", rec.Code)
 	}

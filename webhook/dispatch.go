@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // Policy is how deliveries are attempted. A delivery is attempted until an
@@ -157,11 +157,11 @@ func (h *Webhooks) deliverBatch(ctx context.Context, client *http.Client) (more 
 }
 
 // attempt sends d once and records the attempt and what follows.
-func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d store.Delivery) {
+func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d domain.Delivery) {
 	start := h.now()
 	status, errText := h.send(ctx, client, d, start)
-	a := store.DeliveryAttempt{Attempt: d.Attempts, At: start, Duration: h.now().Sub(start), Status: status, Error: errText}
-	var out store.AttemptOutcome
+	a := domain.DeliveryAttempt{Attempt: d.Attempts, At: start, Duration: h.now().Sub(start), Status: status, Error: errText}
+	var out domain.AttemptOutcome
 	switch {
 	case errText == "":
 		out.Delivered = true
@@ -188,7 +188,7 @@ func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d store.Del
 
 // send posts d's body signed at now; errText is "" for a 2xx answer, else
 // why it failed (status is 0 when no answer came).
-func (h *Webhooks) send(ctx context.Context, client *http.Client, d store.Delivery, now time.Time) (status int, errText string) {
+func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Delivery, now time.Time) (status int, errText string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
 		return 0, err.Error()

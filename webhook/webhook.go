@@ -20,9 +20,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // Event types, the body's "type".
@@ -63,15 +63,15 @@ type Drift struct {
 
 // Store is what Webhooks needs from the store.
 type Store interface {
-	ListWebhooks(ctx context.Context) ([]store.Webhook, error)
-	GetWebhook(ctx context.Context, id int64) (store.Webhook, error)
-	CreateWebhook(ctx context.Context, w store.Webhook) (store.Webhook, error)
-	UpdateWebhook(ctx context.Context, w store.Webhook) (store.Webhook, error)
+	ListWebhooks(ctx context.Context) ([]domain.Webhook, error)
+	GetWebhook(ctx context.Context, id int64) (domain.Webhook, error)
+	CreateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error)
+	UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int64) error
 	RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error)
-	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Delivery, error)
-	FinishAttempt(ctx context.Context, id int64, a store.DeliveryAttempt, outcome store.AttemptOutcome) (bool, error)
-	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]store.Delivery, error)
+	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error)
+	FinishAttempt(ctx context.Context, id int64, a domain.DeliveryAttempt, outcome domain.AttemptOutcome) (bool, error)
+	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error)
 	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)
 }
 
@@ -119,7 +119,7 @@ func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
 // spaces, an over-long description, and a NUL in the secret or the
 // description (the database cannot store it).
-func check(w store.Webhook) error {
+func check(w domain.Webhook) error {
 	u, err := url.Parse(w.URL)
 	switch {
 	case w.URL == "":
@@ -166,22 +166,22 @@ func NewSecret() string {
 }
 
 // List returns every endpoint, oldest first.
-func (h *Webhooks) List(ctx context.Context) ([]store.Webhook, error) {
+func (h *Webhooks) List(ctx context.Context) ([]domain.Webhook, error) {
 	return h.store.ListWebhooks(ctx)
 }
 
 // Get returns the endpoint id. Errors: library.ErrNotFound.
-func (h *Webhooks) Get(ctx context.Context, id int64) (store.Webhook, error) {
+func (h *Webhooks) Get(ctx context.Context, id int64) (domain.Webhook, error) {
 	return h.store.GetWebhook(ctx, id)
 }
 
 // Create adds the endpoint w (URL, Secret, Description); an empty Secret
 // gets NewSecret. The endpoint receives the events recorded from then on.
 // Errors: *FieldError for a refused field; else the store's.
-func (h *Webhooks) Create(ctx context.Context, w store.Webhook) (store.Webhook, error) {
+func (h *Webhooks) Create(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
 	if err := check(w); err != nil {
-		return store.Webhook{}, err
+		return domain.Webhook{}, err
 	}
 	if w.Secret == "" {
 		w.Secret = NewSecret()
@@ -192,10 +192,10 @@ func (h *Webhooks) Create(ctx context.Context, w store.Webhook) (store.Webhook, 
 // Update sets the URL, description and (unless empty) secret of the
 // endpoint w.ID. Errors: *FieldError; library.ErrNotFound; else the
 // store's.
-func (h *Webhooks) Update(ctx context.Context, w store.Webhook) (store.Webhook, error) {
+func (h *Webhooks) Update(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
 	if err := check(w); err != nil {
-		return store.Webhook{}, err
+		return domain.Webhook{}, err
 	}
 	return h.store.UpdateWebhook(ctx, w)
 }
@@ -206,7 +206,7 @@ func (h *Webhooks) Delete(ctx context.Context, id int64) error { return h.store.
 
 // Deliveries returns the newest limit deliveries (1 to 1000) of the
 // endpoint webhookID, or of every endpoint for 0, with their attempts.
-func (h *Webhooks) Deliveries(ctx context.Context, webhookID int64, limit int) ([]store.Delivery, error) {
+func (h *Webhooks) Deliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error) {
 	return h.store.ListDeliveries(ctx, webhookID, limit)
 }
 
@@ -216,11 +216,11 @@ func (h *Webhooks) Deliveries(ctx context.Context, webhookID int64, limit int) (
 func (h *Webhooks) OverrideChanged(ctx context.Context, c state.OverrideChange) {
 	typ := ""
 	switch c.Action {
-	case store.ActionPublish, store.ActionKeepMine:
+	case domain.ActionPublish, domain.ActionKeepMine:
 		typ = TypePublished
-	case store.ActionDelete, store.ActionTakeBuiltin:
+	case domain.ActionDelete, domain.ActionTakeBuiltin:
 		typ = TypeDeleted
-	case store.ActionRestore:
+	case domain.ActionRestore:
 		typ = TypeRestored
 	default:
 		return

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
@@ -50,9 +51,9 @@ func run(t *testing.T, h *webhook.Webhooks) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
-func addEndpoint(t *testing.T, h *webhook.Webhooks, url string) store.Webhook {
+func addEndpoint(t *testing.T, h *webhook.Webhooks, url string) domain.Webhook {
 	t.Helper()
-	w, err := h.Create(store.WithActor(context.Background(), "admin"), store.Webhook{URL: url})
+	w, err := h.Create(domain.WithActor(context.Background(), "admin"), domain.Webhook{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func addEndpoint(t *testing.T, h *webhook.Webhooks, url string) store.Webhook {
 
 // waitDeliveries waits (up to 10 s) until done says the log is complete,
 // and returns it.
-func waitDeliveries(t *testing.T, h *webhook.Webhooks, done func([]store.Delivery) bool) []store.Delivery {
+func waitDeliveries(t *testing.T, h *webhook.Webhooks, done func([]domain.Delivery) bool) []domain.Delivery {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -146,12 +147,12 @@ func TestRetriesUntilSuccess(t *testing.T) {
 	if err := h.Record(context.Background(), event("k1")); err != nil {
 		t.Fatal(err)
 	}
-	list := waitDeliveries(t, h, func(l []store.Delivery) bool { return len(l) == 1 && l[0].Status != store.DeliveryPending })
+	list := waitDeliveries(t, h, func(l []domain.Delivery) bool { return len(l) == 1 && l[0].Status != domain.DeliveryPending })
 	if len(list) != 1 {
 		t.Fatalf("%d deliveries, want 1", len(list))
 	}
 	d := list[0]
-	if d.Status != store.DeliveryDelivered || d.Attempts != 3 || d.LastStatus != 200 || d.LastError != "" || len(d.AttemptLog) != 3 {
+	if d.Status != domain.DeliveryDelivered || d.Attempts != 3 || d.LastStatus != 200 || d.LastError != "" || len(d.AttemptLog) != 3 {
 		t.Fatalf("delivery %+v, want delivered at the third attempt", d)
 	}
 	for i, a := range d.AttemptLog {
@@ -188,8 +189,8 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	if err := h.Record(context.Background(), event("k2")); err != nil {
 		t.Fatal(err)
 	}
-	list := waitDeliveries(t, h, func(l []store.Delivery) bool { return len(l) == 1 && l[0].Status != store.DeliveryPending })
-	if len(list) != 1 || list[0].Status != store.DeliveryFailed || list[0].Attempts != fast.MaxAttempts ||
+	list := waitDeliveries(t, h, func(l []domain.Delivery) bool { return len(l) == 1 && l[0].Status != domain.DeliveryPending })
+	if len(list) != 1 || list[0].Status != domain.DeliveryFailed || list[0].Attempts != fast.MaxAttempts ||
 		len(list[0].AttemptLog) != fast.MaxAttempts || list[0].LastStatus != http.StatusFound {
 		t.Fatalf("deliveries %+v, want one failed after %d attempts answered 302", list, fast.MaxAttempts)
 	}
@@ -234,9 +235,9 @@ func TestEachEventOnceAcrossProcesses(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	list := waitDeliveries(t, procs[0], func(l []store.Delivery) bool {
+	list := waitDeliveries(t, procs[0], func(l []domain.Delivery) bool {
 		for _, d := range l {
-			if d.Status != store.DeliveryDelivered {
+			if d.Status != domain.DeliveryDelivered {
 				return false
 			}
 		}
@@ -288,8 +289,8 @@ func TestSurvivesARestart(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the event was not sent after the lease ended")
 	}
-	list := waitDeliveries(t, h, func(l []store.Delivery) bool { return len(l) == 1 && l[0].Status == store.DeliveryDelivered })
-	if len(list) != 1 || list[0].Status != store.DeliveryDelivered || list[0].Attempts != 2 || len(list[0].AttemptLog) != 1 {
+	list := waitDeliveries(t, h, func(l []domain.Delivery) bool { return len(l) == 1 && l[0].Status == domain.DeliveryDelivered })
+	if len(list) != 1 || list[0].Status != domain.DeliveryDelivered || list[0].Attempts != 2 || len(list[0].AttemptLog) != 1 {
 		t.Errorf("deliveries %+v, want delivered at attempt 2 (the first died), one attempt logged", list)
 	}
 }
@@ -299,17 +300,17 @@ func TestEndpointChecks(t *testing.T) {
 	t.Parallel()
 	h := webhook.New(openStore(t), quiet, fast)
 	for _, c := range []struct {
-		w          store.Webhook
+		w          domain.Webhook
 		field, say string
 	}{
-		{store.Webhook{}, "url", "required"},
-		{store.Webhook{URL: "example.com/hook"}, "url", "http://"},
-		{store.Webhook{URL: "ftp://example.com/hook"}, "url", "http://"},
-		{store.Webhook{URL: "https://"}, "url", "with a host"},
-		{store.Webhook{URL: "https://exa mple.com/hook"}, "url", `"https://exa mple.com/hook" is not a URL: invalid character " " in host name`},
-		{store.Webhook{URL: "https://user:pass@example.com/hook"}, "url", "user name or password"},
-		{store.Webhook{URL: "https://example.com", Secret: "too short"}, "secret", "at least"},
-		{store.Webhook{URL: "https://example.com", Secret: " padded secret value "}, "secret", "space"},
+		{domain.Webhook{}, "url", "required"},
+		{domain.Webhook{URL: "example.com/hook"}, "url", "http://"},
+		{domain.Webhook{URL: "ftp://example.com/hook"}, "url", "http://"},
+		{domain.Webhook{URL: "https://"}, "url", "with a host"},
+		{domain.Webhook{URL: "https://exa mple.com/hook"}, "url", `"https://exa mple.com/hook" is not a URL: invalid character " " in host name`},
+		{domain.Webhook{URL: "https://user:pass@example.com/hook"}, "url", "user name or password"},
+		{domain.Webhook{URL: "https://example.com", Secret: "too short"}, "secret", "at least"},
+		{domain.Webhook{URL: "https://example.com", Secret: " padded secret value "}, "secret", "space"},
 	} {
 		_, err := h.Create(context.Background(), c.w)
 		var fe *webhook.FieldError
@@ -317,7 +318,7 @@ func TestEndpointChecks(t *testing.T) {
 			t.Errorf("%+v: %v, want an error on %s saying %q", c.w, err, c.field, c.say)
 		}
 	}
-	w, err := h.Create(context.Background(), store.Webhook{URL: "https://example.com/hook"})
+	w, err := h.Create(context.Background(), domain.Webhook{URL: "https://example.com/hook"})
 	if err != nil || len(w.Secret) < webhook.MinSecret {
 		t.Errorf("no secret given: %+v %v, want one made", w, err)
 	}
@@ -329,7 +330,7 @@ func TestEndpointChecks(t *testing.T) {
 func TestDriftEventOnce(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
-	ctx := store.WithActor(context.Background(), "test")
+	ctx := domain.WithActor(context.Background(), "test")
 	lib, err := library.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +339,7 @@ func TestDriftEventOnce(t *testing.T) {
 	if !ok {
 		t.Fatal("no builtin base.identity (en-US)")
 	}
-	if _, err := st.SaveOverride(ctx, store.Override{ModuleID: "base.identity", Locale: "en-US", Text: b.Text + "\nMine.\n",
+	if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: "base.identity", Locale: "en-US", Text: b.Text + "\nMine.\n",
 		Title: b.Title, Version: b.Version, BasedOnVersion: b.Version + 1, BaseSnapshot: b.Text, Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestPruneKeepsPending(t *testing.T) {
 	if err != nil || len(claimed) != 1 || claimed[0].EventKey != "done" {
 		t.Fatalf("claim: %+v %v", claimed, err)
 	}
-	if ok, err := st.FinishAttempt(ctx, claimed[0].ID, store.DeliveryAttempt{Attempt: 1, At: time.Now(), Status: 200}, store.AttemptOutcome{Delivered: true}); !ok || err != nil {
+	if ok, err := st.FinishAttempt(ctx, claimed[0].ID, domain.DeliveryAttempt{Attempt: 1, At: time.Now(), Status: 200}, domain.AttemptOutcome{Delivered: true}); !ok || err != nil {
 		t.Fatalf("finish: %v %v", ok, err)
 	}
 	if n, err := st.PruneWebhookEvents(ctx, time.Hour); n != 0 || err != nil {

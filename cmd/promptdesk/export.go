@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // export writes every override as a module file in the library layout,
@@ -79,7 +79,7 @@ func (a *app) export(ctx context.Context) error {
 
 // exportPath is the file of o under out. Ids and locales were checked when
 // saved; a value that would leave the locale folder is refused anyway.
-func exportPath(out string, o store.Override) (string, error) {
+func exportPath(out string, o domain.Override) (string, error) {
 	name := library.FileName(o.ModuleID)
 	if !library.ValidName(o.ModuleID) || o.Locale == "" || o.Locale == "." || o.Locale == ".." ||
 		strings.ContainsAny(o.Locale, `/\`) {

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // importFormat is the --from value of a folder in the library layout, as
@@ -152,7 +152,7 @@ func (a *app) importToDB(ctx context.Context, res *importer.Result) error {
 		return err
 	}
 	defer closeStore()
-	ctx = store.WithActor(ctx, cliActor)
+	ctx = domain.WithActor(ctx, cliActor)
 	byPath := map[string]importer.Module{}
 	for _, m := range res.Modules {
 		byPath[m.Path] = m
@@ -241,7 +241,7 @@ func (a *app) importLibrary(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	ctx = store.WithActor(ctx, cliActor)
+	ctx = domain.WithActor(ctx, cliActor)
 	var imported, skipped, failed int
 	for _, f := range files {
 		res, err := im.file(ctx, f)
@@ -396,7 +396,7 @@ func (im *dbImporter) save(ctx context.Context, path, locale string, data []byte
 		head = h.Revision
 	}
 	out, err := im.overrides.Save(ctx, state.Edit{ID: m.ID, Locale: locale, Text: string(data), Revision: head,
-		Action: store.ActionImport, SkipUnchanged: true})
+		Action: domain.ActionImport, SkipUnchanged: true})
 	if err != nil {
 		return importResult{}, err
 	}

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -72,7 +72,7 @@ func TestSeveralInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeded, err := openStore(t, dbURL).ListAudit(t.Context(), store.AuditFilter{Subject: store.SubjectScenario, Action: store.ActionCreate})
+	seeded, err := openStore(t, dbURL).ListAudit(t.Context(), domain.AuditFilter{Subject: domain.SubjectScenario, Action: domain.ActionCreate})
 	if err != nil || len(seeded) != len(examples) {
 		t.Errorf("scenario creations after two starts: %d %v, want the %d examples once", len(seeded), err, len(examples))
 	}

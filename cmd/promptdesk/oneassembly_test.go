@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
 )
@@ -44,12 +44,12 @@ func TestOneAssemblyForEveryCaller(t *testing.T) {
 		t.Fatal("no task.doc-minutes in zh-CN")
 	}
 	const overrideLine = "An operator's line that only the override has."
-	if _, err := st.SaveOverride(ctx, store.Override{ModuleID: m.ID, Locale: "zh-CN", Text: strings.TrimRight(m.Text, "\n") + "\n\n" + overrideLine + "\n",
-		Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: store.TextHash(m.Text), Publish: true}, 0); err != nil {
+	if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: m.ID, Locale: "zh-CN", Text: strings.TrimRight(m.Text, "\n") + "\n\n" + overrideLine + "\n",
+		Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
 	const profileLine = "A line that only the profile adds."
-	if _, err := st.CreateProfile(ctx, store.Profile{ID: "desk", Name: "Desk", SystemPrompt: profileLine, PromptModules: []string{}}); err != nil {
+	if _, err := st.CreateProfile(ctx, domain.Profile{ID: "desk", Name: "Desk", SystemPrompt: profileLine, PromptModules: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join("..", "..", "assembler", "examples", "minutes-zh.json"))
@@ -62,7 +62,7 @@ func TestOneAssemblyForEveryCaller(t *testing.T) {
 	}
 	reqObj["profile"] = "desk"
 	body, _ := json.Marshal(reqObj)
-	if _, err := st.CreateScenario(ctx, store.Scenario{ID: "one-assembly", Name: "One assembly", Request: body}); err != nil {
+	if _, err := st.CreateScenario(ctx, domain.Scenario{ID: "one-assembly", Name: "One assembly", Request: body}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "request.json")
@@ -79,7 +79,7 @@ func TestOneAssemblyForEveryCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close(context.Background()) })
-	_, token, err := st.CreateToken(ctx, "one-assembly", []string{store.ScopeAssemble})
+	_, token, err := st.CreateToken(ctx, "one-assembly", []string{domain.ScopeAssemble})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // Exit statuses of scenarios check.
@@ -149,7 +149,7 @@ func (a *app) scenariosAccept(ctx context.Context) error {
 	} else if runs, err = svc.RunAll(ctx); err != nil {
 		return err
 	}
-	ctx = store.WithActor(ctx, cliActor)
+	ctx = domain.WithActor(ctx, cliActor)
 	var failed []string
 	accepted := 0
 	for _, r := range runs {

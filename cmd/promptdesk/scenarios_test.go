@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -41,7 +41,7 @@ func TestScenariosCheckAndAccept(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
 	t.Setenv("DATABASE_URL", dbURL)
 	st := openStore(t, dbURL)
-	ctx := store.WithActor(context.Background(), "test")
+	ctx := domain.WithActor(context.Background(), "test")
 
 	out, code, err := scenariosCLI(t, "check")
 	if code != 2 || !strings.Contains(err.Error(), "no scenarios saved") {
@@ -49,7 +49,7 @@ func TestScenariosCheckAndAccept(t *testing.T) {
 	}
 
 	const request = `{"locale": "en-US", "message": "Please translate this note", "model": "gpt-4o", "now": "2026-11-29T15:45:00Z"}`
-	for _, sc := range []store.Scenario{
+	for _, sc := range []domain.Scenario{
 		{ID: "english", Name: "English", Request: json.RawMessage(request)},
 		{ID: "chinese", Name: "Chinese", Request: json.RawMessage(`{"locale": "zh-CN", "now": "2026-11-29T15:45:00Z"}`)},
 	} {
@@ -78,7 +78,7 @@ func TestScenariosCheckAndAccept(t *testing.T) {
 	const line = "Answer as the CLI test's assistant."
 	ident := builtinModule(t, "base.identity", "en-US")
 	text := strings.TrimRight(ident.Text, "\n") + "\n\n" + line + "\n"
-	if _, err := st.SaveOverride(ctx, store.Override{ModuleID: ident.ID, Locale: "en-US", Text: text, Title: ident.Title, Version: ident.Version,
+	if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: ident.ID, Locale: "en-US", Text: text, Title: ident.Title, Version: ident.Version,
 		BasedOnVersion: ident.Version, BaseSnapshot: ident.Text, Author: "test", Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestScenariosCheckAndAccept(t *testing.T) {
 
 	// A scenario that no longer assembles fails the check, and accept
 	// refuses it.
-	if _, err := st.SaveScenario(ctx, store.Scenario{ID: "ghost", Name: "Ghost", Request: json.RawMessage(`{"profile": "ghost"}`)}); err != nil {
+	if _, err := st.SaveScenario(ctx, domain.Scenario{ID: "ghost", Name: "Ghost", Request: json.RawMessage(`{"profile": "ghost"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	out, code, _ = scenariosCLI(t, "check")

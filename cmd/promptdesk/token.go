@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/domain"
 )
 
 // tokenAdd creates an API token and prints it once, with a curl hint.
@@ -21,12 +21,12 @@ func (a *app) tokenAdd(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	tok, secret, err := st.CreateToken(store.WithActor(ctx, cliActor), a.cli.Token.Add.Name, a.cli.Token.Add.Scope)
+	tok, secret, err := st.CreateToken(domain.WithActor(ctx, cliActor), a.cli.Token.Add.Name, a.cli.Token.Add.Scope)
 	if err != nil {
 		return err
 	}
 	path := "/api/v1/modules"
-	if !tok.Has(store.ScopeRead) {
+	if !tok.Has(domain.ScopeRead) {
 		path = "/api/v1/commands"
 	}
 	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
@@ -75,7 +75,7 @@ func (a *app) tokenRevoke(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
-	tok, err := st.RevokeToken(store.WithActor(ctx, cliActor), a.cli.Token.Revoke.Name)
+	tok, err := st.RevokeToken(domain.WithActor(ctx, cliActor), a.cli.Token.Revoke.Name)
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
 )
@@ -119,7 +119,7 @@ func TestTokenCommands(t *testing.T) {
 	if code != http.StatusUnauthorized {
 		t.Errorf("GET /api/v1/modules with the revoked token, 1 s after revoking: %d, want 401", code)
 	}
-	if _, err := st.Authenticate(context.Background(), secret, "GET", "/api/v1/modules"); !errors.Is(err, store.ErrTokenRevoked) {
+	if _, err := st.Authenticate(context.Background(), secret, "GET", "/api/v1/modules"); !errors.Is(err, domain.ErrTokenRevoked) {
 		t.Errorf("Authenticate after revoke: %v", err)
 	}
 	out, _ = cliRun(t, "token", "list")
@@ -129,18 +129,18 @@ func TestTokenCommands(t *testing.T) {
 	if _, err := cliRun(t, "token", "revoke", "nobody"); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("revoke unknown: %v, want not found", err)
 	}
-	all, err := st.ListAudit(context.Background(), store.AuditFilter{Subject: store.SubjectToken})
+	all, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectToken})
 	// The uses (at most one a minute) aside: the create and the revoke.
-	var audit []store.AuditEntry
+	var audit []domain.AuditEntry
 	uses := 0
 	for _, e := range all {
-		if e.Action == store.ActionUse {
+		if e.Action == domain.ActionUse {
 			uses++
 			continue
 		}
 		audit = append(audit, e)
 	}
-	if err != nil || uses != 1 || len(audit) != 2 || audit[0].Actor != cliActor || audit[0].Action != store.ActionRevoke || audit[1].Action != store.ActionCreate {
+	if err != nil || uses != 1 || len(audit) != 2 || audit[0].Actor != cliActor || audit[0].Action != domain.ActionRevoke || audit[1].Action != domain.ActionCreate {
 		t.Errorf("audit %+v (%d uses) %v", audit, uses, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -102,12 +103,12 @@ func draftTexts(t *testing.T, st *store.Store) map[string]string {
 }
 
 func TestExportThenImportRoundTrips(t *testing.T) {
-	ctx := store.WithActor(context.Background(), "test")
+	ctx := domain.WithActor(context.Background(), "test")
 	srcURL := storetest.NewDatabase(t)
 	src := openStore(t, srcURL)
 	ident := builtinModule(t, "base.identity", "en-US")
 	minutes := builtinModule(t, "task.doc-minutes", "zh-CN")
-	seed := []store.Override{
+	seed := []domain.Override{
 		{ModuleID: "base.identity", Locale: "en-US", Text: changed(t, "base.identity", "en-US", "You are Lumen, the docs team's assistant."),
 			Title: ident.Title, Version: ident.Version, BasedOnVersion: ident.Version, BaseSnapshot: ident.Text, Author: "test"},
 		{ModuleID: "task.doc-minutes", Locale: "zh-CN", Text: changed(t, "task.doc-minutes", "zh-CN", "纪要末尾列出待办事项与负责人。"),
@@ -141,7 +142,7 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	if want := "draft    base.identity (en-US) revision 3 is not published: the file holds published revision 2\n"; !strings.Contains(out, want) {
 		t.Errorf("export does not name the pending draft; want %q in:\n%s", want, out)
 	}
-	files := map[string]store.Override{
+	files := map[string]domain.Override{
 		filepath.Join(dir, "modules", "en-US", "base-identity.md"):      seed[0],
 		filepath.Join(dir, "modules", "zh-CN", "task-doc-minutes.md"):   seed[1],
 		filepath.Join(dir, "modules", "en-US", "task-release-notes.md"): seed[2],
@@ -214,7 +215,7 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if head.BasedOnVersion != minutes.Version || head.BaseSnapshot != minutes.Text || head.BaseHash != store.TextHash(minutes.Text) || head.Revision != 1 || head.Author != "cli" {
+	if head.BasedOnVersion != minutes.Version || head.BaseSnapshot != minutes.Text || head.BaseHash != domain.TextHash(minutes.Text) || head.Revision != 1 || head.Author != "cli" {
 		t.Errorf("task.doc-minutes (zh-CN): based on v%d, snapshot equal %v, hash %q, revision %d, author %q",
 			head.BasedOnVersion, head.BaseSnapshot == minutes.Text, head.BaseHash, head.Revision, head.Author)
 	}
@@ -227,7 +228,7 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	}
 
 	// Every import is in the audit log, by the CLI.
-	entries, err := dst.ListAudit(context.Background(), store.AuditFilter{Actor: "cli", Action: "import", Limit: 10})
+	entries, err := dst.ListAudit(context.Background(), domain.AuditFilter{Actor: "cli", Action: "import", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/store"
 )
 
 // userAdd prints a one-time setup link for a new user.
@@ -22,12 +22,12 @@ func (a *app) userAdd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, err := st.CreateSetupToken(store.WithActor(ctx, cliActor), c.Name, c.Role)
+	secret, err := st.CreateSetupToken(domain.WithActor(ctx, cliActor), c.Name, c.Role)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "Setup link for %s (%s), valid for %s and usable once:\n%s\n",
-		strings.TrimSpace(c.Name), c.Role, store.SetupTTL, handlers.SetupURL(base, secret))
+		strings.TrimSpace(c.Name), c.Role, domain.SetupTTL, handlers.SetupURL(base, secret))
 	return nil
 }
 

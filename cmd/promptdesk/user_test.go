@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestUserAddIgnoresCase(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
 	st := openStore(t, dbURL)
-	secret, err := st.CreateSetupToken(t.Context(), "alice", store.RoleEditor)
+	secret, err := st.CreateSetupToken(t.Context(), "alice", domain.RoleEditor)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
@@ -209,8 +210,8 @@ func newWPEnv(t *testing.T) *wpEnv {
 		if !r.seeded {
 			continue
 		}
-		o := store.Override{ModuleID: r.id, Locale: "en-US", Text: wpEdit(strings.Replace(m.Text, "\n---\n", "\n---\nSeeded.\n", 1)),
-			Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: store.TextHash(m.Text), Publish: true}
+		o := domain.Override{ModuleID: r.id, Locale: "en-US", Text: wpEdit(strings.Replace(m.Text, "\n---\n", "\n---\nSeeded.\n", 1)),
+			Title: m.Title, Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}
 		if _, err := env.st.SaveOverride(ctx, o, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func newWPEnv(t *testing.T) *wpEnv {
 	jar, _ := cookiejar.New(nil)
 	env.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	env.csrf = setupEditor(t, env.client, env.base, env.dbURL)
-	_, secret, err := env.st.CreateToken(ctx, "write-paths", []string{store.ScopeWrite, store.ScopeRead})
+	_, secret, err := env.st.CreateToken(ctx, "write-paths", []string{domain.ScopeWrite, domain.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func wpConsole(t *testing.T, env *wpEnv, id, text string, base int) string {
 
 func wpRebase(t *testing.T, env *wpEnv, id, text string, base int) string {
 	status, body := env.post(t, "/drift/"+id+"/en-US", url.Values{"action": {"rebase"}, "text": {text},
-		"base": {strconv.Itoa(base)}, "builtin": {store.TextHash(env.now[id].Text)}})
+		"base": {strconv.Itoa(base)}, "builtin": {domain.TextHash(env.now[id].Text)}})
 	return pageOutcome(t, status, body)
 }
 

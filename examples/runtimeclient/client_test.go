@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/examples/runtimeclient"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
@@ -72,11 +73,11 @@ func TestClientAgainstTheServer(t *testing.T) {
 	var closeOnce sync.Once
 	closeServer := func() { closeOnce.Do(func() { srv.Close(ctx) }) }
 	defer closeServer()
-	_, runtimeToken, err := st.CreateToken(ctx, "runtime", []string{store.ScopeAssemble, store.ScopeRead})
+	_, runtimeToken, err := st.CreateToken(ctx, "runtime", []string{domain.ScopeAssemble, domain.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, editorToken, err := st.CreateToken(ctx, "editor", []string{store.ScopeWrite})
+	_, editorToken, err := st.CreateToken(ctx, "editor", []string{domain.ScopeWrite})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func CSRFToken(ctx context.Context) string {
 }
 
 // User is the logged-in user as the pages show it. CanEdit and IsAdmin
-// say what the role allows (store.RoleAtLeast), so that pages show only
+// say what the role allows (domain.RoleAtLeast), so that pages show only
 // the actions the user may take; the routes check the role again.
 type User struct {
 	Name    string

@@ -1,0 +1,94 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/promptdesk/promptdesk/library"
+)
+
+// SubjectUser is the audit subject of console accounts; its SubjectID is
+// the user's name (or the name tried, for a failed login).
+const SubjectUser = "user"
+
+// Audit actions of users.
+const (
+	ActionLogin       = "login"
+	ActionLoginFailed = "login_failed"
+	ActionRole        = "role"
+	ActionDisable     = "disable"
+	ActionEnable      = "enable"
+	ActionPassword    = "password"
+	// ActionInvite records a setup link issued (subject user, the link's
+	// account name or "" for the first admin).
+	ActionInvite = "invite"
+)
+
+// Roles, from least to most allowed: viewer browses and
+// previews; editor also changes overrides, profiles and scenarios; admin
+// also manages users and tokens.
+const (
+	RoleViewer = "viewer"
+	RoleEditor = "editor"
+	RoleAdmin  = "admin"
+)
+
+// Roles lists every role, least allowed first.
+var Roles = []string{RoleViewer, RoleEditor, RoleAdmin}
+
+// RoleAtLeast reports whether role allows what min allows.
+func RoleAtLeast(role, min string) bool {
+	r, m := slices.Index(Roles, role), slices.Index(Roles, min)
+	return r >= 0 && m >= 0 && r >= m
+}
+
+// The password rule: at least MinPasswordLength characters (runes) and
+// at most MaxPasswordBytes bytes of UTF-8, bcrypt's limit. The setup and
+// account pages show it from these constants.
+const (
+	MinPasswordLength = 10
+	MaxPasswordBytes  = 72
+)
+
+// SetupTTL is how long a setup link stays valid.
+const SetupTTL = time.Hour
+
+// User is a console account as stored (never its password).
+type User struct {
+	ID                int64
+	Name              string
+	Role              string
+	Disabled          bool
+	CreatedAt         time.Time
+	PasswordChangedAt time.Time
+}
+
+// SetupToken is what a setup link creates: an account called UserName
+// ("" lets the setup page choose it) with Role.
+type SetupToken struct {
+	UserName  string
+	Role      string
+	ExpiresAt time.Time
+}
+
+// SetupLinkInfo is a pending setup link as the users page lists it: never
+// its secret. CreatedBy is the issuing admin's name ("cli" from the shell,
+// "server" for the first admin's link).
+type SetupLinkInfo struct {
+	ID        int64
+	UserName  string
+	Role      string
+	CreatedBy string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// ErrSetupLinkInvalid is the error of an unknown, used, revoked or expired setup
+// link; it matches library.ErrNotFound.
+var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used already, was revoked, has expired or never existed: %w", library.ErrNotFound)
+
+// ErrLoginFailed is CheckLogin's one error for an unknown name, a wrong
+// password and a disabled account alike: the message tells none apart.
+var ErrLoginFailed = errors.New("the name or password is not correct")
