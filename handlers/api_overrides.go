@@ -14,7 +14,6 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -31,9 +30,6 @@ import (
 // ETag naming the current revision, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
-	Store OverrideReader
-	// History reads an override's revisions (the revision routes).
-	History   RevisionStore
 	Service   *state.Overrides
 	Served    *state.Served
 	Assembler *assembler.Assembler
@@ -119,8 +115,8 @@ type APIOverrideSaved struct {
 	// Warnings are the module checklist's warnings of Text, never
 	// nil; they do not block saving or publishing. Notices say what the
 	// checklist could not check (a locale without cue words), never nil.
-	Warnings []lint.Finding `json:"warnings"`
-	Notices  []lint.Finding `json:"notices"`
+	Warnings []state.Finding `json:"warnings"`
+	Notices  []state.Finding `json:"notices"`
 }
 
 // apiOverrideBody is the JSON form of a PUT body.
@@ -248,7 +244,7 @@ func ifMatch(c echo.Context) (revision int, present bool, err error) {
 // current revision (0: no override), so the client can merge and retry.
 func (h *APIOverrides) preconditionFailed(c echo.Context, id, locale string, why error) error {
 	cur := 0
-	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	row, err := h.Service.Head(c.Request().Context(), id, locale)
 	switch {
 	case err == nil:
 		cur = row.Revision
@@ -312,7 +308,7 @@ func (h *APIOverrides) Get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	row, err := h.Service.Head(c.Request().Context(), id, locale)
 	switch {
 	case err == nil:
 		setETag(c, row.Revision)
@@ -363,7 +359,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	}
 	ctx := c.Request().Context() // carries the token's actor (RequireToken)
 	if !present {
-		cur, err := h.Store.GetOverride(ctx, id, locale)
+		cur, err := h.Service.Head(ctx, id, locale)
 		switch {
 		case err == nil:
 			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
@@ -444,7 +440,7 @@ func (h *APIOverrides) revisionTarget(c echo.Context, verb string) (v *state.Vie
 // missingRevision is the error of revisionTarget for a missing or zero
 // If-Match.
 func (h *APIOverrides) missingRevision(c echo.Context, v *state.View, id, locale string, present bool, verb string) error {
-	cur, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	cur, err := h.Service.Head(c.Request().Context(), id, locale)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoOverride(v, id, locale)

@@ -16,12 +16,6 @@ import (
 	"github.com/promptdesk/promptdesk/state"
 )
 
-// RevisionStore is what the revision routes of the override API read.
-type RevisionStore interface {
-	HistoryStore
-	state.RevisionSource
-}
-
 // APIRevision is one revision of an override, as its history lists it:
 // the number, the action that made it (create, save, restore, rebase,
 // keep-mine, import, discard, delete, take-builtin), who made it (a user
@@ -70,7 +64,7 @@ func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []domain
 		return "", "", nil, 0, err
 	}
 	ctx := c.Request().Context()
-	if revs, err = h.History.ListRevisions(ctx, id, locale); err != nil {
+	if revs, err = h.Service.Revisions(ctx, id, locale); err != nil {
 		return "", "", nil, 0, err
 	}
 	if len(revs) == 0 {
@@ -80,7 +74,7 @@ func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []domain
 		return id, locale, revs, 0, nil
 	}
 	// A deleted override (not found) serves no revision.
-	head, err := h.Store.GetOverride(ctx, id, locale)
+	head, err := h.Service.Head(ctx, id, locale)
 	switch {
 	case err == nil:
 		published = head.PublishedRevision
@@ -177,7 +171,7 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 	out, err := h.Service.Restore(c.Request().Context(), id, locale, n, base)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
-		if _, gerr := h.Store.GetOverride(c.Request().Context(), id, locale); errors.Is(gerr, library.ErrNotFound) {
+		if _, gerr := h.Service.Head(c.Request().Context(), id, locale); errors.Is(gerr, library.ErrNotFound) {
 			return apiNoOverride(v, id, locale)
 		}
 		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "n", Msg: fmt.Sprintf("%s has no revision %d", state.OverrideFile(id, locale), n)}
@@ -194,7 +188,7 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 	case state.OutcomeEqualsBuiltin:
 		res := APIOverrideSaved{Text: out.Module.Text, Status: OverrideStatusBuiltin, Warnings: out.Warnings, Notices: out.Notices,
 			Message: fmt.Sprintf("revision %d equals the builtin %s text (version %d) now: nothing was restored; DELETE the override to return to the builtin", n, out.Builtin.Locale, out.Builtin.Version)}
-		if head, err := h.Store.GetOverride(c.Request().Context(), id, locale); err == nil {
+		if head, err := h.Service.Head(c.Request().Context(), id, locale); err == nil {
 			res.Revision, res.Status = head.Revision, headStatus(head)
 		}
 		setETag(c, res.Revision)

@@ -142,7 +142,7 @@ func (h *Overrides) confirmTarget(c echo.Context) (id, locale string, row domain
 	if err != nil || redirected {
 		return "", "", domain.Override{}, redirected, err
 	}
-	row, err = h.Store.GetOverride(c.Request().Context(), id, locale)
+	row, err = h.Service.Head(c.Request().Context(), id, locale)
 	if errors.Is(err, library.ErrNotFound) {
 		return "", "", domain.Override{}, false, fmt.Errorf("%s has no override in %s: %w", id, locale, library.ErrNotFound)
 	}

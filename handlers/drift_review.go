@@ -23,7 +23,6 @@ import (
 // rebase, which the Service carries out; each is recorded with the
 // logged-in user as actor.
 type DriftReview struct {
-	Store   OverrideReader
 	Service *state.Overrides
 	Served  *state.Served
 }
@@ -47,7 +46,7 @@ type review struct {
 // ErrInvalid for a user module (it has no builtin to drift from).
 func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	v := h.Served.Current()
-	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	row, err := h.Service.Head(c.Request().Context(), id, locale)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,15 +15,9 @@ import (
 	"github.com/promptdesk/promptdesk/views/historypage"
 )
 
-// HistoryStore is what the history page reads from the store.
-type HistoryStore interface {
-	ListRevisions(ctx context.Context, moduleID, locale string) ([]domain.Revision, error)
-}
-
 // History serves the revision history of an override and restores old
 // revisions through the Service.
 type History struct {
-	Store   HistoryStore
 	Service *state.Overrides
 	Served  *state.Served
 }
@@ -64,7 +57,7 @@ func (h *History) Show(c echo.Context) error {
 	if err != nil || redirected {
 		return err
 	}
-	revs, err := h.Store.ListRevisions(c.Request().Context(), id, locale)
+	revs, err := h.Service.Revisions(c.Request().Context(), id, locale)
 	if err != nil {
 		return err
 	}
@@ -155,7 +148,7 @@ func (h *History) Restore(c echo.Context) error {
 	}
 	ctx := consoleContext(c)
 	refuse := func(status int, alert string, errs []string) error {
-		revs, err := h.Store.ListRevisions(ctx, id, locale)
+		revs, err := h.Service.Revisions(ctx, id, locale)
 		if err != nil {
 			return err
 		}

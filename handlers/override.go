@@ -12,23 +12,15 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/modulepage"
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
-// OverrideReader is what the override editor reads from the store: the
-// override's head as it is now, which the in-memory view may trail.
-type OverrideReader interface {
-	GetOverride(ctx context.Context, moduleID, locale string) (domain.Override, error)
-}
-
 // Overrides serves the override editor, delete and user-module pages.
 // Every write goes through the Service.
 type Overrides struct {
-	Store     OverrideReader
 	Service   *state.Overrides
 	Served    *state.Served
 	Assembler *assembler.Assembler
@@ -84,7 +76,7 @@ func (h *Overrides) Edit(c echo.Context) error {
 		return err
 	}
 	e := h.editor(v, id, locale)
-	row, err := h.Store.GetOverride(c.Request().Context(), id, locale)
+	row, err := h.Service.Head(c.Request().Context(), id, locale)
 	switch {
 	case err == nil:
 		e.Text, e.Revision = row.Text, row.Revision
@@ -102,7 +94,7 @@ func (h *Overrides) Edit(c echo.Context) error {
 	}
 	e.Flash = flashFor(c)
 	if out := h.Service.Check(id, locale, e.Text); out.Kind != state.OutcomeInvalid {
-		checklist(&e, out.Module)
+		checklist(&e, out)
 	}
 	return h.editorPage(c, http.StatusOK, e)
 }
@@ -168,7 +160,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 			e.Lines, e.Errors = components.NumberLines(e.Text, checkLines(out))
 			return h.editorPage(c, http.StatusUnprocessableEntity, e)
 		}
-		checklist(&e, out.Module)
+		checklist(&e, out)
 		e.Notice = "Checked, nothing was saved: no errors, and the text follows the module checklist."
 		if e.Warnings > 0 {
 			e.Notice = fmt.Sprintf("Checked, nothing was saved: no errors; the module checklist has %d warning(s), shown under their lines.", e.Warnings)
@@ -223,18 +215,21 @@ func editorErrors(errs []state.LineError) []components.LineError {
 	return out
 }
 
-// checklist lints m, the parsed e.Text, against the module checklist
-// and puts each warning under its line; notes that name no line (a locale
+// checklist puts each checklist warning of out (the Check of e.Text)
+// under its line; warnings that name no line and notices (a locale
 // without lint cue words) go above the text.
-func checklist(e *overridepage.Editor, m *library.Module) {
+func checklist(e *overridepage.Editor, out state.Outcome) {
 	var warns []components.LineError
-	for _, f := range lint.Lint(m) {
+	for _, f := range out.Warnings {
 		msg := "[" + f.RuleLabel() + "] " + f.Message
-		if f.Severity == lint.SeverityWarning && f.Line > 0 {
+		if f.Line > 0 {
 			warns = append(warns, components.LineError{Line: f.Line, Msg: msg, Warning: true})
 			continue
 		}
 		e.Checklist = append(e.Checklist, msg)
+	}
+	for _, f := range out.Notices {
+		e.Checklist = append(e.Checklist, "["+f.RuleLabel()+"] "+f.Message)
 	}
 	e.Warnings = len(warns)
 	if len(warns) > 0 {
@@ -364,7 +359,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 		return err
 	}
 	if errors.Is(err, library.ErrConflict) {
-		row, err := h.Store.GetOverride(ctx, id, locale)
+		row, err := h.Service.Head(ctx, id, locale)
 		if err != nil {
 			return err
 		}

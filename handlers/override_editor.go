@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/overridepage"
@@ -82,13 +81,16 @@ func (h *Overrides) LiveCheck(c echo.Context) error {
 	for _, e := range out.Errors {
 		resp.Errors = append(resp.Errors, CheckItem{Line: e.Line, Field: e.Field, Message: e.Msg})
 	}
-	for _, f := range append(out.Warnings, out.Notices...) {
+	for _, f := range out.Warnings {
 		item := CheckItem{Line: f.Line, Field: f.Field, Rule: f.RuleLabel(), Message: f.Message}
-		if f.Severity == lint.SeverityWarning && f.Line > 0 {
+		if f.Line > 0 {
 			resp.Warnings = append(resp.Warnings, item)
 		} else {
 			resp.Notices = append(resp.Notices, item)
 		}
+	}
+	for _, f := range out.Notices {
+		resp.Notices = append(resp.Notices, CheckItem{Line: f.Line, Field: f.Field, Rule: f.RuleLabel(), Message: f.Message})
 	}
 	return WriteJSON(c, http.StatusOK, resp)
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,29 +9,21 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/profilepage"
 )
 
-// ProfileStore is what the profile pages read from the store.
-type ProfileStore interface {
-	ListProfiles(ctx context.Context) ([]domain.Profile, error)
-	GetProfile(ctx context.Context, id string) (domain.Profile, error)
-}
-
 // Profiles serves the profile pages. Writes go through Service, which
 // refreshes what assembly reads.
 type Profiles struct {
-	Store   ProfileStore
 	Service *state.Profiles
 	Served  *state.Served
 }
 
 // List renders GET /profiles.
 func (h *Profiles) List(c echo.Context) error {
-	ps, err := h.Store.ListProfiles(c.Request().Context())
+	ps, err := h.Service.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -73,7 +64,7 @@ func (h *Profiles) Create(c echo.Context) error {
 
 // Edit renders GET /profiles/:id. Errors: ErrNotFound.
 func (h *Profiles) Edit(c echo.Context) error {
-	p, err := h.Store.GetProfile(c.Request().Context(), c.Param("id"))
+	p, err := h.Service.Get(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -111,7 +102,7 @@ func (h *Profiles) Update(c echo.Context) error {
 
 // ConfirmDelete renders GET /profiles/:id/delete. Errors: ErrNotFound.
 func (h *Profiles) ConfirmDelete(c echo.Context) error {
-	p, err := h.Store.GetProfile(c.Request().Context(), c.Param("id"))
+	p, err := h.Service.Get(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
 	}

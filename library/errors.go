@@ -14,6 +14,8 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrConflict: a save was based on a stale revision or an id is taken.
 	ErrConflict = errors.New("conflict")
+	// ErrForbidden: the actor's role does not allow what was asked.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // FileError is one problem in a module or label file: it names the

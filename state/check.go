@@ -92,11 +92,16 @@ func lineErrors(errs library.FileErrors) []LineError {
 	return out
 }
 
+// Finding is one finding of the module checklist (package lint): its
+// line, field, rule, severity and message, as the API and the pages show
+// it.
+type Finding = lint.Finding
+
 // Findings splits the module checklist's findings of m into warnings and
 // notices (what it could not check, such as a locale without cue words);
 // both are empty, never nil, when there are none.
-func Findings(m *library.Module) (warnings, notices []lint.Finding) {
-	warnings, notices = []lint.Finding{}, []lint.Finding{}
+func Findings(m *library.Module) (warnings, notices []Finding) {
+	warnings, notices = []Finding{}, []Finding{}
 	for _, f := range lint.Lint(m) {
 		switch f.Severity {
 		case lint.SeverityWarning:

@@ -14,7 +14,6 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
-	"github.com/promptdesk/promptdesk/library/lint"
 )
 
 // OverrideStore is what Overrides needs from the store.
@@ -28,6 +27,7 @@ type OverrideStore interface {
 	RestoreRevision(ctx context.Context, moduleID, locale string, revision, baseRevision int) (domain.Override, error)
 	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (domain.Override, error)
 	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
+	OverrideHistory
 	// ListScenarios lists the saved scenarios that Effect and WhereUsed
 	// assemble.
 	ListScenarios(ctx context.Context) ([]domain.Scenario, error)
@@ -99,8 +99,8 @@ type Outcome struct {
 	Head     *domain.Override
 	Reason   string
 	Errors   []LineError
-	Warnings []lint.Finding
-	Notices  []lint.Finding
+	Warnings []Finding
+	Notices  []Finding
 }
 
 // Check applies the checks of a save to text without storing anything:

@@ -18,6 +18,7 @@ type ProfileStore interface {
 	CreateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error)
 	UpdateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error)
 	DeleteProfile(ctx context.Context, id string) error
+	ProfileReader
 }
 
 // Profiles writes assembly profiles and refreshes Served after each

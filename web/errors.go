@@ -102,6 +102,8 @@ func classify(err error) (status int, code, msg string) {
 		return http.StatusUnprocessableEntity, "invalid", message(err, library.ErrInvalid)
 	case errors.Is(err, library.ErrConflict):
 		return http.StatusConflict, "conflict", message(err, library.ErrConflict)
+	case errors.Is(err, library.ErrForbidden):
+		return http.StatusForbidden, "forbidden", message(err, library.ErrForbidden)
 	}
 	return http.StatusInternalServerError, "internal", "Something went wrong on the server; the details are in its log."
 }

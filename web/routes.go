@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/static"
 )
 
@@ -42,13 +43,13 @@ func (s *Server) newEcho() *echo.Echo {
 	health := &handlers.Health{DB: s.cfg.Store, Served: s.served}
 	lib := &handlers.Library{Served: s.served, Assembler: s.cfg.Assembler}
 	mod := &handlers.Module{Served: s.served, Assembler: s.cfg.Assembler, Service: s.overrides}
-	ovr := &handlers.Overrides{Store: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	ovr := &handlers.Overrides{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	drift := &handlers.Drift{Served: s.served}
-	hist := &handlers.History{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
-	review := &handlers.DriftReview{Store: s.cfg.Store, Service: s.overrides, Served: s.served}
-	prof := &handlers.Profiles{Store: s.cfg.Store, Service: s.profiles, Served: s.served}
+	hist := &handlers.History{Service: s.overrides, Served: s.served}
+	review := &handlers.DriftReview{Service: s.overrides, Served: s.served}
+	prof := &handlers.Profiles{Service: s.profiles, Served: s.served}
 	prev := &handlers.Preview{Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
-	audit := &handlers.Audit{Store: s.cfg.Store}
+	audit := &handlers.Audit{Log: &state.Audit{Store: s.cfg.Store}}
 
 	// Accounts: pages need a session whose user has the role
 	// the route names: viewer browses and previews, editor changes
@@ -172,7 +173,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
 	// the two lists in step.
-	apiOvr := &handlers.APIOverrides{Store: s.cfg.Store, History: s.cfg.Store, Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	apiOvr := &handlers.APIOverrides{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	textMW := func(scopes ...string) []echo.MiddlewareFunc {
 		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
