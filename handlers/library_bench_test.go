@@ -21,7 +21,6 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
 )
@@ -159,14 +158,10 @@ func benchModule(id string, layer library.Layer, locale string, n int) string {
 // benchServer starts a server on a fresh database with snap and the
 // overrides described at BenchmarkLibraryPage, and returns its handler
 // and a client logged in as an admin.
-func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient, *store.Store) {
+func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient, testStore) {
 	b.Helper()
 	ctx := domain.WithActor(context.Background(), "bench")
-	st, err := store.Open(ctx, storetest.NewDatabase(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(st.Close)
+	st, _ := storetest.Open(b)
 	ids := snap.IDs()
 	for i, id := range ids {
 		switch {

@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
 	"github.com/promptdesk/promptdesk/web/apitest"
@@ -37,7 +37,7 @@ var clock = time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC)
 type app struct {
 	t     *testing.T
 	h     http.Handler
-	store *store.Store
+	store testStore
 	lib   *library.Snapshot
 	// token is an API token with every scope, which authorize sends.
 	token string
@@ -45,6 +45,30 @@ type app struct {
 	// is the CSRF token do sends with every request (X-CSRF-Token).
 	jar  *cookiejar.Jar
 	csrf string
+}
+
+// testStore is what the tests read and write directly in the database
+// of a test server (a *store.Store), to set up a case or to check what a
+// request stored.
+type testStore interface {
+	GetOverride(ctx context.Context, moduleID, locale string) (domain.Override, error)
+	ListOverrides(ctx context.Context) ([]domain.Override, error)
+	ListDrafts(ctx context.Context) ([]domain.Override, error)
+	ListRevisions(ctx context.Context, moduleID, locale string) ([]domain.Revision, error)
+	SaveOverride(ctx context.Context, o domain.Override, baseRevision int) (domain.Override, error)
+	DeleteOverride(ctx context.Context, moduleID, locale string, baseRevision int) error
+	ListAudit(ctx context.Context, f domain.AuditFilter) ([]domain.AuditEntry, error)
+	CreateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error)
+	GetProfile(ctx context.Context, id string) (domain.Profile, error)
+	ListProfiles(ctx context.Context) ([]domain.Profile, error)
+	GetScenario(ctx context.Context, id string) (domain.Scenario, error)
+	DeleteScenario(ctx context.Context, id string) error
+	CountScenarios(ctx context.Context) (int, error)
+	CreateToken(ctx context.Context, name string, scopes []string) (domain.Token, string, error)
+	CreateSetupToken(ctx context.Context, name, role string) (string, error)
+	CompleteSetup(ctx context.Context, secret, name, password string) (domain.User, error)
+	ReadOperatorState(ctx context.Context) (domain.OperatorState, error)
+	Pool() *pgxpool.Pool
 }
 
 // consoleURL is where the test requests go (httptest.NewRequest's host).
@@ -62,7 +86,7 @@ var dbUsers sync.Map
 
 // newUser creates the account name with role and testPassword through a
 // setup link.
-func newUser(t *testing.T, st *store.Store, name, role string) {
+func newUser(t *testing.T, st testStore, name, role string) {
 	t.Helper()
 	ctx := context.Background()
 	secret, err := st.CreateSetupToken(ctx, name, role)
@@ -137,11 +161,7 @@ func setup(t *testing.T, lib ...*library.Snapshot) *app {
 func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st := storetest.OpenOn(t, dbURL)
 	snap := builtin(t)
 	if len(lib) > 0 {
 		snap = lib[0]

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/promptdesk/promptdesk/migrations"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/pgcluster"
 )
 
@@ -193,4 +194,25 @@ func withDatabase(connString, name string) (string, error) {
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String(), nil
+}
+
+// Open opens a store on a fresh database (NewDatabase) and closes it at
+// t's cleanup; it returns the database's connection string too, for a
+// server or a second store on the same database.
+func Open(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	dbURL := NewDatabase(t)
+	return OpenOn(t, dbURL), dbURL
+}
+
+// OpenOn opens a store on the database at dbURL and closes it at t's
+// cleanup.
+func OpenOn(t testing.TB, dbURL string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal("storetest:", err)
+	}
+	t.Cleanup(st.Close)
+	return st
 }
