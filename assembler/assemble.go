@@ -72,7 +72,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if req.Profile != "" {
 		p, ok := st.Profiles[req.Profile]
 		if !ok {
-			return nil, &Error{Code: CodeNotFound, Field: "profile", Msg: fmt.Sprintf("profile %q does not exist", req.Profile)}
+			return nil, &library.Error{Code: library.CodeNotFound, Field: "profile", Msg: fmt.Sprintf("profile %q does not exist", req.Profile)}
 		}
 		profile = p
 	}
@@ -88,7 +88,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
 		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
+		return nil, &library.Error{Code: library.CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
 	}
 	pl, err := a.plan(snap, st, req, profile, locale, r)
 	if err != nil {
@@ -302,7 +302,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 			if itself {
 				msg += " (the assembly enters it itself: a library folder needs the builtin env modules; import --with-builtin, or copy them from the builtin library)"
 			}
-			return Served{}, &Error{Code: CodeNotFound, Module: id, Msg: msg}
+			return Served{}, &library.Error{Code: library.CodeNotFound, Module: id, Msg: msg}
 		}
 		return s, nil
 	}
@@ -626,7 +626,7 @@ func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 	}
 	c, err := tokens.For(model)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidRequest, Field: "model", Msg: "no tokenizer for this model: " + err.Error()}
+		return nil, &library.Error{Code: library.CodeInvalidRequest, Field: "model", Msg: "no tokenizer for this model: " + err.Error()}
 	}
 	if a.cfg.TokenMemo != nil {
 		c = c.WithMemo(a.cfg.TokenMemo)
@@ -648,7 +648,7 @@ func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
 	}
 	loc, err := LoadZone(name)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: err.Error()}
+		return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: err.Error()}
 	}
 	a.zones.Store(name, loc) // LoadLocation reads the zone file on every call
 	return loc, nil
@@ -793,7 +793,7 @@ func extraVariables(vars map[string]string, declared map[string]bool, module, ms
 	if len(extra) > 1 {
 		msg += "; nor " + strings.Join(extra[1:], ", ")
 	}
-	return &Error{Code: CodeExtraVariable, Module: module, Placeholder: extra[0], Field: "variables." + extra[0], Msg: msg}
+	return &library.Error{Code: library.CodeExtraVariable, Module: module, Placeholder: extra[0], Field: "variables." + extra[0], Msg: msg}
 }
 
 func profileField(p *Profile, f func(*Profile) string) string {

@@ -213,7 +213,7 @@ func TestProfile(t *testing.T) {
 	t.Run("unknown profile", func(t *testing.T) {
 		t.Parallel()
 		e := assembleErr(t, snap, st, &assembler.Request{Profile: "nope"})
-		if e.Code != assembler.CodeNotFound || e.Field != "profile" || !errors.Is(e, library.ErrNotFound) {
+		if e.Code != library.CodeNotFound || e.Field != "profile" || !errors.Is(e, library.ErrNotFound) {
 			t.Errorf("error = %+v, want not_found on field profile", e)
 		}
 	})
@@ -470,8 +470,8 @@ func TestAssembleWithoutEnvModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = assembler.New(assembler.Config{}).Assemble(snap, nil, &assembler.Request{Locale: "en-US"}, time.Now())
-	var ae *assembler.Error
-	if !errors.As(err, &ae) || ae.Code != assembler.CodeNotFound || ae.Module != assembler.ModulePureAgent || !strings.Contains(ae.Msg, "--with-builtin") || !strings.Contains(ae.Msg, "in en-US (") {
+	var ae *library.Error
+	if !errors.As(err, &ae) || ae.Code != library.CodeNotFound || ae.Module != assembler.ModulePureAgent || !strings.Contains(ae.Msg, "--with-builtin") || !strings.Contains(ae.Msg, "in en-US (") {
 		t.Errorf("assemble without env modules: %v, want not_found for %s with the hint", err, assembler.ModulePureAgent)
 	}
 }

@@ -25,7 +25,7 @@ const (
 // CodeLimitExceeded).
 func DecodeRequest(data []byte) (*Request, error) {
 	if len(data) > MaxRequestBytes {
-		return nil, &Error{Code: CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (%d MiB)", len(data), MaxRequestBytes, MaxRequestBytes>>20)}
+		return nil, &library.Error{Kind: library.ErrTooLarge, Code: library.CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (%d MiB)", len(data), MaxRequestBytes, MaxRequestBytes>>20)}
 	}
 	var req Request
 	if err := DecodeJSON(data, &req); err != nil {
@@ -41,7 +41,9 @@ func DecodeRequest(data []byte) (*Request, error) {
 // the limits, a BCP 47 locale and valid variable names. It puts the
 // locale in its canonical form ("EN-us" → "en-US").
 func (r *Request) Validate() error {
-	bad := func(field, msg string) error { return &Error{Code: CodeInvalidRequest, Field: field, Msg: msg} }
+	bad := func(field, msg string) error {
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: msg}
+	}
 	if r.Locale != "" {
 		locale, err := library.CanonicalLocale(r.Locale)
 		if err != nil {
@@ -50,10 +52,10 @@ func (r *Request) Validate() error {
 		r.Locale = locale
 	}
 	if len(r.KnowledgeBases) > MaxKnowledgeBases {
-		return &Error{Code: CodeLimitExceeded, Field: "knowledgeBases", Msg: fmt.Sprintf("%d knowledge bases; the limit is %d", len(r.KnowledgeBases), MaxKnowledgeBases)}
+		return &library.Error{Code: library.CodeLimitExceeded, Field: "knowledgeBases", Msg: fmt.Sprintf("%d knowledge bases; the limit is %d", len(r.KnowledgeBases), MaxKnowledgeBases)}
 	}
 	if len(r.Skills) > MaxSkills {
-		return &Error{Code: CodeLimitExceeded, Field: "skills", Msg: fmt.Sprintf("%d skills; the limit is %d", len(r.Skills), MaxSkills)}
+		return &library.Error{Code: library.CodeLimitExceeded, Field: "skills", Msg: fmt.Sprintf("%d skills; the limit is %d", len(r.Skills), MaxSkills)}
 	}
 	for i, kb := range r.KnowledgeBases {
 		if kb.Type != KnowledgeDocument && kb.Type != KnowledgeFAQ {
@@ -94,11 +96,11 @@ func (r *Request) Validate() error {
 // by an end user would start a new line of the system prompt.
 func oneLine(field, v string, max int) error {
 	if len(v) > max {
-		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d bytes; the limit is %d", len(v), max)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d bytes; the limit is %d", len(v), max)}
 	}
 	for _, c := range v {
 		if unicode.IsControl(c) || unicode.In(c, unicode.Zl, unicode.Zp) {
-			return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("contains the control or line-separator character %U: it must be one line of text", c)}
+			return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("contains the control or line-separator character %U: it must be one line of text", c)}
 		}
 	}
 	return nil

@@ -201,7 +201,7 @@ func (o *fuzzOracle) write(m *library.Module, stack []string) (string, *fuzzWant
 	for _, v := range m.Variables {
 		o.declared[v.Name] = true
 		if _, supplied := o.vars[v.Name]; !supplied {
-			return "", &fuzzWant{code: assembler.CodeMissingVariable, module: m.ID, placeholder: v.Name}
+			return "", &fuzzWant{code: library.CodeMissingVariable, module: m.ID, placeholder: v.Name}
 		}
 	}
 	var b strings.Builder
@@ -232,10 +232,10 @@ func (o *fuzzOracle) write(m *library.Module, stack []string) (string, *fuzzWant
 		}
 		if inc := o.module(name); inc != nil {
 			if slices.Contains(stack, name) {
-				return "", &fuzzWant{code: assembler.CodeIncludeCycle, module: m.ID, placeholder: name, path: append(slices.Clone(stack), name)}
+				return "", &fuzzWant{code: library.CodeIncludeCycle, module: m.ID, placeholder: name, path: append(slices.Clone(stack), name)}
 			}
 			if len(stack) > assembler.MaxIncludeDepth {
-				return "", &fuzzWant{code: assembler.CodeIncludeTooDeep, module: m.ID, placeholder: name}
+				return "", &fuzzWant{code: library.CodeIncludeTooDeep, module: m.ID, placeholder: name}
 			}
 			sub, want := o.write(inc, append(slices.Clone(stack), name))
 			if want != nil {
@@ -244,7 +244,7 @@ func (o *fuzzOracle) write(m *library.Module, stack []string) (string, *fuzzWant
 			b.WriteString(sub)
 			continue
 		}
-		return "", &fuzzWant{code: assembler.CodeUnknownPlaceholder, module: m.ID, placeholder: name}
+		return "", &fuzzWant{code: library.CodeUnknownPlaceholder, module: m.ID, placeholder: name}
 	}
 	b.WriteString(body[last:])
 	return b.String(), nil
@@ -263,7 +263,7 @@ func (o *fuzzOracle) expect() (string, *fuzzWant) {
 		}
 	}
 	if len(extra) > 0 {
-		return "", &fuzzWant{code: assembler.CodeExtraVariable, path: extra}
+		return "", &fuzzWant{code: library.CodeExtraVariable, path: extra}
 	}
 	return text, nil
 }
@@ -409,7 +409,7 @@ func FuzzRender(f *testing.F) {
 		}
 
 		if err != nil {
-			var e *assembler.Error
+			var e *library.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %T %v is not an *assembler.Error", err, err)
 			}
@@ -420,11 +420,11 @@ func FuzzRender(f *testing.F) {
 				t.Fatalf("error %v, want code %s (%+v)\nbody %q\nvars %q", err, want.code, *want, m.Body, vars)
 			}
 			switch e.Code {
-			case assembler.CodeExtraVariable:
+			case library.CodeExtraVariable:
 				if !slices.Contains(want.path, e.Placeholder) {
 					t.Fatalf("error %v names %q, want one of the extra variables %q", err, e.Placeholder, want.path)
 				}
-			case assembler.CodeIncludeCycle:
+			case library.CodeIncludeCycle:
 				if !slices.Equal(e.Path, want.path) {
 					t.Fatalf("error %v has path %q, want %q", err, e.Path, want.path)
 				}
@@ -499,9 +499,9 @@ func fuzzRequestSeeds(f *testing.F) [][]byte {
 }
 
 // fuzzCodes are the stable error codes of the assembler.
-var fuzzCodes = []string{assembler.CodeNotFound, assembler.CodeMissingVariable, assembler.CodeExtraVariable,
-	assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle, assembler.CodeIncludeTooDeep,
-	assembler.CodeInvalidRequest, assembler.CodeLimitExceeded}
+var fuzzCodes = []string{library.CodeNotFound, library.CodeMissingVariable, library.CodeExtraVariable,
+	library.CodeUnknownPlaceholder, library.CodeIncludeCycle, library.CodeIncludeTooDeep,
+	library.CodeInvalidRequest, library.CodeLimitExceeded}
 
 // FuzzDecodeRequest decodes fuzzed JSON as an assemble request and
 // assembles what decodes with the builtin library. Properties: no panic;
@@ -524,18 +524,18 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := assembler.DecodeRequest(data)
 		if err != nil {
-			var e *assembler.Error
+			var e *library.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("DecodeRequest error %T %v is not an *assembler.Error", err, err)
 			}
-			if e.Code != assembler.CodeInvalidJSON && e.Code != assembler.CodeInvalidRequest && e.Code != assembler.CodeLimitExceeded {
+			if e.Code != library.CodeInvalidJSON && e.Code != library.CodeInvalidRequest && e.Code != library.CodeLimitExceeded {
 				t.Fatalf("DecodeRequest error code %q, want invalid_json, invalid_request or limit_exceeded (%v)", e.Code, err)
 			}
 			if !errors.Is(err, library.ErrInvalid) {
 				t.Fatalf("DecodeRequest error %v does not match library.ErrInvalid", err)
 			}
 			_, again := assembler.DecodeRequest(data)
-			var e2 *assembler.Error
+			var e2 *library.Error
 			if !errors.As(again, &e2) || e2.Code != e.Code {
 				t.Fatalf("decoding twice gives %v, then %v", err, again)
 			}
@@ -553,7 +553,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		res, err := a.Assemble(snap, nil, req, fuzzNow)
 		if err != nil {
-			var e *assembler.Error
+			var e *library.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("Assemble error %T %v is not an *assembler.Error\nrequest %s", err, err, fuzzShort(data))
 			}

@@ -146,13 +146,13 @@ func mustAssemble(t testing.TB, snap *library.Snapshot, st *assembler.State, req
 }
 
 // assembleErr assembles and requires an *assembler.Error and no result.
-func assembleErr(t testing.TB, snap *library.Snapshot, st *assembler.State, req *assembler.Request) *assembler.Error {
+func assembleErr(t testing.TB, snap *library.Snapshot, st *assembler.State, req *assembler.Request) *library.Error {
 	t.Helper()
 	res, err := assembler.New(assembler.Config{}).Assemble(snap, st, req, fixedNow)
 	if res != nil {
 		t.Errorf("Assemble returned a result with an error; want no output at all:\n%s", res.Text)
 	}
-	var ae *assembler.Error
+	var ae *library.Error
 	if !errors.As(err, &ae) {
 		t.Fatalf("Assemble: got error %v, want an *assembler.Error", err)
 	}

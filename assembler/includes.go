@@ -29,10 +29,10 @@ func (a *Assembler) CheckIncludes(snap *library.Snapshot, st *State, m *library.
 				next = s.Module
 			}
 			if slices.Contains(stack, p.Name) {
-				return &Error{Code: CodeIncludeCycle, Module: cur.ID, Placeholder: p.Name, Path: append(slices.Clone(stack), p.Name)}
+				return &library.Error{Code: library.CodeIncludeCycle, Module: cur.ID, Placeholder: p.Name, Path: append(slices.Clone(stack), p.Name)}
 			}
 			if len(stack) > MaxIncludeDepth {
-				return &Error{Code: CodeIncludeTooDeep, Module: cur.ID, Placeholder: p.Name, Path: slices.Clone(stack), Msg: "includes nest deeper than the limit of 10"}
+				return &library.Error{Code: library.CodeIncludeTooDeep, Module: cur.ID, Placeholder: p.Name, Path: slices.Clone(stack), Msg: "includes nest deeper than the limit of 10"}
 			}
 			if err := visit(next, append(stack, p.Name)); err != nil {
 				return err

@@ -31,13 +31,13 @@ func TestCheckIncludes(t *testing.T) {
 		}
 		return m
 	}
-	var e *assembler.Error
+	var e *library.Error
 	err := asm.CheckIncludes(snap, nil, parse("base.b", "B now includes {{base.a}}"), "en-US")
-	if !errors.As(err, &e) || e.Code != assembler.CodeIncludeCycle || strings.Join(e.Path, " → ") != "base.b → base.a → base.b" {
+	if !errors.As(err, &e) || e.Code != library.CodeIncludeCycle || strings.Join(e.Path, " → ") != "base.b → base.a → base.b" {
 		t.Fatalf("got %v, want include_cycle base.b → base.a → base.b", err)
 	}
 	err = asm.CheckIncludes(snap, nil, parse("base.c", "C {{base.c}}"), "en-US")
-	if !errors.As(err, &e) || e.Code != assembler.CodeIncludeCycle || strings.Join(e.Path, " → ") != "base.c → base.c" {
+	if !errors.As(err, &e) || e.Code != library.CodeIncludeCycle || strings.Join(e.Path, " → ") != "base.c → base.c" {
 		t.Fatalf("got %v, want include_cycle base.c → base.c", err)
 	}
 	if err := asm.CheckIncludes(snap, nil, parse("base.c", "C {{base.a}} and {{base.b}}"), "en-US"); err != nil {
@@ -59,8 +59,8 @@ func TestIncludeFanOutIsBounded(t *testing.T) {
 	}
 	snap := newLib(t, withCore(mods...)...)
 	_, err := assembler.New(assembler.Config{}).Render(snap, nil, &assembler.RenderRequest{Module: "aux.f00"}, fixedNow)
-	var e *assembler.Error
-	if !errors.As(err, &e) || e.Code != assembler.CodeLimitExceeded {
+	var e *library.Error
+	if !errors.As(err, &e) || e.Code != library.CodeLimitExceeded {
 		t.Fatalf("got %v, want limit_exceeded", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // DecodeJSON decodes data, one JSON object, into v in one strict pass
@@ -30,13 +32,13 @@ import (
 func DecodeJSON(data []byte, v any) error {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return &Error{Code: CodeInvalidJSON, Msg: "the request body is empty; send one JSON object"}
+		return &library.Error{Code: library.CodeInvalidJSON, Msg: "the request body is empty; send one JSON object"}
 	}
 	if trimmed[0] != '{' {
 		if bad := syntaxProblem(data); bad != nil {
 			return bad
 		}
-		return &Error{Code: CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
+		return &library.Error{Code: library.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
 	}
 	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true))
 	if err == nil {
@@ -47,17 +49,17 @@ func DecodeJSON(data []byte, v any) error {
 	}
 	var se *json.SemanticError
 	if !errors.As(err, &se) {
-		return &Error{Code: CodeInvalidRequest, Msg: err.Error()}
+		return &library.Error{Code: library.CodeInvalidRequest, Msg: err.Error()}
 	}
 	field := fieldPath(se.JSONPointer)
 	var pe *time.ParseError
 	switch {
 	case errors.Is(se.Err, json.ErrUnknownName):
-		return &Error{Code: CodeInvalidRequest, Field: field, Msg: "unknown field"}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "unknown field"}
 	case errors.As(se.Err, &pe):
-		return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
 	}
-	return &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", goTypeName(se.GoType), kindName(se.JSONKind))}
+	return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", goTypeName(se.GoType), kindName(se.JSONKind))}
 }
 
 // syntaxProblem reads data as JSON text alone and returns the
@@ -65,7 +67,7 @@ func DecodeJSON(data []byte, v any) error {
 // of its first problem, or nil when it is one well-formed value.
 func syntaxProblem(data []byte) error {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return &Error{Code: CodeInvalidJSON, Msg: "the body starts with a byte-order mark (EF BB BF): send the JSON without it"}
+		return &library.Error{Code: library.CodeInvalidJSON, Msg: "the body starts with a byte-order mark (EF BB BF): send the JSON without it"}
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.ReadValue(); err != nil {
@@ -76,9 +78,9 @@ func syntaxProblem(data []byte) error {
 		field := fieldPath(se.JSONPointer)
 		switch {
 		case !utf8.Valid(data):
-			return &Error{Code: CodeInvalidJSON, Field: field, Msg: fmt.Sprintf("invalid UTF-8 at byte %d: send the body as UTF-8", firstInvalidUTF8(data))}
+			return &library.Error{Code: library.CodeInvalidJSON, Field: field, Msg: fmt.Sprintf("invalid UTF-8 at byte %d: send the body as UTF-8", firstInvalidUTF8(data))}
 		case errors.Is(se.Err, jsontext.ErrDuplicateName):
-			return &Error{Code: CodeInvalidRequest, Field: field, Msg: "the field appears twice in one object; send it once"}
+			return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "the field appears twice in one object; send it once"}
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			return invalidJSON(data, int64(len(data)), "unexpected end of JSON input (unclosed object, array or string)")
 		}
@@ -109,9 +111,9 @@ func stringAt(data []byte) string {
 }
 
 // invalidJSON is the CodeInvalidJSON error at a byte offset of data.
-func invalidJSON(data []byte, offset int64, what string) *Error {
+func invalidJSON(data []byte, offset int64, what string) *library.Error {
 	line, col := position(data, offset)
-	return &Error{Code: CodeInvalidJSON, Msg: fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, what)}
+	return &library.Error{Code: library.CodeInvalidJSON, Msg: fmt.Sprintf("the body is not valid JSON at line %d, column %d: %s", line, col, what)}
 }
 
 // checkNulls refuses null anywhere in data, well-formed JSON, naming the
@@ -127,7 +129,7 @@ func checkNulls(data []byte) error {
 			return nil
 		}
 		if tok.Kind() == 'n' {
-			return &Error{Code: CodeInvalidRequest, Field: fieldPath(dec.StackPointer()), Msg: "null is not allowed: leave the field out for its default"}
+			return &library.Error{Code: library.CodeInvalidRequest, Field: fieldPath(dec.StackPointer()), Msg: "null is not allowed: leave the field out for its default"}
 		}
 	}
 }

@@ -54,12 +54,12 @@ func checkFormat(format, systemMessages string) error {
 	switch format {
 	case "", FormatText, FormatMessages:
 	default:
-		return &Error{Code: CodeInvalidRequest, Field: "format", Msg: fmt.Sprintf("%q is not an answer format (text or messages)", format)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "format", Msg: fmt.Sprintf("%q is not an answer format (text or messages)", format)}
 	}
 	switch systemMessages {
 	case "", SystemMessagesOne, SystemMessagesPerSegment:
 	default:
-		return &Error{Code: CodeInvalidRequest, Field: "systemMessages", Msg: fmt.Sprintf("%q is not one or per-segment", systemMessages)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "systemMessages", Msg: fmt.Sprintf("%q is not one or per-segment", systemMessages)}
 	}
 	return nil
 }
@@ -84,14 +84,14 @@ func Pins(revisions map[string]int) ([]Pin, error) {
 		field := "revisions." + key
 		id, loc, ok := strings.Cut(key, "@")
 		if !ok || id == "" || loc == "" {
-			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: "a pin is keyed <module id>@<locale>, such as task.doc-minutes@zh-CN"}
+			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "a pin is keyed <module id>@<locale>, such as task.doc-minutes@zh-CN"}
 		}
 		canon, err := library.CanonicalLocale(loc)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: library.LocaleProblem(loc)}
+			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: library.LocaleProblem(loc)}
 		}
 		if n < 1 {
-			return nil, &Error{Code: CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1", n)}
+			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1", n)}
 		}
 		out = append(out, Pin{ID: id, Locale: canon, Revision: n, Field: field})
 	}

@@ -96,12 +96,12 @@ func (r *renderer) write(s Served, stack []string) error {
 	for _, v := range m.Variables {
 		r.declared[v.Name] = true
 		if _, supplied := r.vars[v.Name]; !supplied {
-			return &Error{Code: CodeMissingVariable, Module: m.ID, Placeholder: v.Name, Msg: "the module declares this variable and the request does not supply it"}
+			return &library.Error{Code: library.CodeMissingVariable, Module: m.ID, Placeholder: v.Name, Msg: "the module declares this variable and the request does not supply it"}
 		}
 	}
 	for _, p := range m.Pieces {
 		if r.out.Len() > MaxOutputBytes {
-			return &Error{Code: CodeLimitExceeded, Module: m.ID, Msg: fmt.Sprintf("the rendered text is over the limit of %d bytes (%d MiB); includes repeat too much", MaxOutputBytes, MaxOutputBytes>>20)}
+			return &library.Error{Code: library.CodeLimitExceeded, Module: m.ID, Msg: fmt.Sprintf("the rendered text is over the limit of %d bytes (%d MiB); includes repeat too much", MaxOutputBytes, MaxOutputBytes>>20)}
 		}
 		if p.Name == "" {
 			r.out.WriteString(p.Literal)
@@ -123,14 +123,14 @@ func (r *renderer) write(s Served, stack []string) error {
 		}
 		if r.snap.Has(p.Name) || r.hasOverride(p.Name) {
 			if slices.Contains(stack, p.Name) {
-				return &Error{Code: CodeIncludeCycle, Module: m.ID, Placeholder: p.Name, Path: append(slices.Clone(stack), p.Name)}
+				return &library.Error{Code: library.CodeIncludeCycle, Module: m.ID, Placeholder: p.Name, Path: append(slices.Clone(stack), p.Name)}
 			}
 			if len(stack) > MaxIncludeDepth {
-				return &Error{Code: CodeIncludeTooDeep, Module: m.ID, Placeholder: p.Name, Path: slices.Clone(stack), Msg: "includes nest deeper than the limit of 10"}
+				return &library.Error{Code: library.CodeIncludeTooDeep, Module: m.ID, Placeholder: p.Name, Path: slices.Clone(stack), Msg: "includes nest deeper than the limit of 10"}
 			}
 			inc, ok := r.a.Resolve(r.snap, r.st, p.Name, r.locale)
 			if !ok {
-				return &Error{Code: CodeNotFound, Module: m.ID, Placeholder: p.Name, Msg: "included module not found"}
+				return &library.Error{Code: library.CodeNotFound, Module: m.ID, Placeholder: p.Name, Msg: "included module not found"}
 			}
 			r.uses = append(r.uses, placeholderUse{m.ID, p.Name, "include"})
 			at, start := len(r.includes), r.out.Len()
@@ -141,7 +141,7 @@ func (r *renderer) write(s Served, stack []string) error {
 			r.includes[at].text = span{start, r.out.Len(), true}
 			continue
 		}
-		return &Error{Code: CodeUnknownPlaceholder, Module: m.ID, Placeholder: p.Name, Msg: "not a declared variable, an environment value or a module id"}
+		return &library.Error{Code: library.CodeUnknownPlaceholder, Module: m.ID, Placeholder: p.Name, Msg: "not a declared variable, an environment value or a module id"}
 	}
 	return nil
 }

@@ -48,11 +48,11 @@ func TestMissingAndExtraVariables(t *testing.T) {
 		module      string
 		placeholder string
 	}{
-		{"missing today", map[string]string{"name": "Li"}, assembler.CodeMissingVariable, "base.e5", "today"},
-		{"extra nmae", map[string]string{"name": "Li", "today": "Friday", "nmae": "Li"}, assembler.CodeExtraVariable, "", "nmae"},
+		{"missing today", map[string]string{"name": "Li"}, library.CodeMissingVariable, "base.e5", "today"},
+		{"extra nmae", map[string]string{"name": "Li", "today": "Friday", "nmae": "Li"}, library.CodeExtraVariable, "", "nmae"},
 		// Several extras: always the first in sorted order, so the same
 		// request gets the same answer (map order is random).
-		{"four extras", map[string]string{"name": "Li", "today": "Friday", "ddd": "w", "bbb": "y", "aaa": "x", "ccc": "z"}, assembler.CodeExtraVariable, "", "aaa"},
+		{"four extras", map[string]string{"name": "Li", "today": "Friday", "ddd": "w", "bbb": "y", "aaa": "x", "ccc": "z"}, library.CodeExtraVariable, "", "aaa"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +94,7 @@ func TestMissingAndExtraVariables(t *testing.T) {
 			mod{id: "aux.inner", front: "variables: [today]\n", body: "today is {{today}}"},
 		)...)
 		e := assembleErr(t, snap, nil, &assembler.Request{})
-		if e.Code != assembler.CodeMissingVariable || e.Module != "aux.inner" || e.Placeholder != "today" {
+		if e.Code != library.CodeMissingVariable || e.Module != "aux.inner" || e.Placeholder != "today" {
 			t.Errorf("error = %+v, want missing_variable in aux.inner naming today", e)
 		}
 		res := mustAssemble(t, snap, nil, &assembler.Request{Variables: map[string]string{"today": "Friday"}})
@@ -228,7 +228,7 @@ func TestIncludeCyclesAndDepth(t *testing.T) {
 		st := stateWith([]*assembler.Override{override(t, mod{id: "base.b", body: "B {{base.a}}"}, 1, "")})
 		e := assembleErr(t, snap, st, &assembler.Request{})
 		want := []string{"base.a", "base.b", "base.a"}
-		if e.Code != assembler.CodeIncludeCycle || !slices.Equal(e.Path, want) {
+		if e.Code != library.CodeIncludeCycle || !slices.Equal(e.Path, want) {
 			t.Errorf("error = %+v, want include_cycle with path %v", e, want)
 		}
 		if !strings.Contains(e.Error(), "base.a → base.b → base.a") {
@@ -240,7 +240,7 @@ func TestIncludeCyclesAndDepth(t *testing.T) {
 		snap := newLib(t, withCore(mod{id: "base.c", body: "C"})...)
 		st := stateWith([]*assembler.Override{override(t, mod{id: "base.c", body: "C {{base.c}}"}, 1, "")})
 		e := assembleErr(t, snap, st, &assembler.Request{})
-		if want := []string{"base.c", "base.c"}; e.Code != assembler.CodeIncludeCycle || !slices.Equal(e.Path, want) {
+		if want := []string{"base.c", "base.c"}; e.Code != library.CodeIncludeCycle || !slices.Equal(e.Path, want) {
 			t.Errorf("error = %+v, want include_cycle with path %v", e, want)
 		}
 	})
@@ -296,7 +296,7 @@ func TestIncludeCyclesAndDepth(t *testing.T) {
 				return
 			}
 			e := assembleErr(t, snap, nil, &assembler.Request{})
-			if e.Code != assembler.CodeIncludeTooDeep {
+			if e.Code != library.CodeIncludeTooDeep {
 				t.Fatalf("error = %+v, want include_too_deep", e)
 			}
 			if !strings.Contains(e.Error(), "10") {
@@ -321,8 +321,8 @@ func TestRenderNotFoundNamesTheLocalesTried(t *testing.T) {
 		"ja-JP": `no module "task.nowhere" in ja-JP or the fallback en-US`,
 	} {
 		_, err := a.Render(snap, nil, &assembler.RenderRequest{Module: "task.nowhere", Locale: locale}, time.Now())
-		var ae *assembler.Error
-		if !errors.As(err, &ae) || ae.Code != assembler.CodeNotFound || ae.Msg != want {
+		var ae *library.Error
+		if !errors.As(err, &ae) || ae.Code != library.CodeNotFound || ae.Msg != want {
 			t.Errorf("render in %s: %v, want not_found %q", locale, err, want)
 		}
 	}

@@ -46,7 +46,7 @@ type Rendered struct {
 // placeholder, include cycle or depth, invalid time zone.
 func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest, now time.Time) (*Rendered, error) {
 	if req.Module == "" {
-		return nil, &Error{Code: CodeInvalidRequest, Field: "module", Msg: "the module id is required"}
+		return nil, &library.Error{Code: library.CodeInvalidRequest, Field: "module", Msg: "the module id is required"}
 	}
 	if err := checkFormat(req.Format, ""); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)
 	s, ok := a.Resolve(snap, st, req.Module, locale)
 	if !ok {
-		return nil, &Error{Code: CodeNotFound, Module: req.Module, Field: "module", Msg: fmt.Sprintf("no module %q in %s", req.Module, a.lookedIn(locale))}
+		return nil, &library.Error{Code: library.CodeNotFound, Module: req.Module, Field: "module", Msg: fmt.Sprintf("no module %q in %s", req.Module, a.lookedIn(locale))}
 	}
 	loc, err := a.zone(&Request{TimeZone: req.TimeZone}, nil)
 	if err != nil {
@@ -69,7 +69,7 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	r := &renderer{a: a, snap: snap, st: st, locale: locale, vars: req.Variables, declared: map[string]bool{},
 		req: &Request{Model: req.Model}, model: req.Model, now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
+		return nil, &library.Error{Code: library.CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
 	}
 	sp, err := r.module(s)
 	if err != nil {

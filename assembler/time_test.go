@@ -120,7 +120,7 @@ func TestTimeZones(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := assembleErr(t, snap, st, &assembler.Request{TimeZone: tt.zone, Profile: tt.profile})
-			if e.Code != assembler.CodeInvalidRequest || e.Field != tt.field {
+			if e.Code != library.CodeInvalidRequest || e.Field != tt.field {
 				t.Errorf("error = %+v, want invalid_request on %s", e, tt.field)
 			}
 		})

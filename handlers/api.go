@@ -60,36 +60,17 @@ type API struct {
 // MaxRequestBytes is the request body limit of the runtime API: 8 MiB.
 const MaxRequestBytes = assembler.MaxRequestBytes
 
-// API error codes the transport adds to assembler's.
-const (
-	CodeInvalidJSON          = assembler.CodeInvalidJSON
-	CodeUnsupportedMediaType = "unsupported_media_type"
-)
-
-// APIError is a runtime-API error decided by the transport rather than by
-// assembly: a body that is not JSON (400), too large (413) or of the wrong
-// media type (415). Status is the HTTP status; Code, Field and Message go
-// into the JSON error body as they are.
-type APIError struct {
-	Status  int
-	Code    string
-	Field   string
-	Message string
-}
-
-func (e *APIError) Error() string { return e.Code + ": " + e.Message }
-
 // maxDrain is how much of an oversized body is read and thrown away so the
 // client gets the 413 on a connection that stays usable; past it the
 // server answers anyway and net/http closes the connection after the reply.
 const maxDrain = 32 << 20
 
 // errBodyTooLarge is the 413 of a body over limit bytes.
-func errBodyTooLarge(limit int64) *APIError {
-	return &APIError{
-		Status:  http.StatusRequestEntityTooLarge,
-		Code:    assembler.CodeLimitExceeded,
-		Message: fmt.Sprintf("the request body is larger than the limit of %s (%d bytes)", sizeName(limit), limit),
+func errBodyTooLarge(limit int64) *library.Error {
+	return &library.Error{
+		Kind: library.ErrTooLarge,
+		Code: library.CodeLimitExceeded,
+		Msg:  fmt.Sprintf("the request body is larger than the limit of %s (%d bytes)", sizeName(limit), limit),
 	}
 }
 
@@ -105,7 +86,7 @@ func sizeName(n int64) string {
 }
 
 // LimitBody is the body-size middleware of the API group: a body larger
-// than limit bytes fails with a 413 APIError (code limit_exceeded, the
+// than limit bytes fails with a 413 library.Error (code limit_exceeded, the
 // message naming the limit) when the handler reads it, or before the
 // handler runs when Content-Length already says so. The rest of an
 // oversized body (up to 32 MiB) is read and discarded, so the client can
@@ -132,7 +113,7 @@ func LimitBody(limit int64) echo.MiddlewareFunc {
 
 // limitedBody is http.MaxBytesReader without its side effect of closing
 // the connection: past the limit it drains the body and fails with the
-// 413 APIError.
+// 413 library.Error.
 type limitedBody struct {
 	rc    io.ReadCloser
 	left  int64
@@ -192,11 +173,10 @@ func RequireJSON() echo.MiddlewareFunc {
 				ok = false
 			}
 			if !ok {
-				return &APIError{
-					Status:  http.StatusUnsupportedMediaType,
-					Code:    CodeUnsupportedMediaType,
-					Field:   "Content-Type",
-					Message: fmt.Sprintf("Content-Type %q is not accepted: send the JSON body as application/json (UTF-8); curl -d @request.json works too", ct),
+				return &library.Error{
+					Code:  library.CodeUnsupportedMediaType,
+					Field: "Content-Type",
+					Msg:   fmt.Sprintf("Content-Type %q is not accepted: send the JSON body as application/json (UTF-8); curl -d @request.json works too", ct),
 				}
 			}
 			return next(c)
@@ -242,19 +222,19 @@ var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // so, without the connection's addresses.
 func readBody(c echo.Context) ([]byte, error) {
 	if ce := c.Request().Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType, Field: "Content-Encoding",
-			Message: fmt.Sprintf("Content-Encoding %q is not accepted: send the body uncompressed", ce)}
+		return nil, &library.Error{Code: library.CodeUnsupportedMediaType, Field: "Content-Encoding",
+			Msg: fmt.Sprintf("Content-Encoding %q is not accepted: send the body uncompressed", ce)}
 	}
 	data, err := io.ReadAll(c.Request().Body)
-	var ae *APIError
+	var le *library.Error
 	var ne net.Error
 	switch {
-	case errors.As(err, &ae):
-		return nil, ae
+	case errors.As(err, &le):
+		return nil, le
 	case errors.As(err, &ne) && ne.Timeout():
-		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "the request body did not arrive within the server's read timeout; send it at once"}
+		return nil, &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Msg: "the request body did not arrive within the server's read timeout; send it at once"}
 	case err != nil:
-		return nil, &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: "reading the request body failed"}
+		return nil, &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Msg: "reading the request body failed"}
 	}
 	return data, nil
 }
@@ -281,7 +261,7 @@ func localeParam(c echo.Context, absent string) (string, error) {
 func checkLocale(s string) (string, error) {
 	loc, err := library.CanonicalLocale(s)
 	if err != nil {
-		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "locale", Msg: library.LocaleProblem(s)}
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: "locale", Msg: library.LocaleProblem(s)}
 	}
 	return loc, nil
 }
@@ -295,7 +275,7 @@ func queryBool(c echo.Context, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return false, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: name, Msg: fmt.Sprintf("%q is not true or false", s)}
+		return false, &library.Error{Code: library.CodeInvalidRequest, Field: name, Msg: fmt.Sprintf("%q is not true or false", s)}
 	}
 	return b, nil
 }

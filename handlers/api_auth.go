@@ -4,19 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-)
-
-// API error codes of authentication.
-const (
-	CodeUnauthorized = "unauthorized"
-	CodeForbidden    = "forbidden"
 )
 
 // TokenAuthenticator checks an API token secret (*store.Store) and
@@ -48,7 +41,7 @@ func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc
 		return func(c echo.Context) error {
 			unauthorized := func(msg string) error {
 				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="promptdesk"`)
-				return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Field: "Authorization", Message: msg}
+				return &library.Error{Code: library.CodeUnauthorized, Field: "Authorization", Msg: msg}
 			}
 			h := c.Request().Header.Get(echo.HeaderAuthorization)
 			if h == "" {
@@ -73,8 +66,8 @@ func RequireToken(auth TokenAuthenticator, scopes ...string) echo.MiddlewareFunc
 				ok = ok || tok.Has(s)
 			}
 			if !ok {
-				return &APIError{Status: http.StatusForbidden, Code: CodeForbidden, Field: "Authorization",
-					Message: fmt.Sprintf(`the API token %q (scopes: %s) lacks the scope "%s" that %s %s needs`,
+				return &library.Error{Code: library.CodeForbidden, Field: "Authorization",
+					Msg: fmt.Sprintf(`the API token %q (scopes: %s) lacks the scope "%s" that %s %s needs`,
 						tok.Name, strings.Join(tok.Scopes, ", "), need, c.Request().Method, c.Path())}
 			}
 			c.Set(tokenKey, tok)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -143,7 +143,7 @@ func queryIntOr(c echo.Context, name string, lo, hi, absent int64) (int64, error
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < lo || n > hi {
-		return 0, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: name, Msg: fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi)}
+		return 0, &library.Error{Code: library.CodeInvalidRequest, Field: name, Msg: fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi)}
 	}
 	return n, nil
 }

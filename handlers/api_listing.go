@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -45,7 +46,7 @@ func (h *APIOverrides) List(c echo.Context) error {
 	switch status {
 	case "", OverrideStatusDraft, OverrideStatusPublished, string(state.StatusDrifted):
 	default:
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "status", Msg: fmt.Sprintf("%q is not draft, published or drifted", status)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "status", Msg: fmt.Sprintf("%q is not draft, published or drifted", status)}
 	}
 	v := h.Served.Current()
 	keys := slices.Collect(maps.Keys(v.Rows))

@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 )
@@ -73,7 +72,7 @@ func (h *API) Modules(c echo.Context) error {
 	if err := f.Check(); err != nil {
 		var fe *state.FilterError
 		errors.As(err, &fe)
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
 	}
 	var err error
 	if f.Locale, err = localeParam(c, ""); err != nil {
@@ -134,7 +133,7 @@ func queryCursor(c echo.Context) (string, error) {
 	}
 	id, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(id) == 0 || !utf8.Valid(id) {
-		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "cursor", Msg: fmt.Sprintf("%q is not a cursor: send the X-Next-Cursor of the previous page", s)}
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: "cursor", Msg: fmt.Sprintf("%q is not a cursor: send the X-Next-Cursor of the previous page", s)}
 	}
 	return string(id), nil
 }
@@ -152,11 +151,11 @@ func (h *API) Module(c echo.Context) error {
 	}
 	v := h.Served.Current().Published()
 	if !v.Exists(id) {
-		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
+		return &library.Error{Code: library.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
 	}
 	s, ok := h.Assembler.Resolve(v.Library, v.State, id, locale)
 	if !ok {
-		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "locale",
+		return &library.Error{Code: library.CodeNotFound, Module: id, Field: "locale",
 			Msg: fmt.Sprintf("no text in %s or the fallback %s (locales: %v)", locale, h.Assembler.FallbackLocale(), v.Locales(id))}
 	}
 	m := s.Module

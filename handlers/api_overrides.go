@@ -49,13 +49,6 @@ const (
 	OverrideKindBuiltin  = "builtin"     // no override
 )
 
-// API error codes of the override API.
-const (
-	CodeConflict             = "conflict"
-	CodePreconditionFailed   = "precondition_failed"
-	CodePreconditionRequired = "precondition_required"
-)
-
 // APIOverride is GET /api/v1/overrides/{id}: the override's head, its
 // whole module file (the draft's text when the head is a draft) and its
 // revision, the If-Match of the next PUT, DELETE or publish; Status draft
@@ -151,7 +144,7 @@ const (
 )
 
 // moduleTextKind classifies a PUT body's Content-Type, or fails with the
-// 415 APIError.
+// 415 library.Error.
 func moduleTextKind(ct string) (string, error) {
 	if ct == "" {
 		return bodySniff, nil
@@ -171,11 +164,10 @@ func moduleTextKind(ct string) (string, error) {
 		kind = ""
 	}
 	if kind == "" {
-		return "", &APIError{
-			Status:  http.StatusUnsupportedMediaType,
-			Code:    CodeUnsupportedMediaType,
-			Field:   "Content-Type",
-			Message: fmt.Sprintf("Content-Type %q is not accepted: send the module file as text/plain, or {\"text\": …} as application/json (UTF-8)", ct),
+		return "", &library.Error{
+			Code:  library.CodeUnsupportedMediaType,
+			Field: "Content-Type",
+			Msg:   fmt.Sprintf("Content-Type %q is not accepted: send the module file as text/plain, or {\"text\": …} as application/json (UTF-8)", ct),
 		}
 	}
 	return kind, nil
@@ -205,7 +197,7 @@ func readModuleText(c echo.Context) (string, error) {
 		return "", err
 	}
 	if body.Text == nil {
-		return "", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "text", Msg: "required: the whole module file, frontmatter and body"}
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: "text", Msg: "required: the whole module file, frontmatter and body"}
 	}
 	return *body.Text, nil
 }
@@ -233,7 +225,7 @@ func ifMatch(c echo.Context) (revision int, present bool, err error) {
 	}
 	n, err := strconv.Atoi(digits)
 	if err != nil || n < 0 || strings.ContainsAny(digits, "+-") {
-		return 0, true, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "If-Match",
+		return 0, true, &library.Error{Code: library.CodeInvalidRequest, Field: "If-Match",
 			Msg: fmt.Sprintf("%q is not a revision: send the ETag GET returned (\"3\"; \"0\" to create)", raw)}
 	}
 	return n, true, nil
@@ -252,8 +244,8 @@ func (h *APIOverrides) preconditionFailed(c echo.Context, id, locale string, why
 		return err
 	}
 	setETag(c, cur)
-	return &APIError{Status: http.StatusPreconditionFailed, Code: CodePreconditionFailed, Field: "If-Match",
-		Message: fmt.Sprintf("%s; %s (%s) is at revision %d: GET the override, merge your change into its text and send If-Match: \"%d\"", why, id, locale, cur, cur)}
+	return &library.Error{Code: library.CodePreconditionFailed, Field: "If-Match",
+		Msg: fmt.Sprintf("%s; %s (%s) is at revision %d: GET the override, merge your change into its text and send If-Match: \"%d\"", why, id, locale, cur, cur)}
 }
 
 // setETag sends the revision as the response's entity tag, the value of
@@ -292,11 +284,11 @@ func apiNoOverride(v *state.View, id, locale string) error {
 	msg := fmt.Sprintf("no override in %s: the builtin serves", locale)
 	switch {
 	case !v.Exists(id):
-		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
+		return &library.Error{Code: library.CodeNotFound, Module: id, Field: "id", Msg: "no builtin or user module has this id"}
 	case !v.Library.Has(id):
 		msg = fmt.Sprintf("the user module has no text in %s", locale)
 	}
-	return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "locale", Msg: msg}
+	return &library.Error{Code: library.CodeNotFound, Module: id, Field: "locale", Msg: msg}
 }
 
 // Get handles GET /api/v1/overrides/{id}[?locale=L]: 200 with the
@@ -362,8 +354,8 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		cur, err := h.Service.Head(ctx, id, locale)
 		switch {
 		case err == nil:
-			return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
-				Message: fmt.Sprintf("override %s (%s) exists at revision %d: send If-Match with the revision your text is based on", id, cur.Locale, cur.Revision)}
+			return &library.Error{Code: library.CodePreconditionRequired, Field: "If-Match",
+				Msg: fmt.Sprintf("override %s (%s) exists at revision %d: send If-Match with the revision your text is based on", id, cur.Locale, cur.Revision)}
 		case !errors.Is(err, library.ErrNotFound):
 			return err
 		}
@@ -413,7 +405,7 @@ func invalidText(id string, errs []state.LineError) error {
 			msgs[i] = fmt.Sprintf("line %d: %s", le.Line, le.Msg)
 		}
 	}
-	return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
+	return &library.Error{Code: library.CodeInvalidRequest, Module: id, Field: "text", Msg: strings.Join(msgs, "; ")}
 }
 
 // revisionTarget reads the target and the If-Match revision of a publish
@@ -447,8 +439,8 @@ func (h *APIOverrides) missingRevision(c echo.Context, v *state.View, id, locale
 	case err != nil:
 		return err
 	case !present:
-		return &APIError{Status: http.StatusPreconditionRequired, Code: CodePreconditionRequired, Field: "If-Match",
-			Message: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to %s", id, cur.Locale, cur.Revision, verb)}
+		return &library.Error{Code: library.CodePreconditionRequired, Field: "If-Match",
+			Msg: fmt.Sprintf("override %s (%s) is at revision %d: send If-Match with the revision you mean to %s", id, cur.Locale, cur.Revision, verb)}
 	}
 	return h.preconditionFailed(c, id, locale, errors.New("If-Match is revision 0 but the override exists"))
 }
@@ -469,7 +461,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	saved, err := h.Service.Publish(c.Request().Context(), id, locale, base)
 	switch {
 	case errors.Is(err, library.ErrInvalid):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
+		return &library.Error{Code: library.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
 	case errors.Is(err, library.ErrConflict):
 		return h.preconditionFailed(c, id, locale, err)
 	case errors.Is(err, library.ErrNotFound):
@@ -496,7 +488,7 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	var gone *domain.AlreadyDeleted
 	switch {
 	case errors.As(err, &gone):
-		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}
+		return &library.Error{Code: library.CodeNotFound, Module: id, Field: "id", Msg: gone.Error()}
 	case errors.Is(err, library.ErrConflict):
 		return h.preconditionFailed(c, id, locale, err)
 	case errors.Is(err, library.ErrNotFound):

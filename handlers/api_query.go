@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // queryParams maps each operation of the OpenAPI document, keyed as Echo
@@ -84,7 +83,7 @@ func KnownQuery() echo.MiddlewareFunc {
 				if esc, ok := err.(url.EscapeError); ok {
 					msg = fmt.Sprintf("the query string does not parse: %q is not a valid %%-escape", string(esc))
 				}
-				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Message: msg}
+				return &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Msg: msg}
 			}
 			method := c.Request().Method
 			allowed := queryParams[method+" "+c.Path()]
@@ -103,12 +102,12 @@ func KnownQuery() echo.MiddlewareFunc {
 				if len(allowed) > 0 {
 					takes = "only " + strings.Join(allowed, ", ")
 				}
-				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: unknown[0],
-					Message: fmt.Sprintf("unknown query parameter %s: %s %s takes %s", quoteAll(unknown), method, c.Path(), takes)}
+				return &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Field: unknown[0],
+					Msg: fmt.Sprintf("unknown query parameter %s: %s %s takes %s", quoteAll(unknown), method, c.Path(), takes)}
 			case len(twice) > 0:
 				slices.Sort(twice)
-				return &APIError{Status: http.StatusBadRequest, Code: assembler.CodeInvalidRequest, Field: twice[0],
-					Message: fmt.Sprintf("query parameter %s is given more than once: give each once", quoteAll(twice))}
+				return &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Field: twice[0],
+					Msg: fmt.Sprintf("query parameter %s is given more than once: give each once", quoteAll(twice))}
 			}
 			return next(c)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
@@ -115,7 +114,7 @@ func revisionParam(c echo.Context) (int, error) {
 	s := c.Param("n")
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || strings.HasPrefix(s, "+") {
-		return 0, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "n", Msg: fmt.Sprintf("%q is not a revision number (1, 2, …)", s)}
+		return 0, &library.Error{Code: library.CodeInvalidRequest, Field: "n", Msg: fmt.Sprintf("%q is not a revision number (1, 2, …)", s)}
 	}
 	return n, nil
 }
@@ -144,7 +143,7 @@ func (h *APIOverrides) Revision(c echo.Context) error {
 	if len(revs) > 0 {
 		msg = fmt.Sprintf("%s has no revision %d (revisions 1 to %d)", state.OverrideFile(id, locale), n, revs[0].Revision)
 	}
-	return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "n", Msg: msg}
+	return &library.Error{Code: library.CodeNotFound, Module: id, Field: "n", Msg: msg}
 }
 
 // Restore handles POST /api/v1/overrides/{id}/revisions/{n}/restore
@@ -174,9 +173,9 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 		if _, gerr := h.Service.Head(c.Request().Context(), id, locale); errors.Is(gerr, library.ErrNotFound) {
 			return apiNoOverride(v, id, locale)
 		}
-		return &assembler.Error{Code: assembler.CodeNotFound, Module: id, Field: "n", Msg: fmt.Sprintf("%s has no revision %d", state.OverrideFile(id, locale), n)}
+		return &library.Error{Code: library.CodeNotFound, Module: id, Field: "n", Msg: fmt.Sprintf("%s has no revision %d", state.OverrideFile(id, locale), n)}
 	case errors.Is(err, library.ErrInvalid):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: id, Field: "n", Msg: err.Error()}
+		return &library.Error{Code: library.CodeInvalidRequest, Module: id, Field: "n", Msg: err.Error()}
 	case err != nil:
 		return err
 	}

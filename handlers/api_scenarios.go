@@ -147,11 +147,11 @@ func apiRun(run state.ScenarioRun) APIScenarioRun {
 	out := APIScenarioRun{ID: run.Scenario.ID, Status: string(run.Status), Changed: run.Status == state.RunChanged,
 		Diff: apiDiff(run.TextDiff), ReportDiff: apiDiff(run.ReportDiff)}
 	if run.Status == state.RunFailed {
-		out.Error = &APIRunError{Code: assembler.CodeInvalidRequest, Message: run.Err.Error()}
-		var ae *assembler.Error
+		out.Error = &APIRunError{Code: library.CodeInvalidRequest, Message: run.Err.Error()}
+		var ae *library.Error
 		if errors.As(run.Err, &ae) {
 			field := ae.Field
-			if field == "" && ae.Placeholder != "" && (ae.Code == assembler.CodeMissingVariable || ae.Code == assembler.CodeExtraVariable) {
+			if field == "" && ae.Placeholder != "" && (ae.Code == library.CodeMissingVariable || ae.Code == library.CodeExtraVariable) {
 				field = "variables." + ae.Placeholder
 			}
 			out.Error = &APIRunError{Code: ae.Code, Message: strings.TrimPrefix(ae.Error(), ae.Code+": "), Field: field}
@@ -168,7 +168,7 @@ func apiRun(run state.ScenarioRun) APIScenarioRun {
 
 // apiNoScenario is the 404 of an unknown scenario id.
 func apiNoScenario(id string) error {
-	return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: fmt.Sprintf("no scenario %q", id)}
+	return &library.Error{Code: library.CodeNotFound, Field: "id", Msg: fmt.Sprintf("no scenario %q", id)}
 }
 
 // scenarioErr turns the service's errors into the API's.
@@ -177,17 +177,17 @@ func scenarioErr(id string, err error) error {
 	var gone *domain.AlreadyDeleted
 	switch {
 	case errors.As(err, &gone):
-		return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: gone.Error()}
+		return &library.Error{Code: library.CodeNotFound, Field: "id", Msg: gone.Error()}
 	case errors.As(err, &se):
 		msgs := make([]string, len(se))
 		for i, f := range se {
 			msgs[i] = f.Field + ": " + f.Msg
 		}
-		return &APIError{Status: http.StatusUnprocessableEntity, Code: assembler.CodeInvalidRequest, Field: se[0].Field, Message: strings.Join(msgs, "; ")}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: se[0].Field, Msg: strings.Join(msgs, "; ")}
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoScenario(id)
 	case errors.Is(err, library.ErrConflict):
-		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Field: "id", Message: err.Error()}
+		return &library.Error{Code: library.CodeConflict, Field: "id", Msg: err.Error()}
 	}
 	return err
 }
@@ -204,7 +204,7 @@ func readScenarioBody(c echo.Context) (APIScenarioBody, error) {
 		return body, err
 	}
 	if len(bytes.TrimSpace(body.Request)) == 0 || string(bytes.TrimSpace(body.Request)) == "null" {
-		return body, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "request", Msg: "required: the assemble request object, as POST /api/v1/assemble takes it"}
+		return body, &library.Error{Code: library.CodeInvalidRequest, Field: "request", Msg: "required: the assemble request object, as POST /api/v1/assemble takes it"}
 	}
 	return body, nil
 }
@@ -268,7 +268,7 @@ func (h *APIScenarios) Put(c echo.Context) error {
 		return err
 	}
 	if body.ID != "" && body.ID != id {
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "id", Msg: fmt.Sprintf("the body names scenario %q, the path %q; the id cannot change", body.ID, id)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "id", Msg: fmt.Sprintf("the body names scenario %q, the path %q; the id cannot change", body.ID, id)}
 	}
 	ctx := c.Request().Context()
 	saved, err := h.Service.Update(ctx, id, state.ScenarioDraft{Name: body.Name, Description: body.Description, Request: string(body.Request)})
@@ -336,12 +336,12 @@ func (h *APIScenarios) Accept(c echo.Context) error {
 func acceptErr(id string, err error) error {
 	switch {
 	case errors.Is(err, state.ErrOutputMoved):
-		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Field: "fingerprint",
-			Message: err.Error() + "; run the scenario again and accept with its new fingerprint"}
+		return &library.Error{Code: library.CodeConflict, Field: "fingerprint",
+			Msg: err.Error() + "; run the scenario again and accept with its new fingerprint"}
 	case errors.Is(err, state.ErrNotAcceptable):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "request", Msg: err.Error()}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "request", Msg: err.Error()}
 	case errors.Is(err, state.ErrBadFingerprint):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "fingerprint", Msg: errorText(err)}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "fingerprint", Msg: errorText(err)}
 	}
 	return scenarioErr(id, err)
 }

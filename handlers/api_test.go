@@ -214,7 +214,7 @@ func TestAPIAssembleBuiltinOnly(t *testing.T) {
 		}
 	}
 	wantError(t, "builtinOnly=maybe", a.api(http.MethodPost, "/api/v1/assemble?builtinOnly=maybe", body),
-		http.StatusUnprocessableEntity, assembler.CodeInvalidRequest, "builtinOnly", "maybe")
+		http.StatusUnprocessableEntity, library.CodeInvalidRequest, "builtinOnly", "maybe")
 }
 
 func TestAPIRender(t *testing.T) {

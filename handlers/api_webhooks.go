@@ -115,7 +115,7 @@ func webhookID(c echo.Context) (int64, error) {
 }
 
 func apiNoWebhook(id string) error {
-	return &assembler.Error{Code: assembler.CodeNotFound, Field: "id", Msg: fmt.Sprintf("no webhook %q", id)}
+	return &library.Error{Code: library.CodeNotFound, Field: "id", Msg: fmt.Sprintf("no webhook %q", id)}
 }
 
 // webhookErr turns the service's errors into the API's.
@@ -123,7 +123,7 @@ func webhookErr(id string, err error) error {
 	var fe *webhook.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return &assembler.Error{Code: assembler.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoWebhook(id)
 	}

@@ -50,22 +50,23 @@ type CheckItem struct {
 // the X-CSRF-Token header): it runs the checks of a save without storing
 // anything and answers 200 with a CheckResponse. A body that is not that
 // JSON answers 400, an unknown module 404 and a malformed locale 422, each
-// as {"error":{"code","message"}}.
+// returned as a library.Error, which the error handler writes as JSON
+// (the editor asks for JSON).
 func (h *Overrides) LiveCheck(c echo.Context) error {
 	v := h.Served.Current()
 	id := c.Param("id")
 	if !v.Exists(id) {
-		return checkError(c, http.StatusNotFound, "not_found", fmt.Sprintf("module %q does not exist", id))
+		return &library.Error{Code: library.CodeNotFound, Field: "id", Msg: fmt.Sprintf("module %q does not exist", id)}
 	}
 	locale, err := library.CanonicalLocale(c.Param("locale"))
 	if err != nil {
-		return checkError(c, http.StatusUnprocessableEntity, "invalid", err.Error())
+		return &library.Error{Code: library.CodeInvalidRequest, Field: "locale", Msg: library.LocaleProblem(c.Param("locale"))}
 	}
 	var req CheckRequest
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return checkError(c, http.StatusBadRequest, "invalid_json", `the body must be the JSON object {"text": "<the module file>"}: `+err.Error())
+		return &library.Error{Code: library.CodeInvalidJSON, Msg: `the body must be the JSON object {"text": "<the module file>"}: ` + err.Error()}
 	}
 	out := h.Service.Check(id, locale, req.Text)
 	resp := CheckResponse{
@@ -93,11 +94,6 @@ func (h *Overrides) LiveCheck(c echo.Context) error {
 		resp.Notices = append(resp.Notices, CheckItem{Line: f.Line, Field: f.Field, Rule: f.RuleLabel(), Message: f.Message})
 	}
 	return WriteJSON(c, http.StatusOK, resp)
-}
-
-// checkError writes the live check's JSON error.
-func checkError(c echo.Context, status int, code, msg string) error {
-	return WriteJSON(c, status, map[string]map[string]string{"error": {"code": code, "message": msg}})
 }
 
 // declaredVariables are the variables text declares, as far as its

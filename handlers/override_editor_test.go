@@ -152,7 +152,7 @@ func TestLiveCheckRefusals(t *testing.T) {
 		{minutesCheck, `{"text": 3}`, http.StatusBadRequest, "invalid_json"},
 		{minutesCheck, `{"txt": "a"}`, http.StatusBadRequest, "invalid_json"},
 		{"/modules/task.nope/override/en-US/check", body, http.StatusNotFound, "not_found"},
-		{"/modules/task.doc-minutes/override/en_US!/check", body, http.StatusUnprocessableEntity, "invalid"},
+		{"/modules/task.doc-minutes/override/en_US!/check", body, http.StatusUnprocessableEntity, "invalid_request"},
 	} {
 		rec := a.liveCheck(c.path, c.body, true)
 		var e struct {

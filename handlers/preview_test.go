@@ -332,11 +332,11 @@ func TestPreviewWordsAssemblyErrors(t *testing.T) {
 		name, request, sentence, code string
 	}{
 		{"wrong type", `{"locale": "en-US", "variables": {"topic": 3, "today": "Friday"}}`,
-			"The request's field variables.topic: expected string, got JSON number.", assembler.CodeInvalidRequest},
+			"The request's field variables.topic: expected string, got JSON number.", library.CodeInvalidRequest},
 		{"missing variable", `{"locale": "en-US", "variables": {"topic": "billing"}}`,
-			`Module base.identity needs the variable {{today}}, and the request does not supply it: add it under "variables".`, assembler.CodeMissingVariable},
+			`Module base.identity needs the variable {{today}}, and the request does not supply it: add it under "variables".`, library.CodeMissingVariable},
 		{"extra variable", `{"locale": "en-US", "variables": {"topic": "billing", "today": "Friday", "mood": "calm"}}`,
-			`No module in this assembly declares {{mood}}: remove it from "variables".`, assembler.CodeExtraVariable},
+			`No module in this assembly declares {{mood}}: remove it from "variables".`, library.CodeExtraVariable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/views/components"
 )
 
@@ -20,7 +21,7 @@ func problem(err error) components.Problem {
 	if err == nil {
 		return components.Problem{}
 	}
-	var ae *assembler.Error
+	var ae *library.Error
 	if !errors.As(err, &ae) {
 		return components.Problem{Text: sentence(err.Error())}
 	}
@@ -28,23 +29,23 @@ func problem(err error) components.Problem {
 }
 
 // assemblySentence is the operator's sentence for e.
-func assemblySentence(e *assembler.Error) string {
+func assemblySentence(e *library.Error) string {
 	mod, ph, path := e.Module, "{{"+e.Placeholder+"}}", strings.Join(e.Path, " → ")
 	switch e.Code {
-	case assembler.CodeMissingVariable:
+	case library.CodeMissingVariable:
 		return fmt.Sprintf(`Module %s needs the variable %s, and the request does not supply it: add it under "variables".`, mod, ph)
-	case assembler.CodeExtraVariable:
+	case library.CodeExtraVariable:
 		if mod != "" {
 			return fmt.Sprintf(`Module %s does not declare %s: remove it from "variables".`, mod, ph)
 		}
 		return fmt.Sprintf(`No module in this assembly declares %s: remove it from "variables".`, ph)
-	case assembler.CodeUnknownPlaceholder:
+	case library.CodeUnknownPlaceholder:
 		return fmt.Sprintf("Module %s uses the placeholder %s, which is not a variable it declares, an environment value or a module id.", mod, ph)
-	case assembler.CodeIncludeCycle:
+	case library.CodeIncludeCycle:
 		return fmt.Sprintf("Module %s includes %s, which closes a cycle of includes: %s.", mod, ph, path)
-	case assembler.CodeIncludeTooDeep:
+	case library.CodeIncludeTooDeep:
 		return fmt.Sprintf("Module %s includes %s, nesting includes deeper than the limit of %d: %s.", mod, ph, assembler.MaxIncludeDepth, path)
-	case assembler.CodeNotFound:
+	case library.CodeNotFound:
 		switch {
 		case e.Placeholder != "":
 			return fmt.Sprintf("Module %s includes %s, and the library has no such module.", mod, ph)
@@ -53,12 +54,12 @@ func assemblySentence(e *assembler.Error) string {
 		case mod != "":
 			return sentence(fmt.Sprintf("The assembly needs module %s: %s", mod, e.Msg))
 		}
-	case assembler.CodeInvalidRequest:
+	case library.CodeInvalidRequest:
 		if e.Field != "" {
 			return sentence(fmt.Sprintf("The request's field %s: %s", e.Field, e.Msg))
 		}
 		return sentence("The request is not valid: " + e.Msg)
-	case assembler.CodeInvalidJSON:
+	case library.CodeInvalidJSON:
 		if e.Field != "" {
 			return sentence(fmt.Sprintf("The request is not valid JSON in field %s: %s", e.Field, e.Msg))
 		}
@@ -66,7 +67,7 @@ func assemblySentence(e *assembler.Error) string {
 			return sentence("The request is not valid JSON" + rest)
 		}
 		return sentence("The request is not valid JSON: " + e.Msg)
-	case assembler.CodeLimitExceeded:
+	case library.CodeLimitExceeded:
 		switch {
 		case mod != "":
 			return sentence(fmt.Sprintf("Module %s renders too much text: %s", mod, e.Msg))

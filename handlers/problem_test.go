@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // Every assembler error code reads as one sentence naming what the error
@@ -16,37 +16,37 @@ func TestProblemWordsEveryCode(t *testing.T) {
 		err        error
 		text, code string
 	}{
-		{&assembler.Error{Code: assembler.CodeInvalidRequest, Field: "variables.topic", Msg: "expected string, got JSON number"},
+		{&library.Error{Code: library.CodeInvalidRequest, Field: "variables.topic", Msg: "expected string, got JSON number"},
 			"The request's field variables.topic: expected string, got JSON number.", "invalid_request"},
-		{&assembler.Error{Code: assembler.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"},
+		{&library.Error{Code: library.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"},
 			"The request is not valid: the request must be one JSON object {…}.", "invalid_request"},
-		{&assembler.Error{Code: assembler.CodeInvalidJSON, Msg: "the body is not valid JSON at line 1, column 20: unexpected end"},
+		{&library.Error{Code: library.CodeInvalidJSON, Msg: "the body is not valid JSON at line 1, column 20: unexpected end"},
 			"The request is not valid JSON at line 1, column 20: unexpected end.", "invalid_json"},
-		{&assembler.Error{Code: assembler.CodeMissingVariable, Module: "task.x", Placeholder: "today", Msg: "the module declares this variable and the request does not supply it"},
+		{&library.Error{Code: library.CodeMissingVariable, Module: "task.x", Placeholder: "today", Msg: "the module declares this variable and the request does not supply it"},
 			`Module task.x needs the variable {{today}}, and the request does not supply it: add it under "variables".`, "missing_variable"},
-		{&assembler.Error{Code: assembler.CodeExtraVariable, Placeholder: "mood", Field: "variables.mood", Msg: "no module in this assembly declares this variable"},
+		{&library.Error{Code: library.CodeExtraVariable, Placeholder: "mood", Field: "variables.mood", Msg: "no module in this assembly declares this variable"},
 			`No module in this assembly declares {{mood}}: remove it from "variables".`, "extra_variable"},
-		{&assembler.Error{Code: assembler.CodeExtraVariable, Module: "aux.polish", Placeholder: "mood", Field: "variables.mood"},
+		{&library.Error{Code: library.CodeExtraVariable, Module: "aux.polish", Placeholder: "mood", Field: "variables.mood"},
 			`Module aux.polish does not declare {{mood}}: remove it from "variables".`, "extra_variable"},
-		{&assembler.Error{Code: assembler.CodeUnknownPlaceholder, Module: "task.x", Placeholder: "nope"},
+		{&library.Error{Code: library.CodeUnknownPlaceholder, Module: "task.x", Placeholder: "nope"},
 			"Module task.x uses the placeholder {{nope}}, which is not a variable it declares, an environment value or a module id.", "unknown_placeholder"},
-		{&assembler.Error{Code: assembler.CodeIncludeCycle, Module: "b", Placeholder: "a", Path: []string{"a", "b", "a"}},
+		{&library.Error{Code: library.CodeIncludeCycle, Module: "b", Placeholder: "a", Path: []string{"a", "b", "a"}},
 			"Module b includes {{a}}, which closes a cycle of includes: a → b → a.", "include_cycle"},
-		{&assembler.Error{Code: assembler.CodeIncludeTooDeep, Module: "m11", Placeholder: "m12", Path: []string{"m1", "m2"}, Msg: "includes nest deeper than the limit of 10"},
+		{&library.Error{Code: library.CodeIncludeTooDeep, Module: "m11", Placeholder: "m12", Path: []string{"m1", "m2"}, Msg: "includes nest deeper than the limit of 10"},
 			"Module m11 includes {{m12}}, nesting includes deeper than the limit of 10: m1 → m2.", "include_too_deep"},
-		{&assembler.Error{Code: assembler.CodeNotFound, Module: "base.identity", Placeholder: "aux.gone", Msg: "included module not found"},
+		{&library.Error{Code: library.CodeNotFound, Module: "base.identity", Placeholder: "aux.gone", Msg: "included module not found"},
 			"Module base.identity includes {{aux.gone}}, and the library has no such module.", "not_found"},
-		{&assembler.Error{Code: assembler.CodeNotFound, Field: "profile", Msg: `profile "ghost" does not exist`},
+		{&library.Error{Code: library.CodeNotFound, Field: "profile", Msg: `profile "ghost" does not exist`},
 			`The request's field profile: profile "ghost" does not exist.`, "not_found"},
-		{&assembler.Error{Code: assembler.CodeNotFound, Module: "env.date", Msg: "the library has no such module in en-US"},
+		{&library.Error{Code: library.CodeNotFound, Module: "env.date", Msg: "the library has no such module in en-US"},
 			"The assembly needs module env.date: the library has no such module in en-US.", "not_found"},
-		{&assembler.Error{Code: assembler.CodeLimitExceeded, Module: "base.x", Msg: "the rendered text is over the limit of 8388608 bytes (8 MiB); includes repeat too much"},
+		{&library.Error{Code: library.CodeLimitExceeded, Module: "base.x", Msg: "the rendered text is over the limit of 8388608 bytes (8 MiB); includes repeat too much"},
 			"Module base.x renders too much text: the rendered text is over the limit of 8388608 bytes (8 MiB); includes repeat too much.", "limit_exceeded"},
-		{&assembler.Error{Code: assembler.CodeLimitExceeded, Field: "skills", Msg: "300 skills; the limit is 256"},
+		{&library.Error{Code: library.CodeLimitExceeded, Field: "skills", Msg: "300 skills; the limit is 256"},
 			"The request's field skills is over a limit: 300 skills; the limit is 256.", "limit_exceeded"},
-		{&assembler.Error{Code: assembler.CodeLimitExceeded, Msg: "request body is 9000000 bytes; the limit is 8388608 (8 MiB)"},
+		{&library.Error{Code: library.CodeLimitExceeded, Msg: "request body is 9000000 bytes; the limit is 8388608 (8 MiB)"},
 			"The request is over a limit: request body is 9000000 bytes; the limit is 8388608 (8 MiB).", "limit_exceeded"},
-		{fmt.Errorf("the saved request does not decode: %w", &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "now", Msg: "null is not allowed"}),
+		{fmt.Errorf("the saved request does not decode: %w", &library.Error{Code: library.CodeInvalidRequest, Field: "now", Msg: "null is not allowed"}),
 			"The request's field now: null is not allowed.", "invalid_request"},
 		{errors.New(`locale "x!": not a BCP 47 tag`), `Locale "x!": not a BCP 47 tag.`, ""},
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // Mode is what an assembly reads of a View besides the library. The zero
@@ -139,7 +140,7 @@ func (a *Assembly) pin(ctx context.Context, v *View, st *assembler.State, revisi
 		return nil, err
 	}
 	if a.Revisions == nil {
-		return nil, &assembler.Error{Code: assembler.CodeInvalidRequest, Field: "revisions", Msg: "pinned revisions are read from the database, which this command does not open"}
+		return nil, &library.Error{Code: library.CodeInvalidRequest, Field: "revisions", Msg: "pinned revisions are read from the database, which this command does not open"}
 	}
 	return Pinned(ctx, a.Revisions, v, st, pins)
 }

@@ -64,15 +64,15 @@ func check(asm *assembler.Assembler, v *View, id, locale, text string) (*library
 // placeholder that starts the chain, a cycle described as the library
 // describes its own.
 func includeError(m *library.Module, err error) LineError {
-	var ae *assembler.Error
+	var ae *library.Error
 	if !errors.As(err, &ae) || len(ae.Path) < 2 {
 		return LineError{Line: m.BodyLine, Field: "body", Msg: "body: " + err.Error()}
 	}
 	line := m.PlaceholderLine(ae.Path[1])
 	switch ae.Code {
-	case assembler.CodeIncludeCycle:
+	case library.CodeIncludeCycle:
 		return LineError{Line: line, Field: "body", Msg: "body: " + library.CycleMessage(ae.Path)}
-	case assembler.CodeIncludeTooDeep:
+	case library.CodeIncludeTooDeep:
 		return LineError{Line: line, Field: "body", Msg: fmt.Sprintf("body: {{%s}} nests includes deeper than the limit of %d: %s", ae.Path[1], assembler.MaxIncludeDepth, strings.Join(ae.Path, " → "))}
 	}
 	return LineError{Line: line, Field: "body", Msg: "body: " + err.Error()}

@@ -33,7 +33,7 @@ func Pinned(ctx context.Context, src RevisionSource, v *View, st *assembler.Stat
 	}
 	for _, p := range pins {
 		bad := func(msg string) error {
-			return &assembler.Error{Code: assembler.CodeInvalidRequest, Module: p.ID, Field: p.Field, Msg: msg}
+			return &library.Error{Code: library.CodeInvalidRequest, Module: p.ID, Field: p.Field, Msg: msg}
 		}
 		r, err := src.GetRevision(ctx, p.ID, p.Locale, p.Revision)
 		switch {

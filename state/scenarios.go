@@ -260,11 +260,11 @@ func (s *Scenarios) check(d ScenarioDraft, isNew bool) (domain.Scenario, error) 
 	}
 	req, err := s.request(d)
 	if err != nil {
-		var ae *assembler.Error
+		var ae *library.Error
 		if errors.As(err, &ae) && ae.Field != "" {
 			bad("request."+ae.Field, ae.Msg)
 		} else {
-			bad("request", strings.TrimPrefix(err.Error(), assembler.CodeInvalidRequest+": "))
+			bad("request", strings.TrimPrefix(err.Error(), library.CodeInvalidRequest+": "))
 		}
 	}
 	if len(errs) > 0 {

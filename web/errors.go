@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
@@ -32,107 +32,114 @@ type apiError struct {
 	Field   string `json:"field"`
 }
 
-// classifyAPI maps an error of the runtime API to a status and its JSON
-// error (documented on handlers.API): a *handlers.APIError as it is; an
-// *assembler.Error by code — not_found 404, limit_exceeded 413 for the
-// body size (no field) and 422 for a count limit, every other code 422;
-// an *echo.HTTPError by status (404 not_found, 405 method_not_allowed…);
-// anything else as classify does, ErrInvalid becoming invalid_request.
-func classifyAPI(err error, c echo.Context) (int, apiError) {
-	var ae *handlers.APIError
-	var asm *assembler.Error
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-		return ae.Status, apiError{Code: ae.Code, Message: ae.Message, Field: ae.Field}
-	case errors.As(err, &asm):
-		status := http.StatusUnprocessableEntity
-		switch {
-		case asm.Code == assembler.CodeNotFound:
-			status = http.StatusNotFound
-		case asm.Code == assembler.CodeInvalidJSON:
-			status = http.StatusBadRequest
-		case asm.Code == assembler.CodeLimitExceeded && asm.Field == "":
-			status = http.StatusRequestEntityTooLarge
-		}
-		field := asm.Field
-		if field == "" && asm.Placeholder != "" && (asm.Code == assembler.CodeMissingVariable || asm.Code == assembler.CodeExtraVariable) {
-			field = "variables." + asm.Placeholder
-		}
-		return status, apiError{Code: asm.Code, Message: strings.TrimPrefix(asm.Error(), asm.Code+": "), Field: field}
-	case errors.As(err, &he) && he.Code == http.StatusNotFound && he.Internal == nil && he.Message == http.StatusText(http.StatusNotFound):
-		return he.Code, apiError{Code: "not_found", Message: fmt.Sprintf("no API route %s %s", c.Request().Method, c.Request().URL.Path)}
-	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
-		return he.Code, apiError{Code: "method_not_allowed", Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s",
-			c.Request().Method, c.Request().URL.Path, c.Response().Header().Get(echo.HeaderAllow))}
-	}
-	status, code, msg := classify(err)
-	if code == "invalid" {
-		code = assembler.CodeInvalidRequest
-	}
-	return status, apiError{Code: code, Message: msg}
+// kinds is the one table from an error's kind to its HTTP status, and
+// to the code of an error of that kind that carries none of its own
+// (one not a *library.Error). The first kind err matches wins: an
+// unreachable database before anything else it may wrap.
+var kinds = []struct {
+	kind   error
+	status int
+	code   string
+}{
+	{domain.ErrUnavailable, http.StatusServiceUnavailable, CodeDatabaseUnavailable},
+	{library.ErrNotFound, http.StatusNotFound, library.CodeNotFound},
+	{library.ErrUnreadable, http.StatusBadRequest, library.CodeInvalidRequest},
+	{library.ErrUnauthorized, http.StatusUnauthorized, library.CodeUnauthorized},
+	{library.ErrForbidden, http.StatusForbidden, library.CodeForbidden},
+	{library.ErrConflict, http.StatusConflict, library.CodeConflict},
+	{library.ErrStale, http.StatusPreconditionFailed, library.CodePreconditionFailed},
+	{library.ErrTooLarge, http.StatusRequestEntityTooLarge, library.CodeLimitExceeded},
+	{library.ErrUnsupported, http.StatusUnsupportedMediaType, library.CodeUnsupportedMediaType},
+	{library.ErrInvalid, http.StatusUnprocessableEntity, library.CodeInvalidRequest},
+	{library.ErrUnconditional, http.StatusPreconditionRequired, library.CodePreconditionRequired},
 }
 
-// CodeDatabaseUnavailable is the API error code, with status 503, of a
+// CodeDatabaseUnavailable is the error code, with status 503, of a
 // request that needs the database while it cannot be reached.
 const CodeDatabaseUnavailable = "database_unavailable"
 
 // unavailableMessage is the message of CodeDatabaseUnavailable.
 const unavailableMessage = "The database is unreachable, so this could not be done and nothing was saved; try again in a moment. Assembly keeps serving the last state read."
 
-// classify maps an error to a status, a stable code and a message safe to
-// show: an unreachable database (store.IsUnavailable) → 503
-// database_unavailable, library.ErrNotFound → 404, ErrInvalid → 422,
-// ErrConflict → 409, an *echo.HTTPError as it is, anything else 500 with
-// a generic message.
-func classify(err error) (status int, code, msg string) {
+// internalMessage is the message of a 500: the error itself goes to the
+// log, never to the client.
+const internalMessage = "Something went wrong on the server; the details are in its log."
+
+// describe maps err to its status and the error a client is shown, for
+// pages, fragments and JSON alike: an unreachable database
+// (store.IsUnavailable) is 503 database_unavailable; a *library.Error
+// has the status of its kind and its own code, field and message (the
+// field of a missing or extra variable is "variables.<name>"); an
+// *echo.HTTPError of the router or of Echo itself keeps its status (an
+// unknown API route and a method not allowed are said in words); an
+// error of a kind (errors.Is) gets the kind's status and code, its text
+// as the message; anything else is 500 internal.
+func describe(err error, c echo.Context) (int, apiError) {
+	var le *library.Error
 	var he *echo.HTTPError
 	switch {
 	case store.IsUnavailable(err):
-		return http.StatusServiceUnavailable, CodeDatabaseUnavailable, unavailableMessage
-	case errors.As(err, &he):
-		msg := http.StatusText(he.Code)
-		if m, ok := he.Message.(string); ok {
-			msg = m
+		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseUnavailable, Message: unavailableMessage}
+	case errors.As(err, &le):
+		field := le.Field
+		if field == "" && le.Placeholder != "" && (le.Code == library.CodeMissingVariable || le.Code == library.CodeExtraVariable) {
+			field = "variables." + le.Placeholder
 		}
-		return he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"), msg
-	case errors.Is(err, library.ErrNotFound):
-		return http.StatusNotFound, "not_found", message(err, library.ErrNotFound)
-	case errors.Is(err, library.ErrInvalid):
-		return http.StatusUnprocessableEntity, "invalid", message(err, library.ErrInvalid)
-	case errors.Is(err, library.ErrConflict):
-		return http.StatusConflict, "conflict", message(err, library.ErrConflict)
-	case errors.Is(err, library.ErrForbidden):
-		return http.StatusForbidden, "forbidden", message(err, library.ErrForbidden)
+		status, _ := kindOf(le)
+		return status, apiError{Code: le.Code, Message: le.Message(), Field: field}
+	case errors.As(err, &he):
+		return httpError(he, c)
 	}
-	return http.StatusInternalServerError, "internal", "Something went wrong on the server; the details are in its log."
+	for _, k := range kinds {
+		if errors.Is(err, k.kind) {
+			return k.status, apiError{Code: k.code, Message: strings.TrimSuffix(err.Error(), ": "+k.kind.Error())}
+		}
+	}
+	return http.StatusInternalServerError, apiError{Code: "internal", Message: internalMessage}
 }
 
-// message is err's text without the trailing ": <sentinel>" that wrapping
-// adds: the status and code already say it.
-func message(err, sentinel error) string {
-	return strings.TrimSuffix(err.Error(), ": "+sentinel.Error())
+// kindOf returns the status and default code of e's kind.
+func kindOf(e *library.Error) (int, string) {
+	kind := e.KindOf()
+	for _, k := range kinds {
+		if k.kind == kind {
+			return k.status, k.code
+		}
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// httpError describes an *echo.HTTPError: the router's 404 of an unknown
+// API route and its 405 in words, any other by its status, the code
+// being the status text in snake case.
+func httpError(he *echo.HTTPError, c echo.Context) (int, apiError) {
+	r := c.Request()
+	switch {
+	case isAPI(c) && he.Code == http.StatusNotFound && he.Internal == nil && he.Message == http.StatusText(http.StatusNotFound):
+		return he.Code, apiError{Code: library.CodeNotFound, Message: fmt.Sprintf("no API route %s %s", r.Method, r.URL.Path)}
+	case isAPI(c) && he.Code == http.StatusMethodNotAllowed:
+		return he.Code, apiError{Code: "method_not_allowed", Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s",
+			r.Method, r.URL.Path, c.Response().Header().Get(echo.HeaderAllow))}
+	}
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok {
+		msg = m
+	}
+	return he.Code, apiError{Code: strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"), Message: msg}
 }
 
 // handleError is the server's one HTTPErrorHandler: it logs server
-// errors and writes an HTML error page, or under /api/ the JSON error of
-// classifyAPI, HTML escaping off like every API response; a console
-// request asking for JSON (handlers.WantsJSON) gets classify's code and
-// message in the same JSON shape.
+// errors and writes what describe says of err as an HTML error page, or
+// under /api/ and for a console request asking for JSON
+// (handlers.WantsJSON) as the JSON error, HTML escaping off like every
+// API response.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, code, msg := classify(err)
-	api := isAPI(c)
-	var body apiErrorBody
-	switch {
-	case api:
-		status, body.Error = classifyAPI(err, c)
-	case handlers.WantsJSON(c):
-		api, body.Error = true, apiError{Code: code, Message: msg}
-	}
-	if code == CodeDatabaseUnavailable {
+	status, body := describe(err, c)
+	api := isAPI(c) || handlers.WantsJSON(c)
+	if body.Code == CodeDatabaseUnavailable {
 		s.served.Unreachable(err)
 		s.log.Warn("request failed: database unreachable", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	} else if status >= http.StatusInternalServerError {
@@ -141,14 +148,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	var werr error
 	switch {
 	case api:
-		werr = handlers.WriteJSON(c, status, body)
+		werr = handlers.WriteJSON(c, status, apiErrorBody{Error: body})
 	default:
-		m := errorpage.Model{Status: status, Title: http.StatusText(status), Message: msg}
-		if code == CodeDatabaseUnavailable {
+		m := errorpage.Model{Status: status, Title: http.StatusText(status), Message: body.Message}
+		if body.Code == CodeDatabaseUnavailable {
 			m.Title, m.Retry = "Database unreachable", retryOf(c)
 		}
 		if werr = handlers.Render(c, status, errorpage.Page(m)); werr != nil {
-			werr = c.String(status, fmt.Sprintf("%d %s: %s", status, m.Title, msg))
+			werr = c.String(status, fmt.Sprintf("%d %s: %s", status, m.Title, body.Message))
 		}
 	}
 	if werr != nil {

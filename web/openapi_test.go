@@ -249,10 +249,10 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, c := range obj(t, doc, "components", "schemas", "Error", "properties", "code")["enum"].([]any) {
 		enum = append(enum, c.(string))
 	}
-	for _, code := range []string{handlers.CodeInvalidJSON, handlers.CodePreconditionFailed, handlers.CodePreconditionRequired, handlers.CodeConflict, handlers.CodeUnsupportedMediaType, assembler.CodeNotFound,
-		assembler.CodeMissingVariable, assembler.CodeExtraVariable, assembler.CodeUnknownPlaceholder, assembler.CodeIncludeCycle,
-		assembler.CodeIncludeTooDeep, assembler.CodeInvalidRequest, assembler.CodeLimitExceeded, "method_not_allowed", "internal",
-		handlers.CodeUnauthorized, handlers.CodeForbidden, CodeDatabaseUnavailable} {
+	for _, code := range []string{library.CodeInvalidJSON, library.CodePreconditionFailed, library.CodePreconditionRequired, library.CodeConflict, library.CodeUnsupportedMediaType, library.CodeNotFound,
+		library.CodeMissingVariable, library.CodeExtraVariable, library.CodeUnknownPlaceholder, library.CodeIncludeCycle,
+		library.CodeIncludeTooDeep, library.CodeInvalidRequest, library.CodeLimitExceeded, "method_not_allowed", "internal",
+		library.CodeUnauthorized, library.CodeForbidden, CodeDatabaseUnavailable} {
 		if !slices.Contains(enum, code) {
 			t.Errorf("Error.code's enum does not list %s", code)
 		}

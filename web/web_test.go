@@ -327,27 +327,6 @@ func TestErrorHandler(t *testing.T) {
 	}
 }
 
-func TestClassify(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		err    error
-		status int
-		code   string
-	}{
-		{fmt.Errorf("module x: %w", library.ErrNotFound), 404, "not_found"},
-		{&library.FileError{File: "f", Line: 3, Msg: "bad"}, 422, "invalid"},
-		{&assembler.Error{Code: assembler.CodeMissingVariable, Module: "m"}, 422, "invalid"},
-		{fmt.Errorf("stale: %w", library.ErrConflict), 409, "conflict"},
-		{echo.NewHTTPError(http.StatusMethodNotAllowed), 405, "method_not_allowed"},
-		{errors.New("disk on fire"), 500, "internal"},
-	} {
-		status, code, msg := classify(c.err)
-		if status != c.status || code != c.code || msg == "" {
-			t.Errorf("classify(%v) = %d %s %q, want %d %s", c.err, status, code, msg, c.status, c.code)
-		}
-	}
-}
-
 func TestStartServesUntilClose(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t, nil)
