@@ -25,7 +25,7 @@ const (
 // CodeLimitExceeded).
 func DecodeRequest(data []byte) (*Request, error) {
 	if len(data) > MaxRequestBytes {
-		return nil, &library.Error{Kind: library.ErrTooLarge, Code: library.CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (%d MiB)", len(data), MaxRequestBytes, MaxRequestBytes>>20)}
+		return nil, &library.Error{Code: library.CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (%d MiB)", len(data), MaxRequestBytes, MaxRequestBytes>>20)}
 	}
 	var req Request
 	if err := DecodeJSON(data, &req); err != nil {

@@ -279,3 +279,20 @@ func queryBool(c echo.Context, name string) (bool, error) {
 	}
 	return b, nil
 }
+
+// decodeBody decodes an API request body with assembler.DecodeJSON,
+// marking a body that is not JSON as unreadable (unreadable).
+func decodeBody(data []byte, v any) error { return unreadable(assembler.DecodeJSON(data, v)) }
+
+// unreadable marks err, when it is an invalid_json error, as a request
+// body the server could not read (400); the same code in a form field or
+// a stored scenario request is that field's problem (422).
+func unreadable(err error) error {
+	var le *library.Error
+	if errors.As(err, &le) && le.Code == library.CodeInvalidJSON && le.Kind == nil {
+		e := *le
+		e.Kind = library.ErrUnreadable
+		return &e
+	}
+	return err
+}

@@ -32,7 +32,7 @@ func (h *API) Assemble(c echo.Context) error {
 	}
 	req, err := assembler.DecodeRequest(data)
 	if err != nil {
-		return err
+		return unreadable(err)
 	}
 	out, err := h.Assembly.Assemble(c.Request().Context(), req, state.Mode{BuiltinOnly: builtinOnly}, h.Now())
 	if err != nil {

@@ -193,7 +193,7 @@ func readModuleText(c echo.Context) (string, error) {
 		return string(data), nil
 	}
 	var body apiOverrideBody
-	if err := assembler.DecodeJSON(data, &body); err != nil {
+	if err := decodeBody(data, &body); err != nil {
 		return "", err
 	}
 	if body.Text == nil {

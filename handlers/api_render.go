@@ -26,7 +26,7 @@ func (h *API) Render(c echo.Context) error {
 		return err
 	}
 	var req assembler.RenderRequest
-	if err := assembler.DecodeJSON(data, &req); err != nil {
+	if err := decodeBody(data, &req); err != nil {
 		return err
 	}
 	if req.Locale != "" {

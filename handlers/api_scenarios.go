@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
@@ -200,7 +199,7 @@ func readScenarioBody(c echo.Context) (APIScenarioBody, error) {
 	if err != nil {
 		return body, err
 	}
-	if err := assembler.DecodeJSON(data, &body); err != nil {
+	if err := decodeBody(data, &body); err != nil {
 		return body, err
 	}
 	if len(bytes.TrimSpace(body.Request)) == 0 || string(bytes.TrimSpace(body.Request)) == "null" {
@@ -321,7 +320,7 @@ func (h *APIScenarios) Accept(c echo.Context) error {
 	}
 	var body APIAcceptBody
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := assembler.DecodeJSON(data, &body); err != nil {
+		if err := decodeBody(data, &body); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/webhook"
@@ -136,7 +135,7 @@ func readWebhookBody(c echo.Context) (APIWebhookBody, error) {
 	if err != nil {
 		return body, err
 	}
-	return body, assembler.DecodeJSON(data, &body)
+	return body, decodeBody(data, &body)
 }
 
 // List handles GET /api/v1/webhooks: 200 with every APIWebhook, oldest

@@ -66,7 +66,7 @@ func (h *Overrides) LiveCheck(c echo.Context) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return &library.Error{Code: library.CodeInvalidJSON, Msg: `the body must be the JSON object {"text": "<the module file>"}: ` + err.Error()}
+		return &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidJSON, Msg: `the body must be the JSON object {"text": "<the module file>"}: ` + err.Error()}
 	}
 	out := h.Service.Check(id, locale, req.Text)
 	resp := CheckResponse{

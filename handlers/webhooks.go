@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/views/webhookpage"
 	"github.com/promptdesk/promptdesk/webhook"
 )
@@ -97,7 +99,7 @@ func (h *Webhooks) Create(c echo.Context) error {
 func (h *Webhooks) Delete(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return echo.ErrNotFound
+		return fmt.Errorf("webhook %q does not exist: %w", c.Param("id"), library.ErrNotFound)
 	}
 	if err := h.Service.Delete(c.Request().Context(), id); err != nil {
 		return err

@@ -23,7 +23,7 @@ var (
 	ErrUnreadable = errors.New("unreadable")
 	// ErrTooLarge: the request is over a size limit of the transport (its
 	// body or its headers), before anything in it is looked at.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = errors.New("over the transport limit")
 	// ErrUnsupported: the request's media type or encoding is not one the
 	// endpoint takes.
 	ErrUnsupported = errors.New("unsupported")
@@ -139,9 +139,10 @@ const (
 // include chain of a cycle or depth error. Kind is what went wrong in
 // general, one of the Err kinds above, which decides the HTTP status;
 // left nil it is the kind of Code (KindOf), so it is set only where the
-// code alone does not say it: an invalid_request the server could not
-// even read is ErrUnreadable, a limit_exceeded of the transport
-// ErrTooLarge. It matches its kind with errors.Is.
+// code alone does not say it: an invalid_json or invalid_request of an
+// HTTP request the server could not even read is ErrUnreadable (the same
+// code in a form field or a stored request is ErrInvalid), a
+// limit_exceeded of the transport ErrTooLarge. It matches its kind with errors.Is.
 type Error struct {
 	Kind        error
 	Code        string
@@ -184,7 +185,6 @@ func (e *Error) Message() string { return strings.TrimPrefix(e.Error(), e.Code+"
 // not listed are ErrInvalid.
 var codeKinds = map[string]error{
 	CodeNotFound:             ErrNotFound,
-	CodeInvalidJSON:          ErrUnreadable,
 	CodeConflict:             ErrConflict,
 	CodeForbidden:            ErrForbidden,
 	CodeUnauthorized:         ErrUnauthorized,
