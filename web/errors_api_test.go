@@ -27,7 +27,7 @@ func TestDescribe(t *testing.T) {
 		// Every code once, with its status.
 		{err: &library.Error{Code: library.CodeNotFound, Field: "profile", Msg: "gone"}, status: 404, want: apiError{"not_found", "field profile: gone", "profile"}},
 		{err: &library.Error{Code: library.CodeInvalidRequest, Field: "locale", Msg: "bad"}, status: 422, want: apiError{"invalid_request", "field locale: bad", "locale"}},
-		{err: &library.Error{Code: library.CodeInvalidJSON, Msg: "the body is not valid JSON"}, status: 400, want: apiError{"invalid_json", "the body is not valid JSON", ""}},
+		{err: &library.Error{Code: library.CodeInvalidJSON, Field: "request", Msg: "not JSON"}, status: 422, want: apiError{"invalid_json", "field request: not JSON", "request"}},
 		{err: &library.Error{Code: library.CodeLimitExceeded, Field: "skills", Msg: "201 skills; the limit is 200"}, status: 422, want: apiError{"limit_exceeded", "field skills: 201 skills; the limit is 200", "skills"}},
 		{err: &library.Error{Code: library.CodeMissingVariable, Module: "aux.polish", Placeholder: "text", Msg: "x"}, status: 422,
 			want: apiError{"missing_variable", "module aux.polish: placeholder {{text}}: x", "variables.text"}},
@@ -46,8 +46,9 @@ func TestDescribe(t *testing.T) {
 		{err: fmt.Errorf("list: %w", &pgconn.ConnectError{}), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
 		{err: fmt.Errorf("save: %w", domain.ErrUnavailable), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
 
-		// A code whose status depends on its kind: the request could not
-		// be read, or is over a limit of the transport.
+		// A code whose status depends on its kind: an HTTP request that
+		// could not be read, or is over a limit of the transport.
+		{err: &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidJSON, Msg: "the body is not valid JSON"}, status: 400, want: apiError{"invalid_json", "the body is not valid JSON", ""}},
 		{err: &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Field: "x", Msg: "twice"}, status: 400, want: apiError{"invalid_request", "field x: twice", "x"}},
 		{err: &library.Error{Kind: library.ErrTooLarge, Code: library.CodeLimitExceeded, Msg: "body"}, status: 413, want: apiError{"limit_exceeded", "body", ""}},
 
