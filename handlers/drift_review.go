@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,12 +19,25 @@ import (
 	"github.com/promptdesk/promptdesk/views/driftreviewpage"
 )
 
+// ReviewService is what the drift review needs of the override write
+// path (*state.Overrides): the head, the builtin it is judged against,
+// the three ways of resolving the drift, and what taking the builtin
+// would change.
+type ReviewService interface {
+	Head(ctx context.Context, id, locale string) (domain.Override, error)
+	BuiltinBase(v *state.View, id, locale string) (*library.Module, bool)
+	KeepMine(ctx context.Context, id, locale string, revision int) (domain.Override, error)
+	TakeBuiltin(ctx context.Context, id, locale string, revision int) error
+	Rebase(ctx context.Context, id, locale, text string, revision int) (state.Outcome, error)
+	Effect(ctx context.Context, c state.Change) (state.Effect, error)
+}
+
 // DriftReview serves the review of one drifted override: the three
 // texts, the three-way merge and the actions keep mine, take builtin and
 // rebase, which the Service carries out; each is recorded with the
 // logged-in user as actor.
 type DriftReview struct {
-	Service *state.Overrides
+	Service ReviewService
 	Served  *state.Served
 }
 

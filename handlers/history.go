@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,10 +16,17 @@ import (
 	"github.com/promptdesk/promptdesk/views/historypage"
 )
 
+// HistoryService is what the history page needs of the override write
+// path (*state.Overrides): the revisions, and restoring one.
+type HistoryService interface {
+	Revisions(ctx context.Context, id, locale string) ([]domain.Revision, error)
+	Restore(ctx context.Context, id, locale string, revision, base int) (state.Outcome, error)
+}
+
 // History serves the revision history of an override and restores old
 // revisions through the Service.
 type History struct {
-	Service *state.Overrides
+	Service HistoryService
 	Served  *state.Served
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -18,7 +19,13 @@ import (
 type Module struct {
 	Served    *state.Served
 	Assembler *assembler.Assembler
-	Service   *state.Overrides
+	Service   UseFinder
+}
+
+// UseFinder finds where a module is used (*state.Overrides): the
+// profiles that list it and the saved scenarios whose assembly takes it.
+type UseFinder interface {
+	WhereUsed(ctx context.Context, id string) (state.Uses, error)
 }
 
 // timeLayout is how the console shows stored times.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,15 +10,26 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/profilepage"
 )
 
+// ProfileService is what the profile pages need (*state.Profiles): the
+// profiles as stored, and the writes, each checked.
+type ProfileService interface {
+	List(ctx context.Context) ([]domain.Profile, error)
+	Get(ctx context.Context, id string) (domain.Profile, error)
+	Create(ctx context.Context, d state.ProfileDraft) (domain.Profile, error)
+	Update(ctx context.Context, d state.ProfileDraft) (domain.Profile, error)
+	Delete(ctx context.Context, id string) error
+}
+
 // Profiles serves the profile pages. Writes go through Service, which
 // refreshes what assembly reads.
 type Profiles struct {
-	Service *state.Profiles
+	Service ProfileService
 	Served  *state.Served
 }
 
