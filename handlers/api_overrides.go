@@ -30,7 +30,7 @@ import (
 // ETag naming the current revision, and 428 precondition_required when a
 // change of an existing override comes without If-Match.
 type APIOverrides struct {
-	Service   *state.Overrides
+	Service   OverrideService
 	Served    *state.Served
 	Assembler *assembler.Assembler
 }

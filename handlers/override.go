@@ -18,10 +18,30 @@ import (
 	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
+// OverrideService is what the override pages and the override API need
+// of the one write path of overrides (*state.Overrides): the head and
+// history as stored, the checks of a text, the writes, and what a change
+// would do to the saved scenarios.
+type OverrideService interface {
+	Head(ctx context.Context, id, locale string) (domain.Override, error)
+	Revisions(ctx context.Context, id, locale string) ([]domain.Revision, error)
+	Check(id, locale, text string) state.Outcome
+	Save(ctx context.Context, e state.Edit) (state.Outcome, error)
+	Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error)
+	Discard(ctx context.Context, id, locale string, revision int) (saved domain.Override, removed bool, err error)
+	Delete(ctx context.Context, id, locale string, revision int) error
+	Restore(ctx context.Context, id, locale string, revision, base int) (state.Outcome, error)
+	ThreeWay(ctx context.Context, id, locale string, revision int, yours string, head domain.Override) (state.ThreeWay, error)
+	Impact(ctx context.Context, id, locale, text string) ([]state.ScenarioImpact, error)
+	Effect(ctx context.Context, c state.Change) (state.Effect, error)
+	ServedText(id, locale string) state.ServedText
+	BuiltinBase(v *state.View, id, locale string) (*library.Module, bool)
+}
+
 // Overrides serves the override editor, delete and user-module pages.
 // Every write goes through the Service.
 type Overrides struct {
-	Service   *state.Overrides
+	Service   OverrideService
 	Served    *state.Served
 	Assembler *assembler.Assembler
 }
