@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/strictjson"
 )
 
 // Request limits, each refused with limit_exceeded naming it.
@@ -19,7 +20,7 @@ const (
 	MaxAttachmentNameBytes = 255
 )
 
-// DecodeRequest reads an assemble request from JSON with DecodeJSON: unknown
+// DecodeRequest reads an assemble request from JSON with strictjson.Decode: unknown
 // fields, wrong types, trailing data and values outside the request
 // limits are *Error values naming the field (CodeInvalidRequest or
 // CodeLimitExceeded).
@@ -28,7 +29,7 @@ func DecodeRequest(data []byte) (*Request, error) {
 		return nil, &library.Error{Code: library.CodeLimitExceeded, Msg: fmt.Sprintf("request body is %d bytes; the limit is %d (%d MiB)", len(data), MaxRequestBytes, MaxRequestBytes>>20)}
 	}
 	var req Request
-	if err := DecodeJSON(data, &req); err != nil {
+	if err := strictjson.Decode(data, &req); err != nil {
 		return nil, err
 	}
 	if err := req.Validate(); err != nil {

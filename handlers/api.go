@@ -18,6 +18,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/strictjson"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -280,9 +281,9 @@ func queryBool(c echo.Context, name string) (bool, error) {
 	return b, nil
 }
 
-// decodeBody decodes an API request body with assembler.DecodeJSON,
+// decodeBody decodes an API request body with strictjson.Decode,
 // marking a body that is not JSON as unreadable (unreadable).
-func decodeBody(data []byte, v any) error { return unreadable(assembler.DecodeJSON(data, v)) }
+func decodeBody(data []byte, v any) error { return unreadable(strictjson.Decode(data, v)) }
 
 // unreadable marks err, when it is an invalid_json error, as a request
 // body the server could not read (400); the same code in a form field or

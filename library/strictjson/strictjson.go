@@ -1,4 +1,10 @@
-package assembler
+// Package strictjson decodes one JSON object into a Go value in one
+// strict pass, with errors a person can act on: the line and column of a
+// syntax error, the path of a field that does not fit ("skills[2].name").
+// It serves every JSON document promptdesk reads from outside (API
+// bodies, stored scenario requests, request files); what the document
+// means, and which HTTP status a failure gets, is its caller's.
+package strictjson
 
 import (
 	"bytes"
@@ -16,11 +22,11 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// DecodeJSON decodes data, one JSON object, into v in one strict pass
+// Decode decodes data, one JSON object, into v in one strict pass
 // (github.com/go-json-experiment/json): member names match exactly, and an
 // unknown member, a member given twice, invalid UTF-8, null (no request
 // field is nullable: leave it out for its default) and a value of the
-// wrong type are refused. Errors are *Error values:
+// wrong type are refused. Errors are *library.Error values:
 //   - CodeInvalidJSON for a body that is empty, not JSON, not UTF-8, or
 //     followed by more data, with the line and column (or the byte);
 //   - CodeInvalidRequest for JSON that is not an object or does not fit
@@ -29,7 +35,7 @@ import (
 //
 // A syntax error anywhere wins over a field error before it, so the
 // message points at what must be fixed first.
-func DecodeJSON(data []byte, v any) error {
+func Decode(data []byte, v any) error {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return &library.Error{Code: library.CodeInvalidJSON, Msg: "the request body is empty; send one JSON object"}
