@@ -139,6 +139,10 @@ func diff(old, v *View) []ServedChange {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Locale, b.Locale))
 	}) {
 		was, now := old.State.Overrides[k], v.State.Overrides[k]
+		if was == now && old.Library == v.Library {
+			// The same parse on the same library: nothing of it changed.
+			continue
+		}
 		switch {
 		case now == nil:
 			add(ServedChange{Subject: ChangeOverride, ID: k.ID, Locale: was.Locale, Action: ActionRemoved})
