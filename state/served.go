@@ -4,8 +4,8 @@
 // it (Overrides, Profiles). The writes live here with the view so that
 // every one of them refreshes what is served, and none can forget to: the
 // refresh is not exported, and outside this package only notifications
-// from other processes (Changed) and the periodic safety net (Run) ask
-// for one. Console, API, drift review and import are thin adapters over
+// from other processes (ChangedOverride, ChangedProfile, Changed) and the
+// periodic safety net (Run) ask for one. Console, API, drift review and import are thin adapters over
 // the same write path. Scenarios runs saved scenarios against the View and
 // keeps their accepted outputs (they are not served, so it refreshes
 // nothing).
