@@ -108,3 +108,11 @@ type OperatorState struct {
 	Overrides, Drafts []Override
 	Profiles          []Profile
 }
+
+// OverrideKeyState is the part of the OperatorState of one override key
+// (a module id in a locale): the published revision that serves, as
+// ListOverrides lists it (nil when none serves), and the pending draft,
+// as ListDrafts lists it (nil when there is none).
+type OverrideKeyState struct {
+	Published, Draft *Override
+}

@@ -128,16 +128,23 @@ func diff(old, v *View) []ServedChange {
 		out = append(out, c)
 	}
 	// Overrides, by what serves: a row that does not parse serves nothing.
-	keys := map[assembler.OverrideKey]bool{}
-	for k := range old.State.Overrides {
-		keys[k] = true
+	// The same parse on the same library changed in nothing, so only the
+	// other keys are sorted and judged.
+	var keys []assembler.OverrideKey
+	for k, was := range old.State.Overrides {
+		if was != v.State.Overrides[k] || old.Library != v.Library {
+			keys = append(keys, k)
+		}
 	}
 	for k := range v.State.Overrides {
-		keys[k] = true
+		if old.State.Overrides[k] == nil {
+			keys = append(keys, k)
+		}
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(keys), func(a, b assembler.OverrideKey) int {
+	slices.SortFunc(keys, func(a, b assembler.OverrideKey) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Locale, b.Locale))
-	}) {
+	})
+	for _, k := range keys {
 		was, now := old.State.Overrides[k], v.State.Overrides[k]
 		switch {
 		case now == nil:

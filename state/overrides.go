@@ -188,7 +188,7 @@ func (s *Overrides) store(ctx context.Context, out Outcome, o domain.Override, m
 		return Outcome{}, fmt.Errorf("%s: encode its fields: %w", OverrideFile(o.ModuleID, o.Locale), err)
 	}
 	o.Fields = fields
-	saved, err := s.Store.SaveOverride(ctx, o, revision)
+	saved, err := s.Store.SaveOverride(s.Served.own(ctx), o, revision)
 	switch {
 	case errors.Is(err, library.ErrConflict) || errors.Is(err, library.ErrNotFound) && revision > 0:
 		return s.conflict(ctx, out, Edit{ID: o.ModuleID, Locale: o.Locale, Text: text, Revision: revision}, err)
@@ -197,7 +197,7 @@ func (s *Overrides) store(ctx context.Context, out Outcome, o domain.Override, m
 	case err != nil:
 		return Outcome{}, err
 	}
-	if err := s.Served.refresh(ctx, "override saved"); err != nil {
+	if err := s.Served.refresh(ctx, "override saved", overrideKey(saved.ModuleID, saved.Locale)); err != nil {
 		return Outcome{}, err
 	}
 	s.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision,
@@ -251,12 +251,12 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 				revision, id, locale, err, library.ErrInvalid)
 		}
 	}
-	saved, err := s.Store.Publish(ctx, id, locale, revision)
+	saved, err := s.Store.Publish(s.Served.own(ctx), id, locale, revision)
 	if err != nil {
 		return domain.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
-	err = s.Served.refresh(ctx, "override published")
+	err = s.Served.refresh(ctx, "override published", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionPublish, id, saved.Locale, saved.Revision)
 	return saved, err
 }
@@ -281,11 +281,11 @@ func (s *Overrides) servable(v *View, o *assembler.Override) error {
 // new revision, or the override is removed (removed true) when nothing was
 // ever published. Errors as Publish.
 func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved domain.Override, removed bool, err error) {
-	if saved, removed, err = s.Store.Discard(ctx, id, locale, revision); err != nil {
+	if saved, removed, err = s.Store.Discard(s.Served.own(ctx), id, locale, revision); err != nil {
 		return domain.Override{}, false, err
 	}
 	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
-	return saved, removed, s.Served.refresh(ctx, "draft discarded")
+	return saved, removed, s.Served.refresh(ctx, "draft discarded", overrideKey(id, locale))
 }
 
 // Delete removes the override at revision: the builtin serves again (a
@@ -297,11 +297,11 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}
-	if err := s.Store.DeleteOverride(ctx, id, locale, revision); err != nil {
+	if err := s.Store.DeleteOverride(s.Served.own(ctx), id, locale, revision); err != nil {
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
-	err := s.Served.refresh(ctx, "override deleted")
+	err := s.Served.refresh(ctx, "override deleted", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionDelete, id, locale, revision+1)
 	return err
 }
@@ -370,14 +370,14 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, b
 		return out, nil
 	}
-	saved, err := s.Store.RestoreRevision(ctx, id, locale, revision, base)
+	saved, err := s.Store.RestoreRevision(s.Served.own(ctx), id, locale, revision, base)
 	switch {
 	case errors.Is(err, library.ErrConflict):
 		return s.conflict(ctx, out, Edit{ID: id, Locale: locale, Revision: base}, err)
 	case err != nil:
 		return Outcome{}, err
 	}
-	err = s.Served.refresh(ctx, "revision restored")
+	err = s.Served.refresh(ctx, "revision restored", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionRestore, id, saved.Locale, saved.Revision)
 	if err != nil {
 		return Outcome{}, err
@@ -397,12 +397,12 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok {
 		version, text = b.Version, b.Text
 	}
-	saved, err := s.Store.KeepMine(ctx, id, locale, revision, version, text, domain.TextHash(text))
+	saved, err := s.Store.KeepMine(s.Served.own(ctx), id, locale, revision, version, text, domain.TextHash(text))
 	if err != nil {
 		return domain.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
-	err = s.Served.refresh(ctx, "override kept")
+	err = s.Served.refresh(ctx, "override kept", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionKeepMine, id, saved.Locale, saved.Revision)
 	return saved, err
 }
@@ -413,11 +413,11 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}
-	if err := s.Store.TakeBuiltin(ctx, id, locale, revision); err != nil {
+	if err := s.Store.TakeBuiltin(s.Served.own(ctx), id, locale, revision); err != nil {
 		return err
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
-	err := s.Served.refresh(ctx, "builtin taken")
+	err := s.Served.refresh(ctx, "builtin taken", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionTakeBuiltin, id, locale, revision+1)
 	return err
 }

@@ -155,11 +155,11 @@ func (s *Profiles) Create(ctx context.Context, d ProfileDraft) (domain.Profile, 
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	saved, err := s.Store.CreateProfile(ctx, p)
+	saved, err := s.Store.CreateProfile(s.Served.own(ctx), p)
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	return saved, s.Served.refresh(ctx, "profile created")
+	return saved, s.Served.refresh(ctx, "profile created", profileKey(saved.ID))
 }
 
 // Update checks d and replaces the profile d.ID. Errors: ProfileError;
@@ -169,17 +169,17 @@ func (s *Profiles) Update(ctx context.Context, d ProfileDraft) (domain.Profile, 
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	saved, err := s.Store.UpdateProfile(ctx, p)
+	saved, err := s.Store.UpdateProfile(s.Served.own(ctx), p)
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	return saved, s.Served.refresh(ctx, "profile updated")
+	return saved, s.Served.refresh(ctx, "profile updated", profileKey(saved.ID))
 }
 
 // Delete removes a profile. Errors are the store's (library.ErrNotFound).
 func (s *Profiles) Delete(ctx context.Context, id string) error {
-	if err := s.Store.DeleteProfile(ctx, id); err != nil {
+	if err := s.Store.DeleteProfile(s.Served.own(ctx), id); err != nil {
 		return err
 	}
-	return s.Served.refresh(ctx, "profile deleted")
+	return s.Served.refresh(ctx, "profile deleted", profileKey(id))
 }

@@ -4,20 +4,23 @@
 // it (Overrides, Profiles). The writes live here with the view so that
 // every one of them refreshes what is served, and none can forget to: the
 // refresh is not exported, and outside this package only notifications
-// from other processes (Changed) and the periodic safety net (Run) ask
-// for one. Console, API, drift review and import are thin adapters over
+// from other processes (ChangedOverride, ChangedProfile, Changed) and the
+// periodic safety net (Run) ask for one. Console, API, drift review and import are thin adapters over
 // the same write path. Scenarios runs saved scenarios against the View and
 // keeps their accepted outputs (they are not served, so it refreshes
 // nothing).
 package state
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +37,19 @@ type Source interface {
 	ReadOperatorState(ctx context.Context) (domain.OperatorState, error)
 }
 
+// KeySource is a Source that also reads one key of the operator state
+// (store.Store): after a change of one override or profile, Served reads
+// that key alone instead of everything. ReadOverrideKey returns the
+// override's served published revision and its pending draft, each nil
+// when there is none (no error for an override that does not exist), in
+// one snapshot; GetProfile returns the profile, or an error matching
+// library.ErrNotFound when there is none. Other errors are the store's.
+type KeySource interface {
+	Source
+	ReadOverrideKey(ctx context.Context, moduleID, locale string) (domain.OverrideKeyState, error)
+	GetProfile(ctx context.Context, id string) (domain.Profile, error)
+}
+
 // Nothing is a Source holding no overrides and no profiles: the library
 // alone, for a command that opens no database.
 var Nothing Source = nothing{}
@@ -44,22 +60,41 @@ func (nothing) ReadOperatorState(context.Context) (domain.OperatorState, error) 
 	return domain.OperatorState{}, nil
 }
 
-// Served keeps the current View: rebuilt after every write through this
+// Served keeps the current View: updated after every write through this
 // package and, under Run, after changes made by other processes and after
 // each reload of a library folder, so that pages and assembly never query
-// the database per request. It is safe for concurrent use.
+// the database per request. A change of one override or profile reads
+// that key alone (when the Source is a KeySource) and composes the new
+// View from the last one's rows, parsing only the texts it has not parsed
+// before; Changed, the periodic safety net and a change while the
+// database was unreachable read everything. It is safe for concurrent
+// use.
 type Served struct {
 	src Source
 	lib *reload.Library
 	log *slog.Logger
+	// origin tells this Served's own change notifications (Origin).
+	origin string
 
-	mu  sync.Mutex // serialises rebuilds, so the last one stored read last
+	mu  sync.Mutex // serialises reads and swaps, so the last View stored read last
 	cur atomic.Pointer[View]
+	// parsed is the parse of every stored row of the current View, by key
+	// and revision (under mu): a compose parses only rows not in it.
+	parsed map[parseKey]parsedRow
 
-	// stale holds one token when a rebuild has been asked for (Changed) and
-	// Run has not started it yet: a burst of changes queues one rebuild.
+	// stale holds one token when an update has been asked for (Changed,
+	// ChangedOverride, ChangedProfile) and Run has not started it yet: a
+	// burst of changes queues one pass over what they named.
 	stale chan struct{}
-	gen   atomic.Int64 // the last View's Generation
+	// What the queued pass reads: everything (pendingAll), or the keys
+	// named since the last pass.
+	pendingMu  sync.Mutex
+	pendingAll bool
+	pending    map[changeKey]bool
+
+	gen atomic.Int64 // the last View's Generation
+	// Reads so far, for Reads.
+	fullReads, keyReads atomic.Int64
 	// feed is the recent changes of what the runtime API serves.
 	feed feed
 
@@ -74,7 +109,7 @@ type Served struct {
 // whose current library each rebuild takes. To follow a library folder,
 // it registers LibraryChanged with lib.OnChange. Errors are the store's.
 func Open(ctx context.Context, lib *reload.Library, src Source, log *slog.Logger) (*Served, error) {
-	s := &Served{src: src, lib: lib, log: log, stale: make(chan struct{}, 1)}
+	s := &Served{src: src, lib: lib, log: log, origin: rand.Text(), stale: make(chan struct{}, 1), pending: map[changeKey]bool{}}
 	if err := s.rebuild(ctx); err != nil {
 		return nil, err
 	}
@@ -89,35 +124,118 @@ func Load(ctx context.Context, src Source, lib *library.Snapshot, log *slog.Logg
 	return Open(ctx, reload.Fixed(lib), src, log)
 }
 
-// Changed tells Run that the store changed (a notification from another
-// process). It never blocks: while a rebuild is queued, further calls add
-// nothing, so a burst costs at most the rebuild in flight plus one.
-func (s *Served) Changed() {
+// Origin is this Served's own id (26 random base32 characters, new with
+// each Open): every write through this package carries it in its context
+// (domain.WithOrigin), so its change notification names it, and a
+// listener skips such a notification, whose change this Served already
+// serves.
+func (s *Served) Origin() string { return s.origin }
+
+// own returns ctx marked as the context of a write of this Served, which
+// applies the write itself once it is committed (refresh).
+func (s *Served) own(ctx context.Context) context.Context {
+	return domain.WithOrigin(ctx, s.origin)
+}
+
+// maxPending is how many keys a queued pass reads one by one; past it the
+// pass reads everything at once, which costs less than that many reads.
+const maxPending = 64
+
+// Changed tells Run that the store changed in ways not named (a listener
+// that just connected may have missed changes): Run reads everything. It
+// never blocks: while a pass is queued, further calls add nothing, so a
+// burst costs at most the pass in flight plus one.
+func (s *Served) Changed() { s.queue(changeKey{}) }
+
+// ChangedOverride tells Run that the override of id in locale changed in
+// another process: Run reads that key alone and replaces it in the View.
+// It never blocks, like Changed.
+func (s *Served) ChangedOverride(id, locale string) { s.queue(overrideKey(id, locale)) }
+
+// ChangedProfile tells Run that the profile id changed in another process:
+// Run reads that profile alone. It never blocks, like Changed.
+func (s *Served) ChangedProfile(id string) { s.queue(profileKey(id)) }
+
+// queue adds k (the zero key: everything) to the next pass of Run and
+// wakes it.
+func (s *Served) queue(k changeKey) {
+	s.pendingMu.Lock()
+	if k == (changeKey{}) || len(s.pending) >= maxPending {
+		s.pendingAll = true
+	} else {
+		s.pending[k] = true
+	}
+	s.pendingMu.Unlock()
 	select {
 	case s.stale <- struct{}{}:
 	default:
 	}
 }
 
-// Run keeps the View current until ctx is cancelled: it rebuilds after
-// Changed and every `every` as a safety net for missed notifications. A
-// failed rebuild is logged and retried a second later (or after every,
-// when shorter); the last good View keeps serving meanwhile, and Current
-// never waits for a rebuild.
+// takePending returns and clears what the next pass reads: all, or the
+// keys named, in a fixed order.
+func (s *Served) takePending() (keys []changeKey, all bool) {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	all, s.pendingAll = s.pendingAll, false
+	if !all {
+		keys = slices.SortedFunc(maps.Keys(s.pending), func(a, b changeKey) int {
+			return cmp.Or(strings.Compare(a.subject, b.subject), strings.Compare(a.id, b.id), strings.Compare(a.locale, b.locale))
+		})
+	}
+	clear(s.pending)
+	return keys, all
+}
+
+// Reads counts what a Served read from its Source since Open: Full, the
+// whole operator state (Open, Changed, Run's safety net and retries, any
+// update while the database was found unreachable or from a Source that
+// is not a KeySource); Keys, one override key or one profile (a write
+// through this package, a change named by another process). Only reads
+// that succeeded count.
+type Reads struct {
+	Full, Keys int64
+}
+
+// Reads returns the reads so far.
+func (s *Served) Reads() Reads {
+	return Reads{Full: s.fullReads.Load(), Keys: s.keyReads.Load()}
+}
+
+// Run keeps the View current until ctx is cancelled: after Changed it
+// reads everything, after ChangedOverride and ChangedProfile the keys
+// they named, and every `every` everything again as a safety net for
+// missed notifications. A failed read is logged and retried a second
+// later (or after every, when shorter) as a read of everything; the last
+// good View keeps serving meanwhile, and Current never waits for a read.
 func (s *Served) Run(ctx context.Context, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var retry <-chan time.Time
 	for {
+		all := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.stale:
 		case <-tick.C:
+			all = true
 		case <-retry:
+			all = true
 		}
 		retry = nil
-		if err := s.rebuild(ctx); err != nil {
+		keys, queuedAll := s.takePending()
+		var err error
+		if all || queuedAll {
+			err = s.rebuild(ctx)
+		} else {
+			for _, k := range keys {
+				if err = s.update(ctx, k); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -148,20 +266,110 @@ func (s *Served) LibraryChanged() {
 // Current returns the latest View, never nil after Open.
 func (s *Served) Current() *View { return s.cur.Load() }
 
-// refresh rebuilds after a write of this process. The write is committed,
-// so the rebuild finishes even if the request that made it was cancelled.
-func (s *Served) refresh(ctx context.Context, what string) error {
-	if err := s.rebuild(context.WithoutCancel(ctx)); err != nil {
+// refresh updates the View after a write of this process to the key k.
+// The write is committed, so the update finishes even if the request
+// that made it was cancelled. The write's own notification is skipped
+// (Origin), so when the read fails Run is asked to read everything once
+// the database answers.
+func (s *Served) refresh(ctx context.Context, what string, k changeKey) error {
+	if err := s.update(context.WithoutCancel(ctx), k); err != nil {
 		s.Unreachable(err)
+		s.Changed()
 		return fmt.Errorf("%s, but reloading the served state failed: %w", what, err)
 	}
 	return nil
 }
 
+// changeKey names what a change is about: an override (subject
+// domain.SubjectOverride, id, locale as a LocaleKey) or a profile
+// (domain.SubjectProfile, id); the zero changeKey is everything.
+type changeKey struct {
+	subject, id, locale string
+}
+
+// overrideKey is the changeKey of the override of id in locale.
+func overrideKey(id, locale string) changeKey {
+	return changeKey{domain.SubjectOverride, id, library.LocaleKey(locale)}
+}
+
+// profileKey is the changeKey of the profile id.
+func profileKey(id string) changeKey { return changeKey{subject: domain.SubjectProfile, id: id} }
+
+// update reads the key k alone and swaps in the View with that key
+// replaced. It reads everything instead (rebuild) when the Source is not
+// a KeySource, when k is the zero key, and while the database is found
+// unreachable, since changes may have been missed meanwhile. Errors are
+// the store's.
+func (s *Served) update(ctx context.Context, k changeKey) error {
+	ks, ok := s.src.(KeySource)
+	if _, stale := s.StaleSince(); !ok || stale || k == (changeKey{}) {
+		return s.rebuild(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.cur.Load()
+	rows, drafts, profiles := cur.rows, cur.drafts, cur.profiles
+	switch k.subject {
+	case domain.SubjectOverride:
+		read, err := ks.ReadOverrideKey(ctx, k.id, k.locale)
+		if err != nil {
+			return fmt.Errorf("operator state: %w", err)
+		}
+		key := assembler.OverrideKey{ID: k.id, Locale: k.locale}
+		rows, drafts = withRow(rows, key, read.Published), withRow(drafts, key, read.Draft)
+	case domain.SubjectProfile:
+		p, err := ks.GetProfile(ctx, k.id)
+		switch {
+		case errors.Is(err, library.ErrNotFound):
+			profiles = withProfile(profiles, k.id, nil)
+		case err != nil:
+			return fmt.Errorf("operator state: %w", err)
+		default:
+			profiles = withProfile(profiles, k.id, &p)
+		}
+	default:
+		return fmt.Errorf("operator state: a change of %q is not served: %w", k.subject, library.ErrInvalid)
+	}
+	s.keyReads.Add(1)
+	s.swap(s.compose(s.lib.Current(), rows, drafts, profiles))
+	return nil
+}
+
+// withRow returns rows (ordered by module id, then locale, byte order, as
+// the store lists them) with the row of key replaced by r, or removed when
+// r is nil; rows itself is not modified.
+func withRow(rows []domain.Override, key assembler.OverrideKey, r *domain.Override) []domain.Override {
+	out := make([]domain.Override, 0, len(rows)+1)
+	for _, row := range rows {
+		if assembler.Key(row.ModuleID, row.Locale) != key {
+			out = append(out, row)
+		}
+	}
+	if r == nil {
+		return out
+	}
+	i, _ := slices.BinarySearchFunc(out, *r, func(a, b domain.Override) int {
+		return cmp.Or(strings.Compare(a.ModuleID, b.ModuleID), strings.Compare(a.Locale, b.Locale))
+	})
+	return slices.Insert(out, i, *r)
+}
+
+// withProfile returns profiles (ordered by id, byte order) with the
+// profile id replaced by p, or removed when p is nil; profiles itself is
+// not modified.
+func withProfile(profiles []domain.Profile, id string, p *domain.Profile) []domain.Profile {
+	out := slices.DeleteFunc(slices.Clone(profiles), func(q domain.Profile) bool { return q.ID == id })
+	if p == nil {
+		return out
+	}
+	i, _ := slices.BinarySearchFunc(out, id, func(q domain.Profile, id string) int { return strings.Compare(q.ID, id) })
+	return slices.Insert(out, i, *p)
+}
+
 // rebuild takes the library's current state, reads every override and
-// profile in one snapshot and swaps in a new View. An override whose text no longer parses
-// is logged and kept in Broken, not served; it does not fail the rebuild.
-// Errors are the store's.
+// profile in one snapshot and swaps in a new View. An override whose text
+// no longer parses is logged and kept in Broken, not served; it does not
+// fail the rebuild. Errors are the store's.
 func (s *Served) rebuild(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -169,6 +377,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("operator state: %w", err)
 	}
+	s.fullReads.Add(1)
 	s.swap(s.compose(s.lib.Current(), read.Overrides, read.Drafts, read.Profiles))
 	s.healthMu.Lock()
 	s.staleSince = time.Time{}
@@ -217,11 +426,14 @@ func (s *Served) LastNotification() time.Time {
 }
 
 // compose builds the View of the operator state on lib, with no
-// ServedGeneration yet (swap gives it one). An override whose
-// text no longer parses, or uses a placeholder that is neither a variable,
-// an environment value, a library module nor a stored override's id, is
-// kept in Broken (DraftBroken for a draft) and not served: the builtin
-// serves instead of an override that would fail every assembly.
+// ServedGeneration yet (swap gives it one); the caller holds s.mu. An
+// override whose text no longer parses, or uses a placeholder that is
+// neither a variable, an environment value, a library module nor a
+// stored override's id, is kept in Broken (DraftBroken for a draft) and
+// not served: the builtin serves instead of an override that would fail
+// every assembly. Texts are parsed once (s.parsed); the placeholders of
+// every override are checked again on each compose, since they depend on
+// the library and on which ids are stored, which any change may move.
 func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, profiles []domain.Profile) *View {
 	v := &View{
 		Generation:    s.gen.Add(1),
@@ -248,8 +460,17 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 	for _, r := range drafts {
 		any[r.ModuleID] = true
 	}
+	parsed := make(map[parseKey]parsedRow, len(rows)+len(drafts))
+	defer func() { s.parsed = parsed }()
 	parse := func(r domain.Override, stored map[string]bool) (*assembler.Override, error) {
-		o, err := parseOverride(r)
+		k := parseKey{r.ModuleID, library.LocaleKey(r.Locale), r.Revision}
+		p, ok := s.parsed[k]
+		if !ok || !p.parses(r) {
+			p.row = r
+			p.o, p.err = parseOverride(r)
+		}
+		parsed[k] = p
+		o, err := p.o, p.err
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +484,10 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		v.Rows[key] = r
 		ov, err := parse(r, published)
 		if err != nil {
-			s.log.Warn("override not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
+			if prev := s.cur.Load(); prev == nil || prev.Broken[key] == nil || prev.Rows[key].Revision != r.Revision {
+				// Logged when it stops serving, not again on every change.
+				s.log.Warn("override not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
+			}
 			v.Broken[key] = err
 			continue
 		}
@@ -305,6 +529,29 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		v.published = newIndex(lib.Snapshot, v.Rows)
 	}
 	return v
+}
+
+// parseKey is what a stored row's parse is kept by: its module id, its
+// LocaleKey and its revision.
+type parseKey struct {
+	id, locale string
+	revision   int
+}
+
+// parsedRow is the parse of row (parseOverride): o, or err.
+type parsedRow struct {
+	row domain.Override
+	o   *assembler.Override
+	err error
+}
+
+// parses reports whether p is the parse of r: r has every field
+// parseOverride reads as p's row has it. A revision is never rewritten,
+// so this holds for the same key and revision; it is checked all the same,
+// since a stale parse would serve the wrong text.
+func (p parsedRow) parses(r domain.Override) bool {
+	return p.row.ModuleID == r.ModuleID && p.row.Locale == r.Locale && p.row.Revision == r.Revision &&
+		p.row.Text == r.Text && p.row.BasedOnVersion == r.BasedOnVersion && p.row.BaseSnapshot == r.BaseSnapshot
 }
 
 // parseOverride parses a stored override for the assembler State.

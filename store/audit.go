@@ -75,24 +75,28 @@ func auditJSON(v any) (string, error) {
 const ChangesChannel = "promptdesk_changes"
 
 // Change is the JSON payload of a notification on ChangesChannel:
-// {"subject","id","locale","revision"}. For an override Subject is
+// {"subject","id","locale","revision","at","origin"}. For an override Subject is
 // SubjectOverride, ID the module id, Locale as stored and Revision the
 // revision the change made (a delete too); for a profile Subject is
 // SubjectProfile, ID the profile id, Locale "" and Revision 0; for an API
 // token Subject is SubjectToken and ID its name. At is when the change was
 // queued (just before its commit), so a receiver can tell the delay.
+// Origin is domain.OriginOf the change's context, left out when empty: the
+// process that made the change and already serves it skips its own
+// notification by it.
 type Change struct {
 	Subject  string    `json:"subject"`
 	ID       string    `json:"id"`
 	Locale   string    `json:"locale"`
 	Revision int       `json:"revision"`
 	At       time.Time `json:"at,omitzero"`
+	Origin   string    `json:"origin,omitempty"`
 }
 
 // notify queues ch on ChangesChannel; Postgres delivers it when the
 // transaction commits, and never if it rolls back.
 func (s *Store) notify(ctx context.Context, ch Change) error {
-	ch.At = time.Now()
+	ch.At, ch.Origin = time.Now(), domain.OriginOf(ctx)
 	payload, err := json.Marshal(ch)
 	if err != nil {
 		return fmt.Errorf("notify: %w", err)

@@ -33,11 +33,13 @@ const servedColumns = `o.module_id, o.locale, r.text, r.title, r.version, r.fiel
 	r.based_on_version, r.base_snapshot, r.base_hash, r.revision, r.author, o.created_at, r.created_at,
 	o.published_revision, (NOT o.deleted AND o.revision > o.published_revision)`
 
-func scanOverride(row pgx.Row) (domain.Override, error) {
+// scanOverride scans overrideColumns (or servedColumns) into an
+// Override, then any columns after them into extra.
+func scanOverride(row pgx.Row, extra ...any) (domain.Override, error) {
 	var o domain.Override
-	err := row.Scan(&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
+	err := row.Scan(append([]any{&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
 		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt,
-		&o.PublishedRevision, &o.Draft)
+		&o.PublishedRevision, &o.Draft}, extra...)...)
 	return o, err
 }
 
@@ -66,6 +68,45 @@ func (s *Store) ListDrafts(ctx context.Context) ([]domain.Override, error) {
 	return s.listOverrides(ctx, `SELECT `+overrideColumns+` FROM overrides
 		WHERE NOT deleted AND revision > coalesce(published_revision, 0)
 		ORDER BY module_id COLLATE "C", locale COLLATE "C"`)
+}
+
+// ReadOverrideKey returns what ListOverrides and ListDrafts hold of the
+// override of moduleID in locale (compared case-insensitively): its
+// served published revision and its pending draft, each nil when there is
+// none, read by one statement, so in one snapshot. Errors: a wrapped
+// database error (domain.ErrUnavailable when unreachable); none for an
+// override that does not exist, which is simply both nil.
+func (s *Store) ReadOverrideKey(ctx context.Context, moduleID, locale string) (domain.OverrideKeyState, error) {
+	name := overrideName(moduleID, locale)
+	rows, err := s.db.Query(ctx, `SELECT `+servedColumns+`, false FROM overrides o
+		JOIN override_revisions r ON r.module_id = o.module_id AND r.locale_key = lower(o.locale)
+			AND r.revision = o.published_revision
+		WHERE o.module_id = $1 AND lower(o.locale) = lower($2) AND NOT `+removalSQL+`
+		UNION ALL
+		SELECT `+overrideColumns+`, true FROM overrides
+		WHERE module_id = $1 AND lower(locale) = lower($2)
+			AND NOT deleted AND revision > coalesce(published_revision, 0)`, moduleID, locale)
+	if err != nil {
+		return domain.OverrideKeyState{}, dbError(err, "read "+name)
+	}
+	defer rows.Close()
+	var out domain.OverrideKeyState
+	for rows.Next() {
+		var draft bool
+		o, err := scanOverride(rows, &draft)
+		if err != nil {
+			return domain.OverrideKeyState{}, dbError(err, "read "+name)
+		}
+		if draft {
+			out.Draft = &o
+		} else {
+			out.Published = &o
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return domain.OverrideKeyState{}, dbError(err, "read "+name)
+	}
+	return out, nil
 }
 
 func (s *Store) listOverrides(ctx context.Context, query string) ([]domain.Override, error) {

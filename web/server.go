@@ -212,7 +212,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Start listens on Config.Addr and serves in the background until Close.
 // It also keeps the in-memory state current with the other processes on
 // the same database: it listens for their change notifications
-// (store.Listen) and rebuilds on each, and every Config.Refresh; and it
+// (store.Listen) and reads the override or profile each names (its own
+// writes it has applied already, and skips), and reads everything again
+// every Config.Refresh; and it
 // watches a library folder (Config.Library's Run), rebuilding after each
 // reload. It delivers webhooks and watches for drift (package webhook).
 // Errors:
@@ -312,9 +314,16 @@ func (s *Server) startRefresh() {
 			if s.cfg.Metrics != nil {
 				s.cfg.Metrics.Notified(ch.At, time.Now())
 			}
-			if ch.Subject == domain.SubjectToken {
+			switch {
+			case ch.Subject == domain.SubjectToken:
 				s.tokens.Changed()
-			} else {
+			case ch.Origin != "" && ch.Origin == s.served.Origin():
+				// A write of this process, which it serves already.
+			case ch.Subject == domain.SubjectOverride:
+				s.served.ChangedOverride(ch.ID, ch.Locale)
+			case ch.Subject == domain.SubjectProfile:
+				s.served.ChangedProfile(ch.ID)
+			default:
 				s.served.Changed()
 			}
 		}

@@ -1,0 +1,136 @@
+package state_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+)
+
+// BenchmarkServedUpdate times the update of the served state after one
+// published override save, with N published overrides stored: before,
+// the whole operator state read and every text parsed (the full rebuild
+// each write made, twice counting its own notification), and after, the
+// saved key read alone and the View composed from the last one's parsed
+// texts. Each iteration saves and times one of each in turn, so that both
+// see the same machine; the medians are reported as before-ns/update and
+// after-ns/update, their ratio as before/after (ns/op counts the two
+// saves too). The N overrides: one per builtin module (35, en-US), then
+// generated user modules (aux layer, a few hundred bytes each, one in ten
+// including the one before it). Figures in BENCHMARKS.md:
+//
+//	go test ./state -run '^$' -bench '^BenchmarkServedUpdate$' -benchtime 30x -count 3
+func BenchmarkServedUpdate(b *testing.B) {
+	lib, err := library.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{35, 1000, 5000} {
+		b.Run(fmt.Sprintf("overrides=%d", n), func(b *testing.B) {
+			ctx := domain.WithActor(context.Background(), "bench")
+			st, err := store.Open(ctx, storetest.NewDatabase(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(st.Close)
+			if err := st.WithTx(ctx, func(tx *store.Store) error { return seedOverrides(ctx, tx, lib, n) }); err != nil {
+				b.Fatal(err)
+			}
+			served, err := state.Load(ctx, st, lib, discard())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := len(served.Current().State.Overrides); got != n {
+				b.Fatalf("%d overrides served, want %d", got, n)
+			}
+			m, _ := lib.Module("task.summarize", "en-US")
+			head, err := st.GetOverride(ctx, "task.summarize", "en-US")
+			if err != nil {
+				b.Fatal(err)
+			}
+			save := func(i int) {
+				o := head
+				o.Text, o.Action, o.Publish = fmt.Sprintf("%s\n\nEdit %d.\n", strings.TrimRight(m.Text, "\n"), i), "", true
+				if head, err = st.SaveOverride(ctx, o, head.Revision); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var before, after []time.Duration
+			i := 0
+			for b.Loop() {
+				save(i)
+				t0 := time.Now()
+				if err := served.FullRebuild(ctx); err != nil {
+					b.Fatal(err)
+				}
+				before = append(before, time.Since(t0))
+				save(i + 1)
+				t0 = time.Now()
+				if err := served.UpdateOverride(ctx, "task.summarize", "en-US"); err != nil {
+					b.Fatal(err)
+				}
+				after = append(after, time.Since(t0))
+				i += 2
+			}
+			if o := served.Current().State.Overrides[assembler.Key("task.summarize", "en-US")]; o == nil || o.Revision != head.Revision {
+				b.Fatalf("the last save is not served")
+			}
+			mb, ma := median(before), median(after)
+			b.ReportMetric(float64(mb.Nanoseconds()), "before-ns/update")
+			b.ReportMetric(float64(ma.Nanoseconds()), "after-ns/update")
+			b.ReportMetric(float64(mb)/float64(ma), "before/after")
+		})
+	}
+}
+
+// seedOverrides publishes n overrides through tx: one per builtin module
+// in en-US, then user modules.
+func seedOverrides(ctx context.Context, tx *store.Store, lib *library.Snapshot, n int) error {
+	i := 0
+	for _, id := range lib.IDs() {
+		if i == n {
+			return nil
+		}
+		m, ok := lib.Module(id, "en-US")
+		if !ok {
+			continue
+		}
+		o := domain.Override{ModuleID: id, Locale: "en-US", Text: strings.TrimRight(m.Text, "\n") + "\n\nAnswer briefly.\n", Title: m.Title,
+			Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}
+		if _, err := tx.SaveOverride(ctx, o, 0); err != nil {
+			return err
+		}
+		i++
+	}
+	for ; i < n; i++ {
+		id := fmt.Sprintf("aux.user-%05d", i)
+		var body strings.Builder
+		for p := range 3 {
+			fmt.Fprintf(&body, "Paragraph %d of module %d: the assistant reads the request, checks every figure against the documents and answers in the user's language.\n\n", p, i)
+		}
+		if i%10 == 0 {
+			fmt.Fprintf(&body, "{{aux.user-%05d}}\n", i-1)
+		}
+		text := fmt.Sprintf("---\nid: %s\nlayer: aux\nversion: %d\ntitle: Generated module %d\ndescription: A generated user module, number %d\n---\n%s", id, 2+i%4, i, i, body.String())
+		if _, err := tx.SaveOverride(ctx, domain.Override{ModuleID: id, Locale: "en-US", Text: text, Title: fmt.Sprintf("Generated module %d", i), Version: 2 + i%4, Publish: true}, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// median is the middle of ds (the upper one of an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
