@@ -1,7 +1,16 @@
-// Package store keeps promptdesk's operator data in Postgres: overrides
-// (docs/overrides-lifecycle.md), profiles and saved scenarios. All SQL lives here. Errors match
-// library.ErrNotFound, library.ErrConflict or library.ErrInvalid with
-// errors.Is; anything else is a wrapped database error.
+// Package store keeps promptdesk's operator data in Postgres, and all its
+// SQL: overrides with their revision history, drafts and publishing
+// (docs/overrides-lifecycle.md), and one override key read alone;
+// profiles; saved scenarios with their accepted outputs; console users,
+// setup links, login attempts (reserved before the password check) and
+// sessions (the scs table); API tokens and their last use; webhooks,
+// their events and deliveries; the audit log; and the change
+// notifications (NOTIFY on ChangesChannel, Listen) that tell every
+// process what changed. It reads and writes the records of package
+// domain. Errors match library.ErrNotFound, library.ErrConflict or
+// library.ErrInvalid with errors.Is; a database that cannot be reached is
+// marked domain.ErrUnavailable (IsUnavailable also recognises the
+// driver's own errors); anything else is a wrapped database error.
 package store
 
 import (
