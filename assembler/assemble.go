@@ -13,6 +13,7 @@ import (
 	"weak"
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -68,7 +69,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if st == nil {
 		st = &State{}
 	}
-	var profile *Profile
+	var profile *domain.Profile
 	if req.Profile != "" {
 		p, ok := st.Profiles[req.Profile]
 		if !ok {
@@ -76,7 +77,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		}
 		profile = p
 	}
-	locale := firstNonEmpty(req.Locale, profileField(profile, func(p *Profile) string { return p.Locale }), a.cfg.FallbackLocale)
+	locale := firstNonEmpty(req.Locale, profileField(profile, func(p *domain.Profile) string { return p.Locale }), a.cfg.FallbackLocale)
 	loc, err := a.zone(req, profile)
 	if err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		now = *req.Now
 	}
 	r := &renderer{a: a, snap: snap, st: st, locale: library.LocaleKey(locale), vars: req.Variables, declared: map[string]bool{},
-		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *Profile) string { return p.Model })),
+		req: req, model: firstNonEmpty(req.Model, profileField(profile, func(p *domain.Profile) string { return p.Model })),
 		now: now.In(loc), loc: loc, lab: a.labelsFor(snap, locale)}
 	if r.lab.labels == nil {
 		return nil, &library.Error{Code: library.CodeNotFound, Field: "locale", Msg: "no labels for " + a.lookedIn(locale)}
@@ -290,7 +291,7 @@ func (w *stopwatch) count(c *tokens.Counter, s string) (n int) {
 }
 
 // plan decides which modules enter each segment without rendering.
-func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *Profile, locale string, r *renderer) (*plan, error) {
+func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profile *domain.Profile, locale string, r *renderer) (*plan, error) {
 	pl := &plan{}
 	key := library.LocaleKey(locale) // lookups with it lower nothing again
 	// itself: the assembler enters id on its own (knowledge, skills), not
@@ -459,7 +460,7 @@ func estimate(pl *plan, r *renderer) int {
 // warnings are the report's warning entries: drifted overrides
 // served, more than one output contract, the profile's token budget, an
 // explicit command no task module has.
-func warnings(ents []entered, pl *plan, profile *Profile, res *Result) []ReportEntry {
+func warnings(ents []entered, pl *plan, profile *domain.Profile, res *Result) []ReportEntry {
 	var out []ReportEntry
 	var contracts []string
 	drifted := func(sv Served) {
@@ -480,7 +481,7 @@ func warnings(ents []entered, pl *plan, profile *Profile, res *Result) []ReportE
 	if len(contracts) > 1 {
 		out = append(out, ReportEntry{Kind: KindWarning, Module: contracts[0], Reason: "several-output-contracts:" + strings.Join(contracts, ",")})
 	}
-	if profile.Overrun(res) > 0 {
+	if Overrun(profile, res) > 0 {
 		out = append(out, ReportEntry{Kind: KindWarning, Module: profile.ID, Reason: fmt.Sprintf("token-budget-exceeded:%d>%d", res.Tokens, profile.TokenBudget)})
 	}
 	if pl.unknownCommand != "" {
@@ -635,7 +636,7 @@ func (a *Assembler) counter(model string) (*tokens.Counter, error) {
 }
 
 // zone picks the time zone: request, then profile, then server.
-func (a *Assembler) zone(req *Request, p *Profile) (*time.Location, error) {
+func (a *Assembler) zone(req *Request, p *domain.Profile) (*time.Location, error) {
 	field, name := "timeZone", req.TimeZone
 	if name == "" && p != nil && p.TimeZone != "" {
 		field, name = "profile.timeZone", p.TimeZone
@@ -691,7 +692,7 @@ func ianaZoneName(name string) bool {
 
 // baseModules lists the ids of the base segment: the profile's
 // promptModules, or every base module then every always-on env module.
-func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *Profile) []string {
+func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *domain.Profile) []string {
 	if p != nil && len(p.PromptModules) > 0 {
 		ids := make([]string, 0, len(p.PromptModules))
 		for _, id := range p.PromptModules {
@@ -796,7 +797,7 @@ func extraVariables(vars map[string]string, declared map[string]bool, module, ms
 	return &library.Error{Code: library.CodeExtraVariable, Module: module, Placeholder: extra[0], Field: "variables." + extra[0], Msg: msg}
 }
 
-func profileField(p *Profile, f func(*Profile) string) string {
+func profileField(p *domain.Profile, f func(*domain.Profile) string) string {
 	if p == nil {
 		return ""
 	}

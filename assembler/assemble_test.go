@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -55,7 +56,7 @@ func TestDefaultBaseSegment(t *testing.T) {
 // skills-available → profile, each with the right modules.
 func TestSegmentOrder(t *testing.T) {
 	t.Parallel()
-	profile := &assembler.Profile{ID: "ops", Locale: "en-US", SkillDisclosure: true, SystemPrompt: "  PROFILE PROMPT  \n"}
+	profile := &domain.Profile{ID: "ops", Locale: "en-US", SkillDisclosure: true, SystemPrompt: "  PROFILE PROMPT  \n"}
 	st := stateWith(nil, profile)
 	res := mustAssemble(t, orderLib(t), st, &assembler.Request{
 		Profile: "ops",
@@ -160,10 +161,10 @@ func TestProfile(t *testing.T) {
 	t.Parallel()
 	snap := orderLib(t)
 	st := stateWith(nil,
-		&assembler.Profile{ID: "styled", PromptModules: []string{"base.b", "style.terse", "base.a"}, SystemPrompt: "Be brief.", SkillDisclosure: false},
-		&assembler.Profile{ID: "open", SkillDisclosure: true},
-		&assembler.Profile{ID: "budget", SkillDisclosure: true, TokenBudget: 10},
-		&assembler.Profile{ID: "zh", Locale: "zh-CN", SkillDisclosure: true},
+		&domain.Profile{ID: "styled", PromptModules: []string{"base.b", "style.terse", "base.a"}, SystemPrompt: "Be brief.", SkillDisclosure: false},
+		&domain.Profile{ID: "open", SkillDisclosure: true},
+		&domain.Profile{ID: "budget", SkillDisclosure: true, TokenBudget: 10},
+		&domain.Profile{ID: "zh", Locale: "zh-CN", SkillDisclosure: true},
 	)
 
 	t.Run("promptModules and system prompt", func(t *testing.T) {

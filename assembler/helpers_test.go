@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -124,8 +125,8 @@ func override(t testing.TB, m mod, basedOn int, baseSnapshot string) *assembler.
 }
 
 // stateWith builds operator state holding the given overrides and profiles.
-func stateWith(overrides []*assembler.Override, profiles ...*assembler.Profile) *assembler.State {
-	st := &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{}, Profiles: map[string]*assembler.Profile{}}
+func stateWith(overrides []*assembler.Override, profiles ...*domain.Profile) *assembler.State {
+	st := &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{}, Profiles: map[string]*domain.Profile{}}
 	for _, o := range overrides {
 		st.Overrides[assembler.Key(o.Module.ID, o.Locale)] = o
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -21,24 +22,11 @@ type Override struct {
 	BaseSnapshot   string
 }
 
-// Profile is an assembly profile.
-type Profile struct {
-	ID              string
-	Name            string
-	Locale          string
-	Model           string
-	TimeZone        string
-	PromptModules   []string
-	SystemPrompt    string
-	SkillDisclosure bool
-	TokenBudget     int
-}
-
 // Overrun is by how many tokens res exceeds p's token budget: 0 when p
 // is nil, has no budget, is within it, or res counted no tokens (no
 // encoding). The report's token-budget-exceeded warning and the
 // preview's budget badge both read it.
-func (p *Profile) Overrun(res *Result) int {
+func Overrun(p *domain.Profile, res *Result) int {
 	if p == nil || p.TokenBudget <= 0 || res.Encoding == "" || res.Tokens <= p.TokenBudget {
 		return 0
 	}
@@ -50,7 +38,7 @@ func (p *Profile) Overrun(res *Result) int {
 // request, and must not be modified while in use.
 type State struct {
 	Overrides map[OverrideKey]*Override
-	Profiles  map[string]*Profile
+	Profiles  map[string]*domain.Profile
 }
 
 // OverrideKey identifies an override: module id and lower-case locale.

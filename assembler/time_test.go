@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -65,8 +66,8 @@ func TestTimeZones(t *testing.T) {
 	// Which zone applies: request, then profile, then server.
 	now := time.Date(2024, 2, 29, 17, 30, 0, 0, time.UTC)
 	st := stateWith(nil,
-		&assembler.Profile{ID: "tokyo", TimeZone: "Asia/Tokyo", SkillDisclosure: true},
-		&assembler.Profile{ID: "broken", TimeZone: "Mars/Olympus", SkillDisclosure: true},
+		&domain.Profile{ID: "tokyo", TimeZone: "Asia/Tokyo", SkillDisclosure: true},
+		&domain.Profile{ID: "broken", TimeZone: "Mars/Olympus", SkillDisclosure: true},
 	)
 	for _, tt := range []struct {
 		name, zone, profile string

@@ -44,7 +44,7 @@ func chatMessages(text string) (string, error) {
 // tokens are counted), and the chat-messages JSON.
 func resultExtras(v *state.View, res *assembler.Result, r *previewpage.Result) error {
 	if p, ok := v.State.Profiles[res.Profile]; ok && res.Profile != "" && p.TokenBudget > 0 {
-		r.Budget, r.Over = p.TokenBudget, p.Overrun(res)
+		r.Budget, r.Over = p.TokenBudget, assembler.Overrun(p, res)
 	}
 	var err error
 	r.ChatMessages, err = chatMessages(res.Text)

@@ -441,7 +441,7 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		LibraryBroken: lib.Broken,
 		State: &assembler.State{
 			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
-			Profiles:  make(map[string]*assembler.Profile, len(profiles)),
+			Profiles:  make(map[string]*domain.Profile, len(profiles)),
 		},
 		Rows:        make(map[assembler.OverrideKey]domain.Override, len(rows)),
 		Broken:      map[assembler.OverrideKey]error{},
@@ -508,17 +508,9 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		v.WithDrafts.Overrides[key] = ov
 	}
 	for _, p := range profiles {
-		v.State.Profiles[p.ID] = &assembler.Profile{
-			ID:              p.ID,
-			Name:            p.Name,
-			Locale:          p.Locale,
-			Model:           p.Model,
-			TimeZone:        p.TimeZone,
-			PromptModules:   slices.Clone(p.PromptModules),
-			SystemPrompt:    p.SystemPrompt,
-			SkillDisclosure: p.SkillDisclosure,
-			TokenBudget:     p.TokenBudget,
-		}
+		// A copy: the assembler must not share the slice of the View's rows.
+		p.PromptModules = slices.Clone(p.PromptModules)
+		v.State.Profiles[p.ID] = &p
 	}
 	if v.WithDrafts != v.State {
 		v.WithDrafts.Profiles = v.State.Profiles
