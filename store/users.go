@@ -396,36 +396,6 @@ func attemptName(name string) string {
 	return name
 }
 
-// RecordLogin records a login attempt for throttling, and audits it
-// (actor: the name tried).
-func (s *Store) RecordLogin(ctx context.Context, name, addr string, ok bool) error {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		name = "(empty)"
-	}
-	return s.WithTx(ctx, func(tx *Store) error {
-		if _, err := tx.db.Exec(ctx, `INSERT INTO login_attempts (user_name, addr, ok) VALUES ($1, $2, $3)`, name, addr, ok); err != nil {
-			return dbErrOrNil(err, "login attempt")
-		}
-		action := domain.ActionLogin
-		if !ok {
-			action = domain.ActionLoginFailed
-		}
-		after, _ := auditJSON(map[string]any{"addr": addr})
-		return tx.audit(ctx, domain.AuditEntry{Actor: name, Action: action, Subject: domain.SubjectUser, SubjectID: name, After: after})
-	})
-}
-
-// LoginFailures returns the failed logins since the time given for the
-// account name and for the address addr.
-func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time.Time) (byName, byAddr int, err error) {
-	err = s.db.QueryRow(ctx, `SELECT
-		count(*) FILTER (WHERE lower(user_name) = lower($1)),
-		count(*) FILTER (WHERE addr = $2)
-		FROM login_attempts WHERE NOT ok AND at > $3`, strings.TrimSpace(name), addr, since).Scan(&byName, &byAddr)
-	return byName, byAddr, dbErrOrNil(err, "login attempts")
-}
-
 // updateUser changes the account name with set (SQL SET clause over
 // args from $2) and audits action; a role or status change that changes
 // nothing is not audited.

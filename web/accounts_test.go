@@ -19,9 +19,9 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
-	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/views/components"
@@ -291,21 +291,21 @@ func TestLoginMessagesAndThrottling(t *testing.T) {
 
 	// Per account: after 5 failures (from any address), even the right
 	// password is refused, with the same message for unknown names.
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount-1; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount-1; i++ {
 		try(anonymous(t, h), "alice", "wrong password!")
 	}
 	code, msg := try(anonymous(t, h), "alice", testPassword)
 	if code != http.StatusTooManyRequests || !strings.Contains(msg, "Too many failed logins") {
 		t.Errorf("throttled account: %d %q, want 429", code, msg)
 	}
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount; i++ {
 		try(anonymous(t, h), "ghost", "wrong password!")
 	}
 	if code2, msg2 := try(anonymous(t, h), "ghost", "x"); code2 != code || msg2 != msg {
 		t.Errorf("throttled unknown name: %d %q, want %d %q", code2, msg2, code, msg)
 	}
 	// Per address: the failures above all came from httptest's address.
-	for i := 0; i < handlers.LoginMaxFailuresPerAddress; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAddress; i++ {
 		try(c, "user"+itoa(i), "wrong password!")
 	}
 	newUser(t, st, "bob", domain.RoleViewer)
@@ -538,7 +538,7 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 			"current": {current}, "password": {"a brand new password"}, "password2": {"a brand new password"}}))
 		return rec.Code, rec.Body.String()
 	}
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount; i++ {
 		if code, body := change("wrong password!"); code != http.StatusUnprocessableEntity {
 			t.Fatalf("wrong current password %d: %d %s", i, code, body)
 		}
@@ -553,8 +553,8 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 		t.Errorf("login after the failed password checks: %d, want 429", r.Code)
 	}
 	entries, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: domain.ActionLoginFailed, SubjectID: "erin"})
-	if err != nil || len(entries) != handlers.LoginMaxFailuresPerAccount {
-		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, handlers.LoginMaxFailuresPerAccount)
+	if err != nil || len(entries) != state.LoginMaxFailuresPerAccount {
+		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, state.LoginMaxFailuresPerAccount)
 	}
 }
 
