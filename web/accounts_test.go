@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -729,5 +730,35 @@ func TestAdminCannotChangeSelf(t *testing.T) {
 	}
 	if rec := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)); rec.Code != http.StatusOK {
 		t.Errorf("the admin's session after the refusals: %d", rec.Code)
+	}
+}
+
+// TestParallelLoginsThrottled: wrong passwords for one name posted at
+// once get LoginMaxFailuresPerAccount answers 401 and 429 for the rest:
+// the throttle is reserved before the password check.
+func TestParallelLoginsThrottled(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "frank", domain.RoleViewer)
+	const attempts = 30
+	clients := make([]*client, attempts)
+	for i := range clients {
+		clients[i] = anonymous(t, h)
+	}
+	codes := make([]int, attempts)
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() {
+			codes[i] = c.do(h, c.form(http.MethodPost, "/login", url.Values{"name": {"frank"}, "password": {"wrong password!"}})).Code
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, code := range codes {
+		count[code]++
+	}
+	if count[http.StatusUnauthorized] != state.LoginMaxFailuresPerAccount || count[http.StatusTooManyRequests] != attempts-state.LoginMaxFailuresPerAccount {
+		t.Errorf("answers %v, want %d × 401 and %d × 429", count, state.LoginMaxFailuresPerAccount, attempts-state.LoginMaxFailuresPerAccount)
 	}
 }
