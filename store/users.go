@@ -363,7 +363,8 @@ func (s *Store) ReserveLogin(ctx context.Context, name, addr string, window time
 }
 
 // SettleLogin records the outcome of the attempt ReserveLogin returned:
-// ok, or failed (it keeps counting against the throttle). With audit it
+// ok (the password matched, or none was judged) no longer counts against
+// the throttle; failed keeps counting for the window. With audit it
 // also writes the audit row of a login (action login or login_failed,
 // actor and subject name, the name tried or the account's). Errors: the
 // database's; library.ErrNotFound for an unknown attempt.
