@@ -19,10 +19,8 @@ const (
 	CodeForbidden    = "forbidden"
 )
 
-// TokenAuthenticator checks an API token secret (*state.Tokens) and
-// records its use by the request method and path. Errors:
-// library.ErrNotFound for an unknown secret, domain.ErrTokenRevoked for a
-// revoked one, anything else as a server error.
+// TokenAuthenticator checks an API token secret (*store.Store) and
+// records its use by the request method and path.
 type TokenAuthenticator interface {
 	Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error)
 }
