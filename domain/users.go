@@ -92,3 +92,19 @@ var ErrSetupLinkInvalid = fmt.Errorf("this setup link is not valid: it was used 
 // ErrLoginFailed is CheckLogin's one error for an unknown name, a wrong
 // password and a disabled account alike: the message tells none apart.
 var ErrLoginFailed = errors.New("the name or password is not correct")
+
+// ErrLoginThrottled is the error of a login (or a check of the current
+// password) refused because too many failed before it, for the name or
+// from the address, within the throttle's window; no password was
+// compared. Its message is the same for existing and unknown names.
+var ErrLoginThrottled = errors.New("too many failed logins for this account or from this address")
+
+// ErrOwnAccount is the error of an admin changing their own role or
+// disabling their own account: another admin has to, so that the console
+// always keeps an admin. It matches library.ErrConflict.
+var ErrOwnAccount = fmt.Errorf("you cannot change your own role or disable your own account: another admin has to, so that the console always keeps an admin: %w", library.ErrConflict)
+
+// ErrLastAdmin is the error of a role change or a disabling that would
+// leave no enabled admin (two admins demoting each other at once, or a
+// change from the shell). It matches library.ErrConflict.
+var ErrLastAdmin = fmt.Errorf("this is the last enabled admin: make another user admin first: %w", library.ErrConflict)

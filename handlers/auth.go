@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/authpage"
 	"github.com/promptdesk/promptdesk/views/components"
 )
@@ -26,16 +27,6 @@ import (
 const (
 	SessionIdleTimeout = 12 * time.Hour
 	SessionLifetime    = 7 * 24 * time.Hour
-)
-
-// Login throttling: more than LoginMaxFailuresPerAccount failed logins
-// for one name, or LoginMaxFailuresPerAddress from one client address,
-// within LoginThrottleWindow refuse further logins (429) until the window
-// has passed. The message is the same for existing and unknown names.
-const (
-	LoginThrottleWindow        = 15 * time.Minute
-	LoginMaxFailuresPerAccount = 5
-	LoginMaxFailuresPerAddress = 20
 )
 
 // Session keys.
@@ -53,14 +44,41 @@ const loginFailed = "The name or password is not correct."
 // passwordRule is the store's password rule as the pages show it.
 var passwordRule = authpage.PasswordRule{MinChars: domain.MinPasswordLength, MaxBytes: domain.MaxPasswordBytes}
 
-// tooManyLogins is the message of a throttled login.
-const tooManyLogins = "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
+// tooManyLogins is the message of a throttled login (429), the same for
+// existing and unknown names.
+var tooManyLogins = "Too many failed logins for this account or from this address. Wait " + state.LoginWait() + ", then try again."
+
+// ownAccount is the users page's message of an admin changing their own
+// account (409).
+const ownAccount = "You cannot change your own role or disable your own account: another admin has to, so that the console always keeps an admin."
+
+// lastAdmin is the users page's message of a change that would leave no
+// enabled admin (409).
+const lastAdmin = "This is the last enabled admin: make another user admin first."
+
+// AccountService is what Auth needs of the accounts rules
+// (*state.Accounts): the throttled login and password change, setup
+// links, the session's user, roles and disabling.
+type AccountService interface {
+	Login(ctx context.Context, name, password, addr string) (domain.User, error)
+	ChangePassword(ctx context.Context, me domain.User, current, password, repeat, addr string) (domain.User, error)
+	SessionUser(ctx context.Context, id, passwordChanged int64) (domain.User, bool, error)
+	Users(ctx context.Context) ([]domain.User, error)
+	PendingLinks(ctx context.Context) ([]domain.SetupLinkInfo, error)
+	Invite(ctx context.Context, name, role string) (string, error)
+	RevokeLink(ctx context.Context, id int64) error
+	SetupLink(ctx context.Context, secret string) (domain.SetupToken, error)
+	CompleteSetup(ctx context.Context, secret, name, password, repeat string) (domain.User, error)
+	SetRole(ctx context.Context, me domain.User, name, role string) (domain.User, error)
+	SetDisabled(ctx context.Context, me domain.User, name string, disabled bool) (domain.User, error)
+}
 
 // Auth handles accounts: login, logout, setup links, the own-password
 // form and the users page, and the middleware that loads the user of the
-// session and checks roles.
+// session and checks roles. The rules are Accounts'; Auth binds forms,
+// keeps the session and renders.
 type Auth struct {
-	Store    *store.Store
+	Accounts AccountService
 	Sessions *scs.SessionManager
 	Log      *slog.Logger
 }
@@ -98,12 +116,11 @@ func (a *Auth) LoadUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if id == 0 {
 			return next(c)
 		}
-		u, err := a.Store.UserByID(ctx, id)
+		u, ok, err := a.Accounts.SessionUser(ctx, id, a.Sessions.GetInt64(ctx, sessionPassword))
 		switch {
-		case errors.Is(err, library.ErrNotFound):
 		case err != nil:
 			return err
-		case !u.Disabled && u.PasswordChangedAt.UnixMicro() == a.Sessions.GetInt64(ctx, sessionPassword):
+		case ok:
 			c.Set(userCtxKey, u)
 			ctx = domain.WithActor(ctx, u.Name)
 			ctx = components.WithUser(ctx, components.User{Name: u.Name, Role: u.Role,
@@ -167,26 +184,15 @@ func (a *Auth) LoginForm(c echo.Context) error {
 func (a *Auth) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	m := authpage.Login{Name: strings.TrimSpace(c.FormValue("name")), Next: c.FormValue("next")}
-	addr := c.RealIP()
-	byName, byAddr, err := a.Store.LoginFailures(ctx, m.Name, addr, time.Now().Add(-LoginThrottleWindow))
-	if err != nil {
-		return err
-	}
-	if byName >= LoginMaxFailuresPerAccount || byAddr >= LoginMaxFailuresPerAddress {
+	u, err := a.Accounts.Login(ctx, m.Name, c.FormValue("password"), c.RealIP())
+	switch {
+	case errors.Is(err, domain.ErrLoginThrottled):
 		m.Error = tooManyLogins
 		return Render(c, http.StatusTooManyRequests, authpage.LoginPage(m))
-	}
-	u, err := a.Store.CheckLogin(ctx, m.Name, c.FormValue("password"))
-	if errors.Is(err, domain.ErrLoginFailed) {
-		if err := a.Store.RecordLogin(ctx, m.Name, addr, false); err != nil {
-			return err
-		}
+	case errors.Is(err, domain.ErrLoginFailed):
 		m.Error = loginFailed
 		return Render(c, http.StatusUnauthorized, authpage.LoginPage(m))
-	} else if err != nil {
-		return err
-	}
-	if err := a.Store.RecordLogin(ctx, u.Name, addr, true); err != nil {
+	case err != nil:
 		return err
 	}
 	if err := a.startSession(c, u); err != nil {
@@ -226,7 +232,7 @@ func (a *Auth) Logout(c echo.Context) error {
 
 // SetupForm handles GET /setup/:token.
 func (a *Auth) SetupForm(c echo.Context) error {
-	t, err := a.Store.SetupLink(c.Request().Context(), c.Param("token"))
+	t, err := a.Accounts.SetupLink(c.Request().Context(), c.Param("token"))
 	if err != nil {
 		return err
 	}
@@ -237,7 +243,7 @@ func (a *Auth) SetupForm(c echo.Context) error {
 func (a *Auth) Setup(c echo.Context) error {
 	ctx := c.Request().Context()
 	secret := c.Param("token")
-	t, err := a.Store.SetupLink(ctx, secret)
+	t, err := a.Accounts.SetupLink(ctx, secret)
 	if err != nil {
 		return err
 	}
@@ -245,15 +251,15 @@ func (a *Auth) Setup(c echo.Context) error {
 	if m.Name == "" {
 		m.Typed = strings.TrimSpace(c.FormValue("name"))
 	}
-	if c.FormValue("password") != c.FormValue("password2") {
+	u, err := a.Accounts.CompleteSetup(ctx, secret, c.FormValue("name"), c.FormValue("password"), c.FormValue("password2"))
+	switch {
+	case errors.Is(err, state.ErrPasswordsDiffer):
 		m.Error = "The two passwords differ."
 		return Render(c, http.StatusUnprocessableEntity, authpage.SetupPage(m))
-	}
-	u, err := a.Store.CompleteSetup(ctx, secret, c.FormValue("name"), c.FormValue("password"))
-	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
+	case errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict):
 		m.Error = errorText(err)
 		return Render(c, http.StatusUnprocessableEntity, authpage.SetupPage(m))
-	} else if err != nil {
+	case err != nil:
 		return err
 	}
 	if err := a.startSession(c, u); err != nil {
@@ -282,36 +288,21 @@ func (a *Auth) ChangePassword(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, _ := CurrentUser(c)
 	m := authpage.Password{Rule: passwordRule}
-	// The current password is throttled and audited like a login: a
-	// wrong one counts as a failed login of the account from the address.
-	addr := c.RealIP()
-	byName, byAddr, err := a.Store.LoginFailures(ctx, u.Name, addr, time.Now().Add(-LoginThrottleWindow))
-	if err != nil {
-		return err
-	}
-	if byName >= LoginMaxFailuresPerAccount || byAddr >= LoginMaxFailuresPerAddress {
+	nu, err := a.Accounts.ChangePassword(ctx, u, c.FormValue("current"), c.FormValue("password"), c.FormValue("password2"), c.RealIP())
+	switch {
+	case errors.Is(err, domain.ErrLoginThrottled):
 		m.Error = tooManyLogins
 		return Render(c, http.StatusTooManyRequests, authpage.PasswordPage(m))
-	}
-	if _, err := a.Store.CheckLogin(ctx, u.Name, c.FormValue("current")); err != nil {
-		if !errors.Is(err, domain.ErrLoginFailed) {
-			return err
-		}
-		if err := a.Store.RecordLogin(ctx, u.Name, addr, false); err != nil {
-			return err
-		}
+	case errors.Is(err, domain.ErrLoginFailed):
 		m.Error = "The current password is not correct."
 		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
-	}
-	if c.FormValue("password") != c.FormValue("password2") {
+	case errors.Is(err, state.ErrPasswordsDiffer):
 		m.Error = "The two new passwords differ."
 		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
-	}
-	nu, err := a.Store.SetPassword(ctx, u.Name, c.FormValue("password"))
-	if errors.Is(err, library.ErrInvalid) {
+	case errors.Is(err, library.ErrInvalid):
 		m.Error = errorText(err)
 		return Render(c, http.StatusUnprocessableEntity, authpage.PasswordPage(m))
-	} else if err != nil {
+	case err != nil:
 		return err
 	}
 	if err := a.startSession(c, nu); err != nil {
@@ -333,7 +324,7 @@ func (a *Auth) Users(c echo.Context) error {
 
 func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
 	me, _ := CurrentUser(c)
-	list, err := a.Store.ListUsers(c.Request().Context())
+	list, err := a.Accounts.Users(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -342,7 +333,7 @@ func (a *Auth) renderUsers(c echo.Context, status int, m authpage.Users) error {
 	}
 	m.Roles = domain.Roles
 	m.Rule = passwordRule
-	links, err := a.Store.PendingSetupLinks(c.Request().Context())
+	links, err := a.Accounts.PendingLinks(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -360,7 +351,7 @@ func (a *Auth) RevokeSetupLink(c echo.Context) error {
 	if err != nil || id < 1 {
 		return fmt.Errorf("setup link id must be a positive whole number, got %q: %w", c.Param("id"), library.ErrInvalid)
 	}
-	if err := a.Store.RevokeSetupLink(c.Request().Context(), id); err != nil {
+	if err := a.Accounts.RevokeLink(c.Request().Context(), id); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/users")
@@ -370,7 +361,7 @@ func (a *Auth) RevokeSetupLink(c echo.Context) error {
 // new account.
 func (a *Auth) AddUser(c echo.Context) error {
 	name, role := strings.TrimSpace(c.FormValue("name")), c.FormValue("role")
-	secret, err := a.Store.CreateSetupToken(c.Request().Context(), name, role)
+	secret, err := a.Accounts.Invite(c.Request().Context(), name, role)
 	if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
 		return a.renderUsers(c, http.StatusUnprocessableEntity, authpage.Users{AddError: errorText(err), Name: name, Role: role})
 	} else if err != nil {
@@ -381,24 +372,18 @@ func (a *Auth) AddUser(c echo.Context) error {
 }
 
 // SetRole handles POST /users/:name/role. An admin's change of their own
-// role answers 409 with the users page saying why.
+// role, or one leaving no enabled admin, answers 409 with the users page
+// saying why.
 func (a *Auth) SetRole(c echo.Context) error {
-	if refused, err := a.refuseSelf(c); refused || err != nil {
-		return err
-	}
-	if _, err := a.Store.SetRole(c.Request().Context(), c.Param("name"), c.FormValue("role")); err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, "/users")
+	me, _ := CurrentUser(c)
+	_, err := a.Accounts.SetRole(c.Request().Context(), me, c.Param("name"), c.FormValue("role"))
+	return a.afterChange(c, err)
 }
 
 // SetDisabled handles POST /users/:name/disable: disabled=true or
-// disabled=false, anything else is refused (422). Disabling oneself
-// answers 409 with the users page saying why.
+// disabled=false, anything else is refused (422). Disabling oneself, or
+// the last enabled admin, answers 409 with the users page saying why.
 func (a *Auth) SetDisabled(c echo.Context) error {
-	if refused, err := a.refuseSelf(c); refused || err != nil {
-		return err
-	}
 	var disabled bool
 	switch c.FormValue("disabled") {
 	case "true":
@@ -407,22 +392,22 @@ func (a *Auth) SetDisabled(c echo.Context) error {
 	default:
 		return fmt.Errorf("disabled must be true or false: %w", library.ErrInvalid)
 	}
-	if _, err := a.Store.SetDisabled(c.Request().Context(), c.Param("name"), disabled); err != nil {
+	me, _ := CurrentUser(c)
+	_, err := a.Accounts.SetDisabled(c.Request().Context(), me, c.Param("name"), disabled)
+	return a.afterChange(c, err)
+}
+
+// afterChange answers a role or status change: back to the users page,
+// or the page with why the change was refused (409), or err for the
+// error handler.
+func (a *Auth) afterChange(c echo.Context, err error) error {
+	switch {
+	case errors.Is(err, domain.ErrOwnAccount):
+		return a.renderUsers(c, http.StatusConflict, authpage.Users{Error: ownAccount})
+	case errors.Is(err, domain.ErrLastAdmin):
+		return a.renderUsers(c, http.StatusConflict, authpage.Users{Error: lastAdmin})
+	case err != nil:
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/users")
-}
-
-// refuseSelf answers 409 with the users page when the account changed is
-// the admin's own (names compare ignoring case, as accounts do): an admin
-// demoting or disabling themself could leave the console without one,
-// so another admin has to do it. refused says the answer was written.
-func (a *Auth) refuseSelf(c echo.Context) (refused bool, err error) {
-	me, _ := CurrentUser(c)
-	target, err := a.Store.UserByName(c.Request().Context(), c.Param("name"))
-	if err != nil || target.ID != me.ID {
-		return false, err
-	}
-	return true, a.renderUsers(c, http.StatusConflict, authpage.Users{
-		Error: "You cannot change your own role or disable your own account: another admin has to, so that the console always keeps an admin."})
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,19 +10,22 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/views/tokenpage"
 )
 
-// Tokens is the admins' API tokens page: list, create (the
-// secret shown once), revoke. The store audits create and revoke with the
-// logged-in admin as the actor.
+// TokenService is what the tokens page needs (*state.Tokens, which the
+// API checks tokens with, so that a revoked token is refused at once).
+type TokenService interface {
+	List(ctx context.Context) ([]domain.Token, error)
+	Create(ctx context.Context, name string, scopes []string) (domain.Token, string, error)
+	Revoke(ctx context.Context, name string) (domain.Token, error)
+}
+
+// Tokens is the admins' API tokens page: list, create (the secret shown
+// once), revoke. Creating and revoking are audited with the logged-in
+// admin as the actor.
 type Tokens struct {
-	Store *store.Store
-	// Check is what the API checks tokens with; revoking goes through it
-	// so that the API refuses the token at once.
-	Check *state.Tokens
+	Tokens TokenService
 }
 
 // tokenTime is how the tokens page shows a time.
@@ -33,7 +37,7 @@ func (h *Tokens) List(c echo.Context) error {
 }
 
 func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
-	list, err := h.Store.ListTokens(c.Request().Context())
+	list, err := h.Tokens.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -71,7 +75,7 @@ func (h *Tokens) Create(c echo.Context) error {
 	if f.NameError != "" || f.ScopeError != "" {
 		return h.render(c, http.StatusUnprocessableEntity, tokenpage.Model{Form: f})
 	}
-	tok, secret, err := h.Store.CreateToken(c.Request().Context(), f.Name, f.Scopes)
+	tok, secret, err := h.Tokens.Create(c.Request().Context(), f.Name, f.Scopes)
 	switch {
 	case errors.Is(err, library.ErrConflict):
 		f.NameError = "A token called " + f.Name + " exists already (revoked tokens keep their names)."
@@ -90,7 +94,7 @@ func (h *Tokens) Create(c echo.Context) error {
 // 401 to the token. Revoking it again changes nothing and says so in the
 // tokens page's flash.
 func (h *Tokens) Revoke(c echo.Context) error {
-	_, err := h.Check.Revoke(c.Request().Context(), c.FormValue("name"))
+	_, err := h.Tokens.Revoke(c.Request().Context(), c.FormValue("name"))
 	if again := (*domain.AlreadyRevoked)(nil); errors.As(err, &again) {
 		setFlash(c, again.Error()+"; nothing changed.")
 		return seeOther(c, "/tokens")

@@ -16,6 +16,8 @@ import (
 
 // TokenSource is what Tokens reads and writes (*store.Store).
 type TokenSource interface {
+	ListTokens(ctx context.Context) ([]domain.Token, error)
+	CreateToken(ctx context.Context, name string, scopes []string) (domain.Token, string, error)
 	TokensByHash(ctx context.Context) (map[string]domain.Token, error)
 	TokenByHash(ctx context.Context, hash string) (domain.Token, error)
 	RecordTokenUse(ctx context.Context, id int64, method, path string) (time.Time, bool, error)
@@ -179,6 +181,23 @@ func (t *Tokens) Flush(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// List returns every token, revoked ones included, as the database
+// holds them now (the tokens page shows last uses the copy in memory may
+// lack). Errors: the store's.
+func (t *Tokens) List(ctx context.Context) ([]domain.Token, error) {
+	return t.src.ListTokens(ctx)
+}
+
+// Create creates a token called name with scopes (audited with the
+// context's actor) and returns it with its secret, the only time the
+// secret is available. Authenticate takes the token at once (a secret
+// not in memory is looked up). Errors: library.ErrInvalid for a name
+// breaking library.NameProblem or a bad scope; library.ErrConflict when
+// the name is taken (revoked tokens keep theirs).
+func (t *Tokens) Create(ctx context.Context, name string, scopes []string) (domain.Token, string, error) {
+	return t.src.CreateToken(ctx, name, scopes)
 }
 
 // Revoke revokes the token called name (store.Store.RevokeToken) and

@@ -319,15 +319,63 @@ func (s *Store) CheckLogin(ctx context.Context, name, password string) (domain.U
 	return u, nil
 }
 
-// RecordLogin records a login attempt for throttling, and audits it
-// (actor: the name tried).
-func (s *Store) RecordLogin(ctx context.Context, name, addr string, ok bool) error {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		name = "(empty)"
-	}
+// Advisory lock classes of the login throttle (the two-key form, apart
+// from every one-key lock): one name or one address reserves at a time.
+const (
+	loginLockName = 1
+	loginLockAddr = 2
+)
+
+// ReserveLogin reserves a login attempt of name from addr before its
+// password is compared, and returns the attempt's id for SettleLogin. It
+// is refused when the failed or still pending attempts within window
+// number perName or more for the name (compared ignoring case) or
+// perAddr or more from the address: under per-name and per-address
+// locks held to the commit, so that parallel attempts count each other
+// and no more than the limit ever compare a password. A pending attempt
+// counts as failed until settled (one whose process died stays failed).
+// Errors: domain.ErrLoginThrottled, or the database's.
+func (s *Store) ReserveLogin(ctx context.Context, name, addr string, window time.Duration, perName, perAddr int) (int64, error) {
+	name = attemptName(name)
+	var id int64
+	err := s.WithTx(ctx, func(tx *Store) error {
+		// Name before address in every transaction: no two wait on each other.
+		if _, err := tx.db.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(lower($2))), pg_advisory_xact_lock($3, hashtext($4))`,
+			loginLockName, name, loginLockAddr, addr); err != nil {
+			return dbErrOrNil(err, "login attempt")
+		}
+		var byName, byAddr int
+		if err := tx.db.QueryRow(ctx, `SELECT
+			count(*) FILTER (WHERE lower(user_name) = lower($1)),
+			count(*) FILTER (WHERE addr = $2)
+			FROM login_attempts WHERE ok IS NOT TRUE AND at > now() - $3::interval
+			AND (lower(user_name) = lower($1) OR addr = $2)`,
+			name, addr, fmt.Sprintf("%d microseconds", window.Microseconds())).Scan(&byName, &byAddr); err != nil {
+			return dbErrOrNil(err, "login attempts")
+		}
+		if byName >= perName || byAddr >= perAddr {
+			return domain.ErrLoginThrottled
+		}
+		err := tx.db.QueryRow(ctx, `INSERT INTO login_attempts (user_name, addr, ok) VALUES ($1, $2, NULL) RETURNING id`, name, addr).Scan(&id)
+		return dbErrOrNil(err, "login attempt")
+	})
+	return id, err
+}
+
+// SettleLogin records the outcome of the attempt ReserveLogin returned:
+// ok (the password matched, or none was judged) no longer counts against
+// the throttle; failed keeps counting for the window. With audit it
+// also writes the audit row of a login (action login or login_failed,
+// actor and subject name, the name tried or the account's). Errors: the
+// database's; library.ErrNotFound for an unknown attempt.
+func (s *Store) SettleLogin(ctx context.Context, attempt int64, name string, ok, audit bool) error {
+	name = attemptName(name)
 	return s.WithTx(ctx, func(tx *Store) error {
-		if _, err := tx.db.Exec(ctx, `INSERT INTO login_attempts (user_name, addr, ok) VALUES ($1, $2, $3)`, name, addr, ok); err != nil {
+		var addr string
+		err := tx.db.QueryRow(ctx, `UPDATE login_attempts SET ok = $2 WHERE id = $1 RETURNING addr`, attempt, ok).Scan(&addr)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("login attempt %d: %w", attempt, library.ErrNotFound)
+		} else if err != nil || !audit {
 			return dbErrOrNil(err, "login attempt")
 		}
 		action := domain.ActionLogin
@@ -339,14 +387,14 @@ func (s *Store) RecordLogin(ctx context.Context, name, addr string, ok bool) err
 	})
 }
 
-// LoginFailures returns the failed logins since the time given for the
-// account name and for the address addr.
-func (s *Store) LoginFailures(ctx context.Context, name, addr string, since time.Time) (byName, byAddr int, err error) {
-	err = s.db.QueryRow(ctx, `SELECT
-		count(*) FILTER (WHERE lower(user_name) = lower($1)),
-		count(*) FILTER (WHERE addr = $2)
-		FROM login_attempts WHERE NOT ok AND at > $3`, strings.TrimSpace(name), addr, since).Scan(&byName, &byAddr)
-	return byName, byAddr, dbErrOrNil(err, "login attempts")
+// attemptName is the name a login attempt is recorded under: "(empty)"
+// for a blank one, so that the audit row names something.
+func attemptName(name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "(empty)"
+	}
+	return name
 }
 
 // updateUser changes the account name with set (SQL SET clause over
@@ -362,6 +410,11 @@ func (s *Store) updateUser(ctx context.Context, name, action, set string, args .
 		if u, err = scanUser(tx.db.QueryRow(ctx, `UPDATE users SET `+set+` WHERE id = $1 RETURNING `+userColumns, append([]any{cur.ID}, args...)...)); err != nil {
 			return dbErrOrNil(err, "user "+name)
 		}
+		if enabledAdmin(cur) && !enabledAdmin(u) {
+			if err := tx.keepAnAdmin(ctx); err != nil {
+				return err
+			}
+		}
 		if action != domain.ActionPassword && cur.Role == u.Role && cur.Disabled == u.Disabled {
 			return nil // a repeat that changes nothing is not audited
 		}
@@ -372,7 +425,31 @@ func (s *Store) updateUser(ctx context.Context, name, action, set string, args .
 	return u, err
 }
 
-// SetRole changes name's role. Errors: library.ErrNotFound, ErrInvalid.
+// enabledAdmin reports whether u is an admin who can log in.
+func enabledAdmin(u domain.User) bool { return u.Role == domain.RoleAdmin && !u.Disabled }
+
+// keepAnAdmin checks, inside the transaction of a change that takes an
+// enabled admin away, that another one remains. Such changes take one
+// lock in turn, so two admins demoting each other at once cannot both
+// pass: the second counts after the first committed. Errors:
+// domain.ErrLastAdmin.
+func (s *Store) keepAnAdmin(ctx context.Context) error {
+	var n int
+	_, err := s.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('enabled admins', 0))`)
+	if err == nil {
+		err = s.db.QueryRow(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled`).Scan(&n)
+	}
+	if err != nil {
+		return dbErrOrNil(err, "admins")
+	}
+	if n == 0 {
+		return domain.ErrLastAdmin
+	}
+	return nil
+}
+
+// SetRole changes name's role. Errors: library.ErrNotFound, ErrInvalid;
+// domain.ErrLastAdmin when it would leave no enabled admin.
 func (s *Store) SetRole(ctx context.Context, name, role string) (domain.User, error) {
 	if err := validRole(role); err != nil {
 		return domain.User{}, err
@@ -381,7 +458,8 @@ func (s *Store) SetRole(ctx context.Context, name, role string) (domain.User, er
 }
 
 // SetDisabled disables or enables name; a disabled user's sessions stop
-// working at their next request.
+// working at their next request. Errors: library.ErrNotFound;
+// domain.ErrLastAdmin when it would leave no enabled admin.
 func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) (domain.User, error) {
 	action := domain.ActionEnable
 	if disabled {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,9 +20,9 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
-	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/views/components"
@@ -291,21 +292,21 @@ func TestLoginMessagesAndThrottling(t *testing.T) {
 
 	// Per account: after 5 failures (from any address), even the right
 	// password is refused, with the same message for unknown names.
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount-1; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount-1; i++ {
 		try(anonymous(t, h), "alice", "wrong password!")
 	}
 	code, msg := try(anonymous(t, h), "alice", testPassword)
 	if code != http.StatusTooManyRequests || !strings.Contains(msg, "Too many failed logins") {
 		t.Errorf("throttled account: %d %q, want 429", code, msg)
 	}
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount; i++ {
 		try(anonymous(t, h), "ghost", "wrong password!")
 	}
 	if code2, msg2 := try(anonymous(t, h), "ghost", "x"); code2 != code || msg2 != msg {
 		t.Errorf("throttled unknown name: %d %q, want %d %q", code2, msg2, code, msg)
 	}
 	// Per address: the failures above all came from httptest's address.
-	for i := 0; i < handlers.LoginMaxFailuresPerAddress; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAddress; i++ {
 		try(c, "user"+itoa(i), "wrong password!")
 	}
 	newUser(t, st, "bob", domain.RoleViewer)
@@ -538,7 +539,7 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 			"current": {current}, "password": {"a brand new password"}, "password2": {"a brand new password"}}))
 		return rec.Code, rec.Body.String()
 	}
-	for i := 0; i < handlers.LoginMaxFailuresPerAccount; i++ {
+	for i := 0; i < state.LoginMaxFailuresPerAccount; i++ {
 		if code, body := change("wrong password!"); code != http.StatusUnprocessableEntity {
 			t.Fatalf("wrong current password %d: %d %s", i, code, body)
 		}
@@ -553,8 +554,8 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 		t.Errorf("login after the failed password checks: %d, want 429", r.Code)
 	}
 	entries, err := st.ListAudit(context.Background(), domain.AuditFilter{Subject: domain.SubjectUser, Action: domain.ActionLoginFailed, SubjectID: "erin"})
-	if err != nil || len(entries) != handlers.LoginMaxFailuresPerAccount {
-		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, handlers.LoginMaxFailuresPerAccount)
+	if err != nil || len(entries) != state.LoginMaxFailuresPerAccount {
+		t.Errorf("audited failures: %d (%v), want %d", len(entries), err, state.LoginMaxFailuresPerAccount)
 	}
 }
 
@@ -729,5 +730,35 @@ func TestAdminCannotChangeSelf(t *testing.T) {
 	}
 	if rec := admin.do(h, httptest.NewRequest(http.MethodGet, "/users", nil)); rec.Code != http.StatusOK {
 		t.Errorf("the admin's session after the refusals: %d", rec.Code)
+	}
+}
+
+// TestParallelLoginsThrottled: wrong passwords for one name posted at
+// once get LoginMaxFailuresPerAccount answers 401 and 429 for the rest:
+// the throttle is reserved before the password check.
+func TestParallelLoginsThrottled(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil)
+	h := srv.Handler()
+	newUser(t, st, "frank", domain.RoleViewer)
+	const attempts = 30
+	clients := make([]*client, attempts)
+	for i := range clients {
+		clients[i] = anonymous(t, h)
+	}
+	codes := make([]int, attempts)
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() {
+			codes[i] = c.do(h, c.form(http.MethodPost, "/login", url.Values{"name": {"frank"}, "password": {"wrong password!"}})).Code
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, code := range codes {
+		count[code]++
+	}
+	if count[http.StatusUnauthorized] != state.LoginMaxFailuresPerAccount || count[http.StatusTooManyRequests] != attempts-state.LoginMaxFailuresPerAccount {
+		t.Errorf("answers %v, want %d × 401 and %d × 429", count, state.LoginMaxFailuresPerAccount, attempts-state.LoginMaxFailuresPerAccount)
 	}
 }

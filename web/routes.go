@@ -128,7 +128,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/users/:name/disable", auth.SetDisabled, admin)
 	e.POST("/users/links/:id/revoke", auth.RevokeSetupLink, admin)
 
-	tokens := &handlers.Tokens{Store: s.cfg.Store, Check: s.tokens}
+	tokens := &handlers.Tokens{Tokens: s.tokens}
 	e.GET("/tokens", tokens.List, admin)
 	e.POST("/tokens", tokens.Create, admin)
 	e.POST("/tokens/revoke", tokens.Revoke, admin)

@@ -95,6 +95,7 @@ type Server struct {
 	scenarios *state.Scenarios
 	assembly  *state.Assembly
 	tokens    *state.Tokens
+	accounts  *state.Accounts
 	webhooks  *webhook.Webhooks
 	http      *http.Server
 	metrics   *http.Server // nil without Config.MetricsAddr
@@ -172,7 +173,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.sessionManager.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.handleError(err, s.echo.NewContext(r, w))
 	}
-	s.auth = &handlers.Auth{Store: cfg.Store, Sessions: s.sessionManager, Log: cfg.Logger}
+	s.accounts = &state.Accounts{Store: cfg.Store}
+	s.auth = &handlers.Auth{Accounts: s.accounts, Sessions: s.sessionManager, Log: cfg.Logger}
 	s.echo = s.newEcho()
 	s.handler = &headAsGet{next: s.echo}
 	if cfg.Metrics != nil {
@@ -417,39 +419,16 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 }
 
-// firstAdminIssuer is the actor recorded for the first admin's setup link.
-const firstAdminIssuer = "server"
-
 // FirstSetupLink returns a one-time link (valid domain.SetupTTL) to create
-// the first admin when there are no users yet and no such link is pending;
-// once per database: under a lock shared by every process, so that of
-// processes starting together on an empty database one prints a link.
-// When a first-admin link is pending already (issued by another process,
-// or an earlier start) link is "" and pending describes it; both are zero
-// when there are users. Call it after Start: the link is on the server's
-// URL.
+// the first admin when there are no users yet and no such link is pending
+// (state.Accounts.FirstAdminLink: once per database, whichever processes
+// start together). When a first-admin link is pending already link is ""
+// and pending describes it; both are zero when there are users. Call it
+// after Start: the link is on the server's URL.
 func (s *Server) FirstSetupLink(ctx context.Context) (link string, pending *domain.SetupLinkInfo, err error) {
-	err = s.cfg.Store.WithLock(ctx, "first-admin", func() error {
-		n, err := s.cfg.Store.CountUsers(ctx)
-		if err != nil || n > 0 {
-			return err
-		}
-		links, err := s.cfg.Store.PendingSetupLinks(ctx)
-		if err != nil {
-			return err
-		}
-		for _, l := range links {
-			if l.CreatedBy == firstAdminIssuer && l.Role == domain.RoleAdmin && l.UserName == "" {
-				pending = &l
-				return nil
-			}
-		}
-		secret, err := s.cfg.Store.CreateFirstAdminLink(domain.WithActor(ctx, firstAdminIssuer))
-		if err != nil {
-			return err
-		}
+	secret, pending, err := s.accounts.FirstAdminLink(ctx)
+	if secret != "" {
 		link = handlers.SetupURL(s.URL(), secret)
-		return nil
-	})
+	}
 	return link, pending, err
 }

@@ -8,9 +8,11 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/state"
 )
 
-// userAdd prints a one-time setup link for a new user.
+// userAdd prints a one-time setup link for a new user, issued by
+// state.Accounts as the users page issues it.
 func (a *app) userAdd(ctx context.Context) error {
 	st, closeStore, err := a.openStore(ctx, a.logger())
 	if err != nil {
@@ -22,7 +24,8 @@ func (a *app) userAdd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, err := st.CreateSetupToken(domain.WithActor(ctx, cliActor), c.Name, c.Role)
+	accounts := &state.Accounts{Store: st}
+	secret, err := accounts.Invite(domain.WithActor(ctx, cliActor), c.Name, c.Role)
 	if err != nil {
 		return err
 	}
