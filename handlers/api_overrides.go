@@ -108,8 +108,8 @@ type APIOverrideSaved struct {
 	// Warnings are the module checklist's warnings of Text, never
 	// nil; they do not block saving or publishing. Notices say what the
 	// checklist could not check (a locale without cue words), never nil.
-	Warnings []state.Finding `json:"warnings"`
-	Notices  []state.Finding `json:"notices"`
+	Warnings []library.Finding `json:"warnings"`
+	Notices  []library.Finding `json:"notices"`
 }
 
 // apiOverrideBody is the JSON form of a PUT body.

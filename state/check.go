@@ -8,7 +8,6 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/library/lint"
 )
 
 // LineError is one reason a text cannot be saved: the 1-based line of the
@@ -92,21 +91,20 @@ func lineErrors(errs library.FileErrors) []LineError {
 	return out
 }
 
-// Finding is one finding of the module checklist (package lint): its
-// line, field, rule, severity and message, as the API and the pages show
-// it.
-type Finding = lint.Finding
-
-// Findings splits the module checklist's findings of m into warnings and
-// notices (what it could not check, such as a locale without cue words);
-// both are empty, never nil, when there are none.
-func Findings(m *library.Module) (warnings, notices []Finding) {
-	warnings, notices = []Finding{}, []Finding{}
-	for _, f := range lint.Lint(m) {
+// findings runs the Checklist on m and splits its findings into warnings
+// and notices (what it could not check, such as a locale without cue
+// words); both are empty, never nil, when there are none or no Checklist
+// is set.
+func (s *Overrides) findings(m *library.Module) (warnings, notices []library.Finding) {
+	warnings, notices = []library.Finding{}, []library.Finding{}
+	if s.Checklist == nil {
+		return warnings, notices
+	}
+	for _, f := range s.Checklist(m) {
 		switch f.Severity {
-		case lint.SeverityWarning:
+		case library.SeverityWarning:
 			warnings = append(warnings, f)
-		case lint.SeverityNotice:
+		case library.SeverityNotice:
 			notices = append(notices, f)
 		}
 	}

@@ -43,6 +43,12 @@ type Overrides struct {
 	Served    *Served
 	Assembler *assembler.Assembler
 	Log       *slog.Logger
+	// Checklist is the module checklist run on every text checked or
+	// saved (lint.Lint; the server and the CLI set it, so that this
+	// package, and the handlers above it, depend on no checker): its
+	// warnings and notices come back in the Outcome and never block a
+	// save. Nil runs none.
+	Checklist func(m *library.Module) []library.Finding
 	// Events, when set, is told of each publish, delete and restore.
 	Events Events
 }
@@ -99,8 +105,8 @@ type Outcome struct {
 	Head     *domain.Override
 	Reason   string
 	Errors   []LineError
-	Warnings []Finding
-	Notices  []Finding
+	Warnings []library.Finding
+	Notices  []library.Finding
 }
 
 // Check applies the checks of a save to text without storing anything:
@@ -114,12 +120,12 @@ func (s *Overrides) Check(id, locale, text string) Outcome {
 	if len(errs) > 0 {
 		out := Outcome{Kind: OutcomeInvalid, Errors: errs}
 		if m != nil {
-			out.Warnings, out.Notices = Findings(m)
+			out.Warnings, out.Notices = s.findings(m)
 		}
 		return out
 	}
 	out := Outcome{Module: m}
-	out.Warnings, out.Notices = Findings(m)
+	out.Warnings, out.Notices = s.findings(m)
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
@@ -47,7 +48,7 @@ func newService(t *testing.T) *service {
 		t.Fatal(err)
 	}
 	return &service{
-		Overrides: &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{}), Log: log},
+		Overrides: &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{}), Log: log, Checklist: lint.Lint},
 		st:        st, lib: lib, ctx: domain.WithActor(context.Background(), "tester"),
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/importer"
+	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -283,7 +284,7 @@ func (a *app) newImporter(ctx context.Context) (*dbImporter, func(), error) {
 		closeStore()
 		return nil, nil, err
 	}
-	im := &dbImporter{overrides: &state.Overrides{Store: st, Served: served, Assembler: asm, Log: log}}
+	im := &dbImporter{overrides: &state.Overrides{Store: st, Served: served, Assembler: asm, Log: log, Checklist: lint.Lint}}
 	return im, closeStore, nil
 }
 

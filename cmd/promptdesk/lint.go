@@ -43,7 +43,7 @@ func (a *app) lint() error {
 	}
 	if opts.Format == "json" {
 		if r.Findings == nil {
-			r.Findings = []lint.Finding{}
+			r.Findings = []library.Finding{}
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
 )
 
@@ -128,10 +129,10 @@ func TestLintJSON(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 	w, n := r.Findings[0], r.Findings[1]
-	if w.Rule != "5" || w.Line != 8 || w.Field != "body" || w.Severity != lint.SeverityWarning || !strings.HasSuffix(w.File, "modules/en-US/task-notes.md") {
+	if w.Rule != "5" || w.Line != 8 || w.Field != "body" || w.Severity != library.SeverityWarning || !strings.HasSuffix(w.File, "modules/en-US/task-notes.md") {
 		t.Errorf("warning %+v", w)
 	}
-	if n.Rule != lint.RuleCues || n.Severity != lint.SeverityNotice || !strings.HasSuffix(n.File, "modules/ja-JP") {
+	if n.Rule != library.RuleCues || n.Severity != library.SeverityNotice || !strings.HasSuffix(n.File, "modules/ja-JP") {
 		t.Errorf("notice %+v", n)
 	}
 	for _, key := range []string{`"findings"`, `"counts"`, `"errors": 0`, `"warnings": 1`, `"severity": "warning"`, `"rule": "5"`} {

@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -125,7 +126,7 @@ func TestOneAssemblyForEveryCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	impact := func() string {
-		ovr := &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{})}
+		ovr := &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{}), Checklist: lint.Lint}
 		e, err := ovr.Effect(ctx, state.Change{ID: "task.translate", Locale: "zh-CN", Remove: true})
 		if err != nil {
 			t.Fatal(err)

@@ -20,74 +20,6 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// Severity says how much a finding weighs.
-type Severity string
-
-// Severities, heaviest first. Errors are format errors (the module does
-// not load); warnings are checklist findings (rules 1–8 and the tool
-// rule); notices say a check could not run, e.g. no cue file for a locale.
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityNotice  Severity = "notice"
-)
-
-// Rule names of findings besides the checklist rule numbers "1" to "8".
-const (
-	// RuleFormat is a format error: what the loader refuses.
-	RuleFormat = "format"
-	// RuleTool is the checklist's rule for tool modules: when to use the
-	// tool, how it fails, no parameter schema.
-	RuleTool = "tool"
-	// RulePlaceholder is the checklist's warning for brace text that
-	// looks meant as a placeholder but is not one, so the model would
-	// read it as written: "{{ name }}", an unclosed "{{", "{{#each}}".
-	RulePlaceholder = "placeholder"
-	// RuleCues is the notice that a locale has no cue file, so its
-	// modules' wording checks were skipped.
-	RuleCues = "cues"
-)
-
-// Finding is one problem in one file.
-type Finding struct {
-	// File is the path as given to LintDir, LintFS or Parse.
-	File string `json:"file"`
-	// Line is 1-based; 0 when the finding concerns the whole file or a folder.
-	Line int `json:"line"`
-	// Field is the frontmatter field concerned, "body", or "".
-	Field string `json:"field"`
-	// Rule is RuleFormat, "1"…"8" (checklist rules), RuleTool,
-	// RulePlaceholder or RuleCues.
-	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-}
-
-// String is the finding as one line of text:
-// `path:line: severity [rule N] field: message`.
-func (f Finding) String() string {
-	var b strings.Builder
-	b.WriteString(f.File)
-	if f.Line > 0 {
-		fmt.Fprintf(&b, ":%d", f.Line)
-	}
-	fmt.Fprintf(&b, ": %s [%s] ", f.Severity, f.RuleLabel())
-	if f.Field != "" {
-		b.WriteString(f.Field + ": ")
-	}
-	b.WriteString(f.Message)
-	return b.String()
-}
-
-// RuleLabel is how the rule is shown: "rule 3", "format", "tool",
-// "placeholder", "cues".
-func (f Finding) RuleLabel() string {
-	if len(f.Rule) == 1 && f.Rule[0] >= '1' && f.Rule[0] <= '8' {
-		return "rule " + f.Rule
-	}
-	return f.Rule
-}
-
 // Counts is how many findings of each severity a report has.
 type Counts struct {
 	Errors   int `json:"errors"`
@@ -98,7 +30,7 @@ type Counts struct {
 // Report is the result of linting a library folder.
 type Report struct {
 	// Findings sorted by file, line, rule and message.
-	Findings []Finding `json:"findings"`
+	Findings []library.Finding `json:"findings"`
 	// Modules is the number of module files that parsed and were checked
 	// against the checklist.
 	Modules int    `json:"modules"`
@@ -110,10 +42,10 @@ type Report struct {
 // that need no words (rule 3's code-block check and the tool rule's schema
 // check) and one notice saying so. It never returns format errors: m
 // parsed.
-func Lint(m *library.Module) []Finding {
+func Lint(m *library.Module) []library.Finding {
 	set, err := loadCues()
 	if err != nil {
-		return []Finding{cueError(m.File, err)}
+		return []library.Finding{cueError(m.File, err)}
 	}
 	c := set.forLocale(m.Locale)
 	out := check(m, c)
@@ -162,7 +94,7 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 			return r, err
 		}
 		for _, fe := range fes {
-			r.Findings = append(r.Findings, Finding{File: fe.File, Line: fe.Line, Field: fe.Field, Rule: RuleFormat, Severity: SeverityError, Message: fe.Msg})
+			r.Findings = append(r.Findings, library.Finding{File: fe.File, Line: fe.Line, Field: fe.Field, Rule: library.RuleFormat, Severity: library.SeverityError, Message: fe.Msg})
 		}
 	}
 	display := func(p string) string { return filepath.ToSlash(filepath.Join(prefix, p)) }
@@ -202,9 +134,9 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 	sortFindings(r.Findings)
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case SeverityError:
+		case library.SeverityError:
 			r.Counts.Errors++
-		case SeverityWarning:
+		case library.SeverityWarning:
 			r.Counts.Warnings++
 		default:
 			r.Counts.Notices++
@@ -217,23 +149,23 @@ func LintFS(fsys fs.FS, prefix string) (Report, error) {
 // wording checks are skipped rather than reported: without the locale's
 // words every module would warn on every rule, which says nothing about
 // the modules.
-func noCues(file, locale string, modules int) Finding {
+func noCues(file, locale string, modules int) library.Finding {
 	what := "this module"
 	if modules > 1 {
 		what = fmt.Sprintf("its %d modules", modules)
 	}
 	known, _ := CueLocales()
-	return Finding{File: file, Rule: RuleCues, Severity: SeverityNotice,
+	return library.Finding{File: file, Rule: library.RuleCues, Severity: library.SeverityNotice,
 		Message: fmt.Sprintf("no lint cue words for %s (cue files exist for %s): the wording checks of rules 1, 2 and 4–8 and of the tool rule were skipped for %s; rule 3's code-block check and the tool rule's schema check ran",
 			locale, strings.Join(known, ", "), what)}
 }
 
-func cueError(file string, err error) Finding {
-	return Finding{File: file, Rule: RuleCues, Severity: SeverityError, Message: "the lint's cue files are broken: " + err.Error()}
+func cueError(file string, err error) library.Finding {
+	return library.Finding{File: file, Rule: library.RuleCues, Severity: library.SeverityError, Message: "the lint's cue files are broken: " + err.Error()}
 }
 
-func sortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
+func sortFindings(fs []library.Finding) {
+	slices.SortStableFunc(fs, func(a, b library.Finding) int {
 		return cmp.Or(
 			cmp.Compare(a.File, b.File),
 			cmp.Compare(a.Line, b.Line),

@@ -14,10 +14,10 @@ import (
 type want struct {
 	rule string
 	line int
-	sev  Severity
+	sev  library.Severity
 }
 
-func warning(rule string, line int) want { return want{rule, line, SeverityWarning} }
+func warning(rule string, line int) want { return want{rule, line, library.SeverityWarning} }
 
 // fixtures maps every file under testdata/library (relative to modules/,
 // or the locale folder for a notice) to exactly the findings it must
@@ -36,8 +36,8 @@ var fixtures = map[string][]want{
 	"en-US/base-rules.md":           nil,                // rule 1 is base.identity's only
 	"en-US/env-plain.md":            nil,                // env modules are facts
 	"en-US/env-sources.md":          {warning("6", 8)},  // a source without "not found"
-	"en-US/task-braces.md":          {warning(RulePlaceholder, 11), warning(RulePlaceholder, 12), warning(RulePlaceholder, 12), warning(RulePlaceholder, 13)},
-	"en-US/task-broken.md":          {{RuleFormat, 4, SeverityError}},
+	"en-US/task-braces.md":          {warning(library.RulePlaceholder, 11), warning(library.RulePlaceholder, 12), warning(library.RulePlaceholder, 12), warning(library.RulePlaceholder, 13)},
+	"en-US/task-broken.md":          {{library.RuleFormat, 4, library.SeverityError}},
 	"en-US/task-fence.md":           {warning("3", 21)}, // a JSON block, no outputContract
 	"en-US/task-good.md":            nil,
 	"en-US/task-json.md":            {warning("3", 19)},
@@ -49,17 +49,17 @@ var fixtures = map[string][]want{
 	"en-US/task-no-role.md":         {warning("1", 9)},
 	"en-US/task-short-role.md":      {warning("1", 9)},
 	"en-US/tool-lookup.md":          nil,
-	"en-US/tool-no_fail.md":         {warning(RuleTool, 8)},
-	"en-US/tool-no_when.md":         {warning(RuleTool, 8)},
-	"en-US/tool-params.md":          {warning(RuleTool, 19)}, // parameter list with types
-	"en-US/tool-schema.md":          {warning(RuleTool, 18)}, // JSON Schema code block
-	"en-US/tool-scope.md":           {warning("6", 14)},      // searches, names no scope
+	"en-US/tool-no_fail.md":         {warning(library.RuleTool, 8)},
+	"en-US/tool-no_when.md":         {warning(library.RuleTool, 8)},
+	"en-US/tool-params.md":          {warning(library.RuleTool, 19)}, // parameter list with types
+	"en-US/tool-schema.md":          {warning(library.RuleTool, 18)}, // JSON Schema code block
+	"en-US/tool-scope.md":           {warning("6", 14)},              // searches, names no scope
 	"zh-CN/task-good.md":            nil,
 	"zh-CN/task-no-mistakes.md":     {warning("5", 9)},
 	"zh-CN/task-short-role.md":      {warning("1", 9)},
-	"ja-JP":                         {{RuleCues, 0, SeverityNotice}},
+	"ja-JP":                         {{library.RuleCues, 0, library.SeverityNotice}},
 	"ja-JP/task-good.md":            nil,
-	"ja-JP/tool-schema.md":          {warning(RuleTool, 18)}, // structural: runs without cues
+	"ja-JP/tool-schema.md":          {warning(library.RuleTool, 18)}, // structural: runs without cues
 }
 
 func TestLintDirFixtures(t *testing.T) {
@@ -105,7 +105,7 @@ func TestBraceWarnings(t *testing.T) {
 	}
 	var got []string
 	for _, f := range r.Findings {
-		if f.Rule == RulePlaceholder {
+		if f.Rule == library.RulePlaceholder {
 			got = append(got, fmt.Sprintf("%d %s %s", f.Line, f.Field, f.Message))
 		}
 	}
@@ -176,7 +176,7 @@ func TestLintOneModule(t *testing.T) {
 	// language and script), so every wording rule fires.
 	var rules []string
 	for _, f := range Lint(parse("en-GB", short)) {
-		if f.Severity != SeverityWarning {
+		if f.Severity != library.SeverityWarning {
 			t.Errorf("en-GB: %s", f)
 		}
 		rules = append(rules, f.Rule)
@@ -187,7 +187,7 @@ func TestLintOneModule(t *testing.T) {
 	// zh-TW is written in traditional characters: the zh-CN cues do not
 	// apply, and the module gets one notice instead of warnings.
 	got := Lint(parse("zh-TW", short))
-	if len(got) != 1 || got[0].Severity != SeverityNotice || got[0].Rule != RuleCues || !strings.Contains(got[0].Message, "for this module") {
+	if len(got) != 1 || got[0].Severity != library.SeverityNotice || got[0].Rule != library.RuleCues || !strings.Contains(got[0].Message, "for this module") {
 		t.Errorf("zh-TW: %v", got)
 	}
 }
@@ -247,10 +247,10 @@ func TestLintFrontmatterValueRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Finding{
-		{File: "lib/modules/en-US/task-cut.md", Line: 6, Field: "description", Rule: RuleFormat, Severity: SeverityError,
+	want := []library.Finding{
+		{File: "lib/modules/en-US/task-cut.md", Line: 6, Field: "description", Rule: library.RuleFormat, Severity: library.SeverityError,
 			Message: `a # after a blank starts a YAML comment, so this value would load as "Follow-ups for ticket" without "#12 and #13"; quote the value if the # belongs to it (description: "Follow-ups for ticket #12 and #13"), or put the comment on a line of its own`},
-		{File: "lib/modules/en-US/task-octal.md", Line: 7, Field: "priority", Rule: RuleFormat, Severity: SeverityError,
+		{File: "lib/modules/en-US/task-octal.md", Line: 7, Field: "priority", Rule: library.RuleFormat, Severity: library.SeverityError,
 			Message: `must be written in plain decimal digits, got "017", which YAML reads as 15; write the number without a leading zero, "+", "_" or a 0x, 0o or 0b prefix`},
 	}
 	if !slices.Equal(r.Findings, want) || r.Modules != 0 {
@@ -272,7 +272,7 @@ func TestLintReportsEveryErrorOfAFile(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, fmt.Sprintf("%d %s %s", f.Line, f.Field, f.Rule))
 	}
-	want := []string{"4 version " + RuleFormat, "7 priority " + RuleFormat, "9 triggers[0].kind " + RuleFormat}
+	want := []string{"4 version " + library.RuleFormat, "7 priority " + library.RuleFormat, "9 triggers[0].kind " + library.RuleFormat}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %q, want %q\n%v", got, want, r.Findings)
 	}

@@ -16,15 +16,15 @@ import (
 // facts, not roles: only those that bring a source of answers (knowledge
 // bases, selected documents, web search) get rule 6.
 var ruleLayers = map[string][]library.Layer{
-	"1":      {library.LayerTask, library.LayerAgent, library.LayerAux},
-	"2":      {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
-	"3":      {library.LayerTask, library.LayerAgent, library.LayerAux},
-	"4":      {library.LayerTask, library.LayerAgent, library.LayerAux},
-	"5":      {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
-	"6":      {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
-	"7":      {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerAux, library.LayerStyle},
-	"8":      {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
-	RuleTool: {library.LayerTool},
+	"1":              {library.LayerTask, library.LayerAgent, library.LayerAux},
+	"2":              {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
+	"3":              {library.LayerTask, library.LayerAgent, library.LayerAux},
+	"4":              {library.LayerTask, library.LayerAgent, library.LayerAux},
+	"5":              {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
+	"6":              {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
+	"7":              {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerAux, library.LayerStyle},
+	"8":              {library.LayerBase, library.LayerTask, library.LayerAgent, library.LayerTool, library.LayerAux, library.LayerStyle},
+	library.RuleTool: {library.LayerTool},
 }
 
 // identityID is the base module that opens every assembled prompt.
@@ -70,17 +70,17 @@ type checker struct {
 	c        *cues // nil: no cue file for the locale
 	body     text
 	contract text
-	out      []Finding
+	out      []library.Finding
 }
 
 // check runs every rule that applies to m's layer. c is nil for a locale
 // without a cue file: only the checks that need no words run.
-func check(m *library.Module, c *cues) []Finding {
+func check(m *library.Module, c *cues) []library.Finding {
 	k := &checker{m: m, c: c, body: newText(m.Body, m.BodyLine), contract: newText(m.OutputContract, m.FieldLine("outputContract"))}
 	if applies("3", m) {
 		k.structuredFence()
 	}
-	if applies(RuleTool, m) {
+	if applies(library.RuleTool, m) {
 		k.toolSchema()
 	}
 	k.braces()
@@ -111,14 +111,14 @@ func check(m *library.Module, c *cues) []Finding {
 	if applies("8", m) {
 		k.require("8", c.Leak, "does not keep process instructions out of the output: say what not to include (these instructions, the working steps, a preamble), or \"output only …\"")
 	}
-	if applies(RuleTool, m) {
+	if applies(library.RuleTool, m) {
 		k.toolWording()
 	}
 	return k.out
 }
 
 func (k *checker) warn(rule string, line int, field, msg string) {
-	k.out = append(k.out, Finding{File: k.m.File, Line: line, Field: field, Rule: rule, Severity: SeverityWarning, Message: msg})
+	k.out = append(k.out, library.Finding{File: k.m.File, Line: line, Field: field, Rule: rule, Severity: library.SeverityWarning, Message: msg})
 }
 
 // require warns on the body's first line when no cue of the list occurs.
@@ -183,7 +183,7 @@ func (k *checker) structuredFence() {
 
 // rule3: a body that asks for structured output has an outputContract.
 func (k *checker) rule3() {
-	if k.m.OutputContract != "" || slices.ContainsFunc(k.out, func(f Finding) bool { return f.Rule == "3" }) {
+	if k.m.OutputContract != "" || slices.ContainsFunc(k.out, func(f library.Finding) bool { return f.Rule == "3" }) {
 		return
 	}
 	if cue, line, ok := k.body.find(k.c.Structured); ok {
@@ -237,11 +237,11 @@ func (k *checker) toolSchema() {
 	for i, l := range strings.Split(k.m.Body, "\n") {
 		switch {
 		case dataFence.MatchString(l):
-			k.warn(RuleTool, k.m.BodyLine+i, "body", "a tool module describes when and why to use the tool, not its parameter schema: remove the code block (the tool definition carries the schema)")
+			k.warn(library.RuleTool, k.m.BodyLine+i, "body", "a tool module describes when and why to use the tool, not its parameter schema: remove the code block (the tool definition carries the schema)")
 		case schemaKey.MatchString(l):
-			k.warn(RuleTool, k.m.BodyLine+i, "body", "a tool module does not repeat the parameter schema (JSON Schema keys): the tool definition carries it")
+			k.warn(library.RuleTool, k.m.BodyLine+i, "body", "a tool module does not repeat the parameter schema (JSON Schema keys): the tool definition carries it")
 		case paramLine.MatchString(l):
-			k.warn(RuleTool, k.m.BodyLine+i, "body", "a tool module does not list the parameters with their types: the tool definition carries them; say when and why to use the tool instead")
+			k.warn(library.RuleTool, k.m.BodyLine+i, "body", "a tool module does not list the parameters with their types: the tool definition carries them; say when and why to use the tool instead")
 		default:
 			continue
 		}
@@ -252,10 +252,10 @@ func (k *checker) toolSchema() {
 // toolWording: a tool module says when to use the tool and how it fails.
 func (k *checker) toolWording() {
 	if !k.body.has(k.c.ToolWhen) {
-		k.warn(RuleTool, k.m.BodyLine, "body", fmt.Sprintf("a tool module says when and why to use the tool (e.g. a %s section)", example(k.c.ToolWhen)))
+		k.warn(library.RuleTool, k.m.BodyLine, "body", fmt.Sprintf("a tool module says when and why to use the tool (e.g. a %s section)", example(k.c.ToolWhen)))
 	}
 	if !k.body.has(k.c.ToolFails) {
-		k.warn(RuleTool, k.m.BodyLine, "body", "a tool module says how the tool fails and what to do then (no result, an error, a timeout)")
+		k.warn(library.RuleTool, k.m.BodyLine, "body", "a tool module says how the tool fails and what to do then (no result, an error, a timeout)")
 	}
 }
 
@@ -278,7 +278,7 @@ func (k *checker) braces() {
 			rest := l[at+2:]
 			end := strings.Index(rest, "}}")
 			if msg := braceProblem(rest, end); msg != "" {
-				k.warn(RulePlaceholder, k.m.BodyLine+i, "body", msg)
+				k.warn(library.RulePlaceholder, k.m.BodyLine+i, "body", msg)
 			}
 			if end >= 0 {
 				at += end + 2

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
 )
 
@@ -25,7 +26,7 @@ func TestUpperCaseExtensionIsAnInvalidFileName(t *testing.T) {
 	}
 	found := false
 	for _, f := range r.Findings {
-		found = found || (f.File == filepath.ToSlash(filepath.Join(dir, rel)) && f.Severity == lint.SeverityError && len(f.Message) >= len(want) && f.Message[:len(want)] == want)
+		found = found || (f.File == filepath.ToSlash(filepath.Join(dir, rel)) && f.Severity == library.SeverityError && len(f.Message) >= len(want) && f.Message[:len(want)] == want)
 	}
 	if !found {
 		t.Errorf("lint: %+v; want an error %s: %s…", r.Findings, rel, want)

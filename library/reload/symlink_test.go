@@ -240,7 +240,7 @@ func TestDanglingLocaleFolderLink(t *testing.T) {
 		t.Errorf("assemble's loader: %v, want %s: %s", err, path, want)
 	}
 	r, err := lint.LintDir(dir)
-	if i := slices.IndexFunc(r.Findings, func(f lint.Finding) bool { return f.Severity == lint.SeverityError }); err != nil || r.Counts.Errors != 1 || r.Findings[i].File != path || r.Findings[i].Message != want {
+	if i := slices.IndexFunc(r.Findings, func(f library.Finding) bool { return f.Severity == library.SeverityError }); err != nil || r.Counts.Errors != 1 || r.Findings[i].File != path || r.Findings[i].Message != want {
 		t.Errorf("lint: %v %+v, want one error %s: %s", err, r.Findings, path, want)
 	}
 	if fresh, err := reload.New(dir, quiet()); err != nil {
