@@ -108,3 +108,14 @@ var ErrOwnAccount = fmt.Errorf("you cannot change your own role or disable your 
 // leave no enabled admin (two admins demoting each other at once, or a
 // change from the shell). It matches library.ErrConflict.
 var ErrLastAdmin = fmt.Errorf("this is the last enabled admin: make another user admin first: %w", library.ErrConflict)
+
+// UserNameProblem is the one rule for console user names: 1 to
+// library.MaxNameLength characters, ASCII letters a-z and A-Z, digits, dots,
+// underscores, '@' and dashes, beginning with a letter or a digit (they
+// appear in URLs). It returns what is wrong with s in words that fit
+// after "name: ", or "" when s is a good user name.
+func UserNameProblem(s string) string {
+	const rule = "ASCII letters a-z or A-Z, digits, '.', '_', '@' and '-', beginning with a letter or a digit"
+	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
+	return library.NameRuleProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '@' || r == '-' })
+}

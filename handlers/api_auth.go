@@ -12,7 +12,8 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// TokenAuthenticator checks an API token secret (*store.Store) and
+// TokenAuthenticator checks an API token secret (*state.Tokens, from
+// memory) and
 // records its use by the request method and path.
 type TokenAuthenticator interface {
 	Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error)

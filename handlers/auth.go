@@ -143,7 +143,7 @@ func RequireRole(role string) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			u, ok := CurrentUser(c)
 			if !ok && WantsJSON(c) {
-				return echo.NewHTTPError(http.StatusUnauthorized, "Your session has ended: log in again (reload the page).")
+				return &library.Error{Code: library.CodeUnauthorized, Msg: "Your session has ended: log in again (reload the page)."}
 			}
 			if !ok {
 				target := "/login"
@@ -156,8 +156,8 @@ func RequireRole(role string) echo.MiddlewareFunc {
 				return c.Redirect(http.StatusFound, target)
 			}
 			if !domain.RoleAtLeast(u.Role, role) {
-				return echo.NewHTTPError(http.StatusForbidden,
-					fmt.Sprintf("Your role (%s) does not allow this: it needs the %s role. Ask an admin.", u.Role, role))
+				return &library.Error{Code: library.CodeForbidden,
+					Msg: fmt.Sprintf("Your role (%s) does not allow this: it needs the %s role. Ask an admin.", u.Role, role)}
 			}
 			return next(c)
 		}

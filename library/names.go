@@ -21,13 +21,14 @@ const MaxNameLength = 64
 func NameProblem(s string) string {
 	const rule = "lowercase letters a-z, digits, dots, dashes and underscores, beginning with a letter or a digit"
 	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }
-	return nameProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '-' })
+	return NameRuleProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '-' })
 }
 
-// nameProblem checks s against a name rule: 1 to MaxNameLength
+// NameRuleProblem checks s against a name rule: 1 to MaxNameLength
 // characters, each allowed by rest, the first allowed by first; rule
-// describes it in the messages.
-func nameProblem(s, rule string, first, rest func(rune) bool) string {
+// describes it in the messages. It returns what is wrong with s in words
+// that fit after the field's name, or "" when s follows the rule.
+func NameRuleProblem(s, rule string, first, rest func(rune) bool) string {
 	switch n := utf8.RuneCountInString(s); {
 	case s == "":
 		return "required: " + rule
@@ -77,15 +78,4 @@ func CanonicalLocale(s string) (string, error) {
 // still name no known language).
 func LocaleProblem(s string) string {
 	return fmt.Sprintf("%q is not a BCP 47 locale tag of a known language, such as en-US or zh-CN", s)
-}
-
-// UserNameProblem is the one rule for console user names: 1 to
-// MaxNameLength characters, ASCII letters a-z and A-Z, digits, dots,
-// underscores, '@' and dashes, beginning with a letter or a digit (they
-// appear in URLs). It returns what is wrong with s in words that fit
-// after "name: ", or "" when s is a good user name.
-func UserNameProblem(s string) string {
-	const rule = "ASCII letters a-z or A-Z, digits, '.', '_', '@' and '-', beginning with a letter or a digit"
-	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
-	return nameProblem(s, rule, alnum, func(r rune) bool { return alnum(r) || r == '.' || r == '_' || r == '@' || r == '-' })
 }

@@ -52,7 +52,7 @@ func validPassword(p string) error {
 }
 
 func validName(name string) error {
-	if p := library.UserNameProblem(name); p != "" {
+	if p := domain.UserNameProblem(name); p != "" {
 		return fmt.Errorf("name: %s: %w", p, library.ErrInvalid)
 	}
 	return nil
