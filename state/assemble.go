@@ -64,7 +64,7 @@ const (
 const StaleModule = "database"
 
 // Assemble assembles req on the current View in mode m at now (a request
-// without "now" gets it). Errors: the assembler's (*assembler.Error,
+// without "now" gets it). Errors: the assembler's (*library.Error,
 // matching library.ErrInvalid or library.ErrNotFound for the request's
 // faults), a 422 for a pin that cannot serve, else the store's.
 func (a *Assembly) Assemble(ctx context.Context, req *assembler.Request, m Mode, now time.Time) (*Assembled, error) {

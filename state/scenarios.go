@@ -78,7 +78,7 @@ type ScenarioRun struct {
 	// Fingerprint identifies Output (hex SHA-256): Accept with it accepts
 	// only the output that was reviewed.
 	Fingerprint string
-	// Err is the assembly error of a failed run (an *assembler.Error for
+	// Err is the assembly error of a failed run (an *library.Error for
 	// the request's or a module's fault).
 	Err error
 	// TextDiff and ReportDiff turn the accepted text and report lines into
