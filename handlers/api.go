@@ -41,8 +41,9 @@ import (
 //   - 422 invalid_request (unknown field, wrong type, bad locale…),
 //     missing_variable, extra_variable, unknown_placeholder,
 //     include_cycle, include_too_deep, and limit_exceeded for the count
-//     limits (50 knowledge bases, 200 skills); field names the request
-//     field ("knowledgeBases", "variables.conversation").
+//     limits (50 knowledge bases, 200 skills) and for a rendering past
+//     8 MiB; field names the request field ("knowledgeBases",
+//     "variables.conversation").
 //   - 503 database_unavailable: the request needs the database and it
 //     cannot be reached (an API token not yet known to this process).
 type API struct {
