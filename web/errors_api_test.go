@@ -29,6 +29,7 @@ func TestDescribe(t *testing.T) {
 		{err: &library.Error{Code: library.CodeInvalidRequest, Field: "locale", Msg: "bad"}, status: 422, want: apiError{"invalid_request", "field locale: bad", "locale"}},
 		{err: &library.Error{Code: library.CodeInvalidJSON, Field: "request", Msg: "not JSON"}, status: 422, want: apiError{"invalid_json", "field request: not JSON", "request"}},
 		{err: &library.Error{Code: library.CodeLimitExceeded, Field: "skills", Msg: "201 skills; the limit is 200"}, status: 422, want: apiError{"limit_exceeded", "field skills: 201 skills; the limit is 200", "skills"}},
+		{err: &library.Error{Code: library.CodeLimitExceeded, Module: "base.x", Msg: "over 8 MiB"}, status: 422, want: apiError{"limit_exceeded", "module base.x: over 8 MiB", ""}},
 		{err: &library.Error{Code: library.CodeMissingVariable, Module: "aux.polish", Placeholder: "text", Msg: "x"}, status: 422,
 			want: apiError{"missing_variable", "module aux.polish: placeholder {{text}}: x", "variables.text"}},
 		{err: &library.Error{Code: library.CodeExtraVariable, Placeholder: "y", Field: "variables.y"}, status: 422, want: apiError{"extra_variable", "placeholder {{y}}: field variables.y", "variables.y"}},
