@@ -154,7 +154,7 @@ type Error struct {
 }
 
 // Error is "code: module m: placeholder {{p}}: field f: a → b: msg",
-// each part only when set.
+// each part only when set, the field left out when msg begins with it.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Code)
@@ -164,7 +164,8 @@ func (e *Error) Error() string {
 	if e.Placeholder != "" {
 		fmt.Fprintf(&b, ": placeholder {{%s}}", e.Placeholder)
 	}
-	if e.Field != "" {
+	// A message that starts with the field's name names it already.
+	if e.Field != "" && !strings.HasPrefix(e.Msg, e.Field+":") && !strings.HasPrefix(e.Msg, e.Field+" ") {
 		fmt.Fprintf(&b, ": field %s", e.Field)
 	}
 	if len(e.Path) > 0 {

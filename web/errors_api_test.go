@@ -47,6 +47,7 @@ func TestDescribe(t *testing.T) {
 		{err: fmt.Errorf("list: %w", &pgconn.ConnectError{}), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
 		{err: fmt.Errorf("save: %w", domain.ErrUnavailable), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
 
+		{err: &library.Error{Code: library.CodeInvalidRequest, Field: "name", Msg: "name: required"}, status: 422, want: apiError{"invalid_request", "name: required", "name"}},
 		// A code whose status depends on its kind: an HTTP request that
 		// could not be read, or is over a limit of the transport.
 		{err: &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidJSON, Msg: "the body is not valid JSON"}, status: 400, want: apiError{"invalid_json", "the body is not valid JSON", ""}},
