@@ -23,7 +23,7 @@ func problem(err error) components.Problem {
 	}
 	var ae *library.Error
 	if !errors.As(err, &ae) {
-		return components.Problem{Text: sentence(err.Error())}
+		return components.Problem{Text: sentence(library.KindText(err))}
 	}
 	return components.Problem{Text: assemblySentence(ae), Code: ae.Code}
 }

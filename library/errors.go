@@ -208,3 +208,20 @@ func (e *Error) KindOf() error {
 
 // Is makes an Error match its kind.
 func (e *Error) Is(target error) bool { return target == e.KindOf() }
+
+// kinds are the error kinds above, for KindText.
+var kinds = []error{ErrNotFound, ErrInvalid, ErrConflict, ErrForbidden, ErrUnauthorized,
+	ErrUnreadable, ErrTooLarge, ErrUnsupported, ErrStale, ErrUnconditional}
+
+// KindText is err's text for a person: without the ": <kind>" that
+// wrapping a kind with %w leaves at its end ("locale …: invalid"), since
+// the status or the page already says it.
+func KindText(err error) string {
+	text := err.Error()
+	for _, k := range kinds {
+		if t, ok := strings.CutSuffix(text, ": "+k.Error()); ok {
+			return t
+		}
+	}
+	return text
+}

@@ -92,7 +92,7 @@ func describe(err error, c echo.Context) (int, apiError) {
 	}
 	for _, k := range kinds {
 		if errors.Is(err, k.kind) {
-			return k.status, apiError{Code: k.code, Message: strings.TrimSuffix(err.Error(), ": "+k.kind.Error())}
+			return k.status, apiError{Code: k.code, Message: library.KindText(err)}
 		}
 	}
 	return http.StatusInternalServerError, apiError{Code: "internal", Message: internalMessage}
