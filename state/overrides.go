@@ -203,9 +203,7 @@ func (s *Overrides) store(ctx context.Context, out Outcome, o domain.Override, m
 	case err != nil:
 		return Outcome{}, err
 	}
-	if err := s.Served.refresh(ctx, "override saved", overrideKey(saved.ModuleID, saved.Locale)); err != nil {
-		return Outcome{}, err
-	}
+	s.Served.refresh(ctx, "override saved", overrideKey(saved.ModuleID, saved.Locale))
 	s.Log.Info("override saved", "module", saved.ModuleID, "locale", saved.Locale, "revision", saved.Revision,
 		"author", saved.Author, "published", o.Publish)
 	out.Kind, out.Saved = OutcomeStored, saved
@@ -262,9 +260,9 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 		return domain.Override{}, err
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
-	err = s.Served.refresh(ctx, "override published", overrideKey(id, locale))
+	s.Served.refresh(ctx, "override published", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionPublish, id, saved.Locale, saved.Revision)
-	return saved, err
+	return saved, nil
 }
 
 // servable checks a draft override against v's served State with the
@@ -291,7 +289,8 @@ func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int
 		return domain.Override{}, false, err
 	}
 	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
-	return saved, removed, s.Served.refresh(ctx, "draft discarded", overrideKey(id, locale))
+	s.Served.refresh(ctx, "draft discarded", overrideKey(id, locale))
+	return saved, removed, nil
 }
 
 // Delete removes the override at revision: the builtin serves again (a
@@ -307,9 +306,9 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 		return err
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
-	err := s.Served.refresh(ctx, "override deleted", overrideKey(id, locale))
+	s.Served.refresh(ctx, "override deleted", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionDelete, id, locale, revision+1)
-	return err
+	return nil
 }
 
 // includedBy refuses to remove the override of id in locale when that
@@ -383,11 +382,8 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	case err != nil:
 		return Outcome{}, err
 	}
-	err = s.Served.refresh(ctx, "revision restored", overrideKey(id, locale))
+	s.Served.refresh(ctx, "revision restored", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionRestore, id, saved.Locale, saved.Revision)
-	if err != nil {
-		return Outcome{}, err
-	}
 	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
 	out.Kind, out.Saved = OutcomeStored, saved
 	return out, nil
@@ -408,9 +404,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 		return domain.Override{}, err
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
-	err = s.Served.refresh(ctx, "override kept", overrideKey(id, locale))
+	s.Served.refresh(ctx, "override kept", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionKeepMine, id, saved.Locale, saved.Revision)
-	return saved, err
+	return saved, nil
 }
 
 // TakeBuiltin is the drift review's "take builtin": the override at
@@ -423,9 +419,9 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 		return err
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
-	err := s.Served.refresh(ctx, "builtin taken", overrideKey(id, locale))
+	s.Served.refresh(ctx, "builtin taken", overrideKey(id, locale))
 	s.tell(ctx, domain.ActionTakeBuiltin, id, locale, revision+1)
-	return err
+	return nil
 }
 
 // Rebase is the drift review's rebase: text, the operator's merge of the

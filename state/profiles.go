@@ -159,7 +159,8 @@ func (s *Profiles) Create(ctx context.Context, d ProfileDraft) (domain.Profile, 
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	return saved, s.Served.refresh(ctx, "profile created", profileKey(saved.ID))
+	s.Served.refresh(ctx, "profile created", profileKey(saved.ID))
+	return saved, nil
 }
 
 // Update checks d and replaces the profile d.ID. Errors: ProfileError;
@@ -173,7 +174,8 @@ func (s *Profiles) Update(ctx context.Context, d ProfileDraft) (domain.Profile, 
 	if err != nil {
 		return domain.Profile{}, err
 	}
-	return saved, s.Served.refresh(ctx, "profile updated", profileKey(saved.ID))
+	s.Served.refresh(ctx, "profile updated", profileKey(saved.ID))
+	return saved, nil
 }
 
 // Delete removes a profile. Errors are the store's (library.ErrNotFound).
@@ -181,5 +183,6 @@ func (s *Profiles) Delete(ctx context.Context, id string) error {
 	if err := s.Store.DeleteProfile(s.Served.own(ctx), id); err != nil {
 		return err
 	}
-	return s.Served.refresh(ctx, "profile deleted", profileKey(id))
+	s.Served.refresh(ctx, "profile deleted", profileKey(id))
+	return nil
 }

@@ -266,18 +266,18 @@ func (s *Served) LibraryChanged() {
 // Current returns the latest View, never nil after Open.
 func (s *Served) Current() *View { return s.cur.Load() }
 
-// refresh updates the View after a write of this process to the key k.
-// The write is committed, so the update finishes even if the request
-// that made it was cancelled. The write's own notification is skipped
-// (Origin), so when the read fails Run is asked to read everything once
-// the database answers.
-func (s *Served) refresh(ctx context.Context, what string, k changeKey) error {
+// refresh updates the View after a write of this process that has
+// committed: the write is stored, whatever happens here, so a failure to
+// read it back is no error of the write. It is logged, marks the View
+// stale (StaleSince, shown by /readyz) and queues a full read, which Run
+// retries until the database answers. The update finishes even if the
+// request that made the write was cancelled.
+func (s *Served) refresh(ctx context.Context, what string, k changeKey) {
 	if err := s.update(context.WithoutCancel(ctx), k); err != nil {
 		s.Unreachable(err)
 		s.Changed()
-		return fmt.Errorf("%s, but reloading the served state failed: %w", what, err)
+		s.log.Warn(what+"; the served state could not be read back and is read again when the database answers", "err", err)
 	}
-	return nil
 }
 
 // changeKey names what a change is about: an override (subject
