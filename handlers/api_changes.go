@@ -26,7 +26,8 @@ const HeaderGeneration = "X-Promptdesk-Generation"
 // HeaderGeneration on every answer to an authenticated request (it runs
 // after RequireToken, so a caller without a token learns nothing): the
 // generation current when the request arrived, so an answer is never
-// older than the number it carries.
+// older than the number it carries (a publish or delete sends the one
+// after its change instead: changedGeneration).
 func Generation(served *state.Served) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -34,6 +35,14 @@ func Generation(served *state.Served) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// changedGeneration sends HeaderGeneration again after a write that
+// changed what is served (a publish, a delete): the generation that
+// includes the change, not the one the request arrived at, so a client
+// that caches by generation knows its copy from before is old.
+func changedGeneration(c echo.Context, served *state.Served) {
+	c.Response().Header().Set(HeaderGeneration, strconv.FormatInt(served.Current().ServedGeneration, 10))
 }
 
 // WriteCachedJSON writes v as WriteJSON does, with a strong ETag: the

@@ -95,8 +95,9 @@ func TestAPIChanges(t *testing.T) {
 	if rec := a.putText(identityURL, text, ""); rec.Code != http.StatusOK || generationOf(t, a.api(http.MethodGet, "/api/v1/modules", "")) != g {
 		t.Errorf("after a draft: %d, generation moved", rec.Code)
 	}
-	if rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", "1"); rec.Code != http.StatusOK {
-		t.Fatalf("publish: %d %s", rec.Code, rec.Body.String())
+	// A publish answers with the generation that includes it.
+	if rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", "1"); rec.Code != http.StatusOK || generationOf(t, rec) != g+1 {
+		t.Fatalf("publish: %d %s, generation %s; want 200 and %d", rec.Code, rec.Body.String(), rec.Header().Get(handlers.HeaderGeneration), g+1)
 	}
 	got := <-done
 	want := state.ServedChange{Generation: g + 1, Subject: "override", ID: "base.identity", Locale: "en-US", Action: "published", Revision: 1}
@@ -108,8 +109,8 @@ func TestAPIChanges(t *testing.T) {
 	}
 
 	// Delete: removed.
-	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "1"); rec.Code != http.StatusNoContent {
-		t.Fatalf("delete: %d %s", rec.Code, rec.Body.String())
+	if rec := a.api(http.MethodDelete, identityURL, "", "If-Match", "1"); rec.Code != http.StatusNoContent || generationOf(t, rec) != g+2 {
+		t.Fatalf("delete: %d %s, generation %s; want 204 and %d", rec.Code, rec.Body.String(), rec.Header().Get(handlers.HeaderGeneration), g+2)
 	}
 	all := decode[handlers.APIChanges](t, a.api(http.MethodGet, "/api/v1/changes?since="+strconv.FormatInt(g, 10), ""))
 	if all.Generation != g+2 || len(all.Changes) != 2 || all.Changes[1] != (state.ServedChange{Generation: g + 2, Subject: "override", ID: "base.identity", Locale: "en-US", Action: "removed"}) {

@@ -470,6 +470,7 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 		return err
 	}
 	setETag(c, saved.Revision)
+	changedGeneration(c, h.Served)
 	return WriteJSON(c, http.StatusOK, APIOverridePublished{Revision: saved.Revision, Published: true})
 }
 
@@ -496,5 +497,6 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	changedGeneration(c, h.Served)
 	return c.NoContent(http.StatusNoContent)
 }
