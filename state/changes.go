@@ -54,7 +54,8 @@ const maxChanges = 1024
 type feed struct {
 	mu      sync.Mutex
 	changes []ServedChange
-	// dropped is the generation of the newest change no longer kept.
+	// dropped is the generation of the newest change no longer kept, or
+	// the first generation while every change is kept.
 	dropped int64
 	wake    chan struct{}
 }
@@ -81,8 +82,9 @@ func (f *feed) record(changes []ServedChange) {
 // generation since, oldest first, and the current ServedGeneration. When there
 // are none yet it waits up to wait (or until ctx ends) for the next one.
 // reset is true when since is not a generation this process can answer
-// from (older than the changes it keeps, or newer than its own, as after
-// a restart): the client should read everything again from generation.
+// from (older than the changes it keeps or than its opening, as a
+// generation from before a restart is, or newer than its own): the
+// client should read everything again from generation.
 func (s *Served) ChangesSince(ctx context.Context, since int64, wait time.Duration) (changes []ServedChange, generation int64, reset bool) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -224,7 +226,14 @@ func sameProfile(a, b domain.Profile) bool {
 func (s *Served) swap(v *View) {
 	old := s.cur.Load()
 	if old == nil {
-		v.ServedGeneration = 1
+		// The first generation is the time of opening in microseconds,
+		// so a later process life numbers above every generation of an
+		// earlier one, and ChangesSince tells a client from before a
+		// restart to read everything again.
+		v.ServedGeneration = time.Now().UnixMicro()
+		s.feed.mu.Lock()
+		s.feed.dropped = v.ServedGeneration
+		s.feed.mu.Unlock()
 		s.cur.Store(v)
 		return
 	}

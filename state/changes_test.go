@@ -51,7 +51,7 @@ func TestChangeFeedOfProfiles(t *testing.T) {
 	go s.Run(ctx, time.Hour)
 
 	g := s.Current().ServedGeneration
-	if g != 1 {
+	if g < 1 {
 		t.Fatalf("first generation %d", g)
 	}
 	rebuild := func(want int64) []state.ServedChange {
@@ -71,24 +71,24 @@ func TestChangeFeedOfProfiles(t *testing.T) {
 	}
 
 	src.set(domain.Profile{ID: "a", Name: "A"}, domain.Profile{ID: "b", Name: "B"})
-	got := rebuild(2)
-	want := []state.ServedChange{{Generation: 2, Subject: "profile", ID: "a", Action: "created"}, {Generation: 2, Subject: "profile", ID: "b", Action: "created"}}
+	got := rebuild(g + 1)
+	want := []state.ServedChange{{Generation: g + 1, Subject: "profile", ID: "a", Action: "created"}, {Generation: g + 1, Subject: "profile", ID: "b", Action: "created"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("created: %v, want %v", got, want)
 	}
 	src.set(domain.Profile{ID: "a", Name: "A", UpdatedAt: time.Now()}, domain.Profile{ID: "b", Name: "B2"})
-	if got := rebuild(3); !slices.Equal(got, []state.ServedChange{{Generation: 3, Subject: "profile", ID: "b", Action: "updated"}}) {
+	if got := rebuild(g + 2); !slices.Equal(got, []state.ServedChange{{Generation: g + 2, Subject: "profile", ID: "b", Action: "updated"}}) {
 		t.Errorf("updated: %v", got)
 	}
 	src.set(domain.Profile{ID: "b", Name: "B2"})
-	if got := rebuild(4); !slices.Equal(got, []state.ServedChange{{Generation: 4, Subject: "profile", ID: "a", Action: "deleted"}}) {
+	if got := rebuild(g + 3); !slices.Equal(got, []state.ServedChange{{Generation: g + 3, Subject: "profile", ID: "a", Action: "deleted"}}) {
 		t.Errorf("deleted: %v", got)
 	}
-	all, gen, reset := s.ChangesSince(t.Context(), 1, 0)
-	if gen != 4 || reset || len(all) != 4 {
-		t.Errorf("since 1: %d %v %v", gen, reset, all)
+	all, gen, reset := s.ChangesSince(t.Context(), g, 0)
+	if gen != g+3 || reset || len(all) != 4 {
+		t.Errorf("since %d: %d %v %v", g, gen, reset, all)
 	}
-	if _, _, reset := s.ChangesSince(t.Context(), 5, 0); !reset {
+	if _, _, reset := s.ChangesSince(t.Context(), g+4, 0); !reset {
 		t.Error("since a generation to come: no reset")
 	}
 }
@@ -148,9 +148,10 @@ func TestChangeFeedOfTheLibrary(t *testing.T) {
 		changes []state.ServedChange
 		gen     int64
 	}
+	g := s.Current().ServedGeneration
 	done := make(chan answer)
 	go func() {
-		changes, gen, _ := s.ChangesSince(ctx, 1, 20*time.Second)
+		changes, gen, _ := s.ChangesSince(ctx, g, 20*time.Second)
 		done <- answer{changes, gen}
 	}()
 	// Written aside and renamed over, so the watcher never reads half a file;
@@ -170,8 +171,41 @@ func TestChangeFeedOfTheLibrary(t *testing.T) {
 		case <-time.After(time.Second):
 		}
 	}
-	want := state.ServedChange{Generation: 2, Subject: "library", ID: "base.identity", Locale: "en-US", Action: "updated"}
-	if got.gen != 2 || !slices.Equal(got.changes, []state.ServedChange{want}) {
-		t.Errorf("after the folder changed: generation %d, %v; want 2, %v", got.gen, got.changes, want)
+	want := state.ServedChange{Generation: g + 1, Subject: "library", ID: "base.identity", Locale: "en-US", Action: "updated"}
+	if got.gen != g+1 || !slices.Equal(got.changes, []state.ServedChange{want}) {
+		t.Errorf("after the folder changed: generation %d, %v; want %d, %v", got.gen, got.changes, g+1, want)
+	}
+}
+
+// A Served opened later (a restart) numbers above every generation of
+// the one before, so a client holding an old generation is told to read
+// everything again rather than that nothing changed.
+func TestGenerationsDoNotRepeatAcrossRestarts(t *testing.T) {
+	lib, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	before, err := state.Open(context.Background(), reload.Fixed(lib), state.Nothing, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := before.Current().ServedGeneration
+	if _, _, reset := before.ChangesSince(context.Background(), old, 0); reset {
+		t.Errorf("the process's own generation %d is answered with a reset", old)
+	}
+	time.Sleep(time.Millisecond)
+	after, err := state.Open(context.Background(), reload.Fixed(lib), state.Nothing, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := after.Current().ServedGeneration
+	if gen <= old || gen >= 1<<53 {
+		t.Errorf("generation after a restart %d, before %d: want more, and below 2^53", gen, old)
+	}
+	for _, since := range []int64{0, 1, old} {
+		if changes, g, reset := after.ChangesSince(context.Background(), since, 0); !reset || g != gen || len(changes) != 0 {
+			t.Errorf("since %d after a restart: %v %d reset=%v, want a reset at %d", since, changes, g, reset, gen)
+		}
 	}
 }

@@ -31,11 +31,13 @@ type View struct {
 	// number for every rebuild and every library reload.
 	Generation int64
 	// ServedGeneration counts the changes of what the runtime API serves,
-	// from 1 when the Served opens: one more for each rebuild or library
+	// from the time the Served opened in microseconds since 1970 (below
+	// 2^53, so JSON clients read it exactly): one more for each rebuild or library
 	// reload that changed a published override, a profile or the library
 	// (Served.ChangesSince lists them); the same after one that changed
 	// nothing served (a draft, a periodic refresh). It is this process's
-	// count: another instance, or a restart, counts anew.
+	// count: another instance counts on its own, and a restart starts
+	// above every number of the process before.
 	ServedGeneration int64
 
 	// What the View was composed of, to compose it again on a reloaded
