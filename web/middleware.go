@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -179,6 +180,24 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			c.Request().Header.Del(echo.HeaderSecFetchSite)
 			return withToken(c)
+		}
+	}
+}
+
+// deadline gives each request's context Config.DatabaseTimeout, so that
+// a database that stops answering fails the request as unavailable
+// instead of holding it; the change feed, which waits for changes on
+// purpose and reads no database, keeps the request's own.
+func (s *Server) deadline() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().URL.Path == changesPath {
+				return next(c)
+			}
+			ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DatabaseTimeout)
+			defer cancel()
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (s *Server) newEcho() *echo.Echo {
 	if s.cfg.Metrics != nil {
 		e.Use(s.measure())
 	}
-	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.Itoa(handlers.MaxRequestBytes), Skipper: isAPI}))
+	e.Use(securityHeaders(), s.requestLogger(), s.recoverer(), s.deadline(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.Itoa(handlers.MaxRequestBytes), Skipper: isAPI}))
 	// The client address of login throttling: the connection's, or behind
 	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
 	e.IPExtractor = echo.ExtractIPDirect()
@@ -168,7 +168,7 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/commands", api.Commands, apiMW(assemble, read)...)
 	v1.GET("/tools", api.Tools, apiMW(assemble, read)...)
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
-	v1.GET("/changes", api.Changes, apiMW(assemble, read)...)
+	v1.GET(strings.TrimPrefix(changesPath, "/api/v1"), api.Changes, apiMW(assemble, read)...)
 	v1.GET("/profiles", api.Profiles, apiMW(assemble, read)...)
 	// Overrides: PUT takes the module file as text/plain too, so
 	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
@@ -220,6 +220,10 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(domain.ScopeAdmin)...)
 	return e
 }
+
+// changesPath is the change feed's route, whose long poll deadline
+// leaves alone.
+const changesPath = "/api/v1/changes"
 
 // isAPI reports whether a request is for the runtime API.
 func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }

@@ -61,6 +61,12 @@ type Config struct {
 	// Timeouts of the HTTP server (http.Server's fields of the same
 	// names); zero takes the Default ones.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// DatabaseTimeout bounds the work of one request, its database calls
+	// above all: a database that accepts connections but never answers
+	// (a frozen server) makes the request fail as unavailable (503) after
+	// it instead of hanging; zero takes DefaultDatabaseTimeout. The change
+	// feed's long poll is not bounded by it.
+	DatabaseTimeout time.Duration
 	// Webhooks is how webhook deliveries are attempted; zero fields take
 	// webhook.DefaultPolicy's.
 	Webhooks webhook.Policy
@@ -79,6 +85,9 @@ const (
 	DefaultWriteTimeout      = 30 * time.Second
 	DefaultIdleTimeout       = 2 * time.Minute
 )
+
+// DefaultDatabaseTimeout is Config.DatabaseTimeout when unset.
+const DefaultDatabaseTimeout = 10 * time.Second
 
 // sessionCleanup is the period of deleting expired console sessions.
 const sessionCleanup = 30 * time.Minute
@@ -141,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}, {&cfg.WriteTimeout, DefaultWriteTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}} {
+	}{{&cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}, {&cfg.WriteTimeout, DefaultWriteTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}, {&cfg.DatabaseTimeout, DefaultDatabaseTimeout}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}

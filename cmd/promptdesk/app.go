@@ -174,7 +174,8 @@ func (a *app) serve(ctx context.Context) error {
 	defer closeStore()
 	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
-		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout})
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
+		DatabaseTimeout: cfg.DatabaseTimeout})
 	if err != nil {
 		return err
 	}

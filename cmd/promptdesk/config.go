@@ -84,6 +84,7 @@ type ServeFlags struct {
 	ReadHeaderTimeout time.Duration `name:"read-header-timeout" env:"PROMPTDESK_READ_HEADER_TIMEOUT" default:"10s" help:"Time a client has to send a request's headers."`
 	ReadTimeout       time.Duration `name:"read-timeout" env:"PROMPTDESK_READ_TIMEOUT" default:"10s" help:"Time a client has to send a whole request, headers and body; a slower client is cut off."`
 	WriteTimeout      time.Duration `name:"write-timeout" env:"PROMPTDESK_WRITE_TIMEOUT" default:"30s" help:"Time from the end of a request's headers to the end of its answer."`
+	DatabaseTimeout   time.Duration `name:"database-timeout" env:"PROMPTDESK_DATABASE_TIMEOUT" default:"10s" help:"Time one request may take, its database calls above all: a database that stops answering fails the request with 503 after it (the change feed's wait is not bounded by it)."`
 	IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
 	ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
 	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`

@@ -1,0 +1,148 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/migrations"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/pgcluster"
+)
+
+// signalCluster sends sig to the postmaster of the cluster in pgData and
+// to every process it started (the backends holding the pool's
+// connections): SIGSTOP freezes the database as a hung host would,
+// SIGCONT thaws it.
+func signalCluster(t *testing.T, pgData string, sig syscall.Signal) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pgData, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := []int{pid}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		s, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after ')'.
+		fields := strings.Fields(string(s[strings.LastIndexByte(string(s), ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			child, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			pids = append(pids, child)
+		}
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, sig)
+	}
+}
+
+// A database that accepts connections and never answers (its processes
+// stopped) makes a request that reads it answer 503 database_unavailable
+// within the database timeout, while assembly keeps answering from
+// memory; thawed, the same request answers 200 again.
+func TestFrozenDatabaseAnswersUnavailable(t *testing.T) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "pdf") // short: the socket path lives inside
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil { // as root the server runs as postgres
+		t.Fatal(err)
+	}
+	cluster, err := pgcluster.Start(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgData := filepath.Join(dir, "pg")
+	t.Cleanup(func() {
+		signalCluster(t, pgData, syscall.SIGCONT)
+		if err := cluster.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+		os.RemoveAll(dir)
+	})
+	dbURL := cluster.URL("promptdesk")
+	if err := migrations.Up(ctx, dbURL); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	_, secret, err := st.CreateToken(domain.WithActor(ctx, "test"), "frozen", domain.Scopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 2 * time.Second
+	srv, err := New(ctx, Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st,
+		Library: reload.Fixed(lib), Assembler: assembler.New(assembler.Config{}), DatabaseTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close(ctx) })
+	call := func(method, path, body string) (int, string, time.Duration) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		srv.Handler().ServeHTTP(rec, req)
+		var e struct{ Error struct{ Code string } }
+		_ = json.Unmarshal(rec.Body.Bytes(), &e)
+		return rec.Code, e.Error.Code, time.Since(start)
+	}
+	const revisions = "/api/v1/overrides/base.identity/revisions?locale=en-US"
+	if status, _, _ := call(http.MethodGet, revisions, ""); status != http.StatusOK {
+		t.Fatalf("before the freeze: %d", status)
+	}
+
+	signalCluster(t, pgData, syscall.SIGSTOP)
+	status, code, took := call(http.MethodGet, revisions, "")
+	if status != http.StatusServiceUnavailable || code != CodeDatabaseUnavailable || took > timeout+3*time.Second {
+		t.Errorf("frozen database: %d %s after %v; want 503 database_unavailable within about %v", status, code, took, timeout)
+	}
+	if status, _, took := call(http.MethodPost, "/api/v1/assemble", `{"locale":"en-US"}`); status != http.StatusOK || took > timeout {
+		t.Errorf("assemble while frozen: %d after %v; want 200 from memory", status, took)
+	}
+
+	signalCluster(t, pgData, syscall.SIGCONT)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		status, _, _ := call(http.MethodGet, revisions, "")
+		if status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("thawed database: still %d after 15 s", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
