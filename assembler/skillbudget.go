@@ -5,6 +5,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // DefaultSkillBudget is the token budget of the skills-available segment
@@ -89,6 +90,9 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 	// A token is at least one byte: text no longer than the budget fits
 	// without being counted.
 	fits := func(rows []skillRow, table string) (bool, error) {
+		if n, ok := r.skillSegmentBound(s, table); ok && n <= budget {
+			return true, nil
+		}
 		text, err := r.skillSegment(s, rows, table)
 		if err != nil {
 			return false, err
@@ -211,6 +215,32 @@ func (a *Assembler) budgetCounter(model string) (*tokens.Counter, error) {
 		c = c.WithMemo(a.cfg.TokenMemo)
 	}
 	return c, nil
+}
+
+// skillSegmentBound is the length in bytes of the skills-available
+// segment of the module s with the skill table text table, without
+// rendering it: ok only for a module whose text has no placeholder other
+// than the table's (the builtin env.skills), whose length is known
+// beforehand.
+func (r *renderer) skillSegmentBound(s Served, table string) (n int, ok bool) {
+	m := s.Module
+	if len(m.Variables) > 0 {
+		return 0, false
+	}
+	for _, p := range m.Pieces {
+		switch p.Name {
+		case "":
+			n += len(p.Literal)
+		case library.EnvSkills:
+			n += len(table)
+		default:
+			return 0, false
+		}
+	}
+	if c := strings.TrimSpace(m.OutputContract); c != "" {
+		n += len("\n\n") + len(r.lab.get("output_contract.heading")) + len("\n") + len(c)
+	}
+	return n, true
 }
 
 // skillSegment renders the module s of the skills-available segment with

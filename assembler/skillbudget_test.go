@@ -274,3 +274,30 @@ func TestSkillBudgetLargeLibrary(t *testing.T) {
 		}
 	}
 }
+
+// An env.skills module with other placeholders and an output contract is
+// measured as rendered: the budget still holds.
+func TestSkillBudgetMeasuresTheRenderedModule(t *testing.T) {
+	t.Parallel()
+	mods := []mod{
+		{id: assembler.ModuleKnowledge, body: "KNOWLEDGE\n{{knowledge_bases}}"},
+		{id: assembler.ModulePureAgent, body: "PURE AGENT"},
+		{id: assembler.ModuleSelectedDocs, body: "SELECTED\n{{selected_documents}}"},
+		{id: assembler.ModuleSkills, front: "outputContract: Name the skill you load.\n", body: "SKILLS {{web_search_status}}\n{{skills}}\n{{aux.more}}"},
+		{id: "aux.more", body: strings.Repeat("More words about skills. ", 20)},
+	}
+	for i := range 40 {
+		mods = append(mods, mod{id: fmt.Sprintf("task.t%02d", i), desc: genDescription(i), body: "T"})
+	}
+	snap := newLib(t, mods...)
+	for _, budget := range []int{150, 300, 600} {
+		res, err := assembler.New(assembler.Config{CountTokens: true, SkillBudget: budget}).Assemble(snap, nil, &assembler.Request{Message: "audit the ledger", WebSearch: true}, fixedNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := segment(t, res, assembler.SegmentSkillsAvailable)
+		if seg.Tokens > budget || res.Skills.Cut == 0 || res.Skills.Listed == 0 {
+			t.Errorf("budget %d: segment %d tokens, %d listed, %d cut", budget, seg.Tokens, res.Skills.Listed, res.Skills.Cut)
+		}
+	}
+}
