@@ -24,6 +24,12 @@ const (
 	SkillModeNamesOnly = "names-only"
 )
 
+// maxBytesPerToken bounds the bytes per token of a skill table taken as
+// possibly within the budget: text averages about 4 bytes a token in
+// English and fewer in Chinese, so a table longer than this many bytes per
+// token of budget is ranked and cut without being counted first.
+const maxBytesPerToken = 16
+
 // Sources of a skill in the catalogue (CutSkill.Source).
 const (
 	SkillSourceTask    = "task-module"
@@ -101,9 +107,13 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 	}
 	cat.Listed = len(r.skillRows)
 	// A module that does not render is reported by the assembly itself,
-	// in the order of the segments.
-	if ok, err := fits(r.skillRows, r.skillTable); err != nil || ok {
-		return cat, nil
+	// in the order of the segments. A table of far more bytes than the
+	// budget has tokens (thousands of skills) is not rendered and counted
+	// whole only to learn that it does not fit.
+	if len(r.skillTable) <= maxBytesPerToken*budget {
+		if ok, err := fits(r.skillRows, r.skillTable); err != nil || ok {
+			return cat, nil
+		}
 	}
 
 	order := a.rankSkills(r.req, r.skillRows)
@@ -157,18 +167,15 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 		listed = listed[:len(listed)-1]
 	}
 
-	kept := make(map[string]bool, len(listed))
 	for _, row := range listed {
-		kept[rowKey(row)] = true
 		if row.namesOnly {
 			cat.NamesOnly++
 		}
 	}
-	for _, row := range rest {
-		if !kept[rowKey(row)] {
-			r.skillCut = append(r.skillCut, row)
-			cat.CutSkills = append(cat.CutSkills, CutSkill{Name: row.name, Source: rowSource(row), Reason: CutReasonBudget})
-		}
+	// The listed skills after the fired ones are the first of rest.
+	r.skillCut = rest[len(listed)-fired:]
+	for _, row := range r.skillCut {
+		cat.CutSkills = append(cat.CutSkills, CutSkill{Name: row.name, Source: rowSource(row), Reason: CutReasonBudget})
 	}
 	r.skillRows = listed
 	r.prepareSkillTable()
@@ -180,15 +187,6 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 		cat.Mode = SkillModeMixed
 	}
 	return cat, nil
-}
-
-// rowKey tells the rows of one table apart: a task module by its id, a
-// runtime skill by its name (the two may coincide).
-func rowKey(row skillRow) string {
-	if row.served != nil {
-		return "m:" + row.name
-	}
-	return "r:" + row.name
 }
 
 // rowSource is the SkillSource* of a row.
