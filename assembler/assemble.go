@@ -96,6 +96,12 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		return nil, err
 	}
 	r.prepareTables()
+	var catalogue *SkillCatalogue
+	if pl.skills != nil {
+		if catalogue, err = a.fitSkills(r, *pl.skills, a.SkillBudget(profile)); err != nil {
+			return nil, err
+		}
+	}
 	r.out.Grow(estimate(pl, r))
 	r.uses = make([]placeholderUse, 0, 16)
 
@@ -159,7 +165,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	}
 
 	text := r.out.String()
-	res := &Result{Locale: locale, Text: text, Generation: snap.Generation}
+	res := &Result{Locale: locale, Text: text, Generation: snap.Generation, Skills: catalogue}
 	if profile != nil {
 		res.Profile = profile.ID
 	}
@@ -187,7 +193,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 
 	// Segments and the report, in order.
 	res.Segments = make([]Segment, 0, len(segNames)+1)
-	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(req.KnowledgeBases)+len(r.uses)+len(r.includes)+5)
+	res.Report = make([]ReportEntry, 0, len(ents)+len(pl.yields)+len(r.skillRows)+len(r.skillCut)+len(req.KnowledgeBases)+len(r.uses)+len(r.includes)+5)
 	res.Report = append(res.Report, ReportEntry{Kind: KindLibrary, Source: snap.Source, Reason: "generation:" + strconv.Itoa(snap.Generation)})
 	stats := knowledgeCounts(req.KnowledgeBases)
 	sep := countSeparator(counter)
@@ -228,11 +234,10 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		}
 		if pl.skills != nil && e.served.Module == pl.skills.Module {
 			for _, row := range r.skillRows {
-				if s := row.served; s != nil {
-					res.Report = append(res.Report, entry(KindSkillListed, *s, "task-module", 0))
-				} else {
-					res.Report = append(res.Report, ReportEntry{Kind: KindSkillListed, Module: row.name, Source: "runtime", Reason: "runtime-skill"})
-				}
+				res.Report = append(res.Report, skillEntry(KindSkillListed, row))
+			}
+			for _, row := range r.skillCut {
+				res.Report = append(res.Report, skillEntry(KindSkillCut, row))
 			}
 		}
 	}
@@ -382,7 +387,7 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 			if s.Module.ID == winner {
 				continue
 			}
-			r.skillRows = append(r.skillRows, skillRow{served: s, name: s.Module.ID, description: s.Module.Description, trigger: a.triggerCell(r.lab, s.Module)})
+			r.skillRows = append(r.skillRows, skillRow{served: s, name: s.Module.ID, description: s.Module.Description, trigger: a.triggerCell(r.lab, s.Module), fired: reasons[i] != ""})
 		}
 		var runtime string
 		if len(req.Skills) > 0 {
@@ -488,6 +493,28 @@ func warnings(ents []entered, pl *plan, profile *domain.Profile, res *Result) []
 		out = append(out, ReportEntry{Kind: KindWarning, Module: "command", Reason: "matches-no-task-module:" + pl.unknownCommand})
 	}
 	return out
+}
+
+// skillEntry is the report entry of kind (KindSkillListed or
+// KindSkillCut) for one skill-table row: a task module's reason is
+// "task-module", a runtime skill's "runtime-skill", with ":names-only"
+// for a row listed by name alone; a cut skill's reason is
+// CutReasonBudget.
+func skillEntry(kind string, row skillRow) ReportEntry {
+	reason := "task-module"
+	if row.served == nil {
+		reason = "runtime-skill"
+	}
+	switch {
+	case kind == KindSkillCut:
+		reason = CutReasonBudget
+	case row.namesOnly:
+		reason += ":names-only"
+	}
+	if row.served == nil {
+		return ReportEntry{Kind: kind, Module: row.name, Source: "runtime", Reason: reason}
+	}
+	return entry(kind, *row.served, reason, 0)
 }
 
 // entry is a report entry for the served module s.

@@ -27,6 +27,9 @@ type Assembler struct {
 	// triggers caches the skill-table trigger text of a task module
 	// (triggerKey → string).
 	triggers sync.Map
+	// skillDocs caches the search document of a task module for ranking
+	// skills (weak.Pointer[library.Module] → *skillDoc).
+	skillDocs sync.Map
 	// tables caches rendered knowledge-base and skill tables by content.
 	tables *tableCache
 	// indexes caches the base and task ids of a snapshot

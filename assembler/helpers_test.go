@@ -25,6 +25,7 @@ type mod struct {
 	id      string
 	version int    // 0 means 1
 	front   string // extra frontmatter lines, each ending in "\n"
+	desc    string // the description; "" means "Description of <id>"
 	body    string // written as is: no trailing newline unless given
 }
 
@@ -41,7 +42,11 @@ func (m mod) text() string {
 	b.WriteString("layer: " + layer + "\n")
 	b.WriteString("version: " + strconv.Itoa(v) + "\n")
 	b.WriteString("title: Title of " + m.id + "\n")
-	b.WriteString("description: Description of " + m.id + "\n")
+	desc := m.desc
+	if desc == "" {
+		desc = "Description of " + m.id
+	}
+	b.WriteString("description: " + desc + "\n")
 	b.WriteString(m.front)
 	b.WriteString("---\n")
 	b.WriteString(m.body)

@@ -50,6 +50,9 @@ type renderer struct {
 	// Tables are rendered at their first use and copied after that.
 	kb, selected, skills span
 	skillRows            []skillRow
+	// skillCut are the skills the budget left out of the table, most
+	// relevant first.
+	skillCut []skillRow
 	// kbTables (one per knowledge base) and skillTable are the tables'
 	// texts, from the table cache, before rendering.
 	kbTables   []string
@@ -209,6 +212,13 @@ func (r *renderer) prepareTables() {
 			func(w tableInputs) { tableContext(w, tableKnowledge, r.lab, r.loc); knowledgeInputs(w, kb, docs) },
 			func(b *strings.Builder) { writeKnowledgeTable(b, r.lab, kb, docs, r.loc) }))
 	}
+	r.prepareSkillTable()
+}
+
+// prepareSkillTable takes the skill table of r.skillRows from the table
+// cache, rendering it when it is not there ("" without rows).
+func (r *renderer) prepareSkillTable() {
+	r.skillTable = ""
 	if len(r.skillRows) > 0 {
 		r.skillTable = r.a.cachedTable(r.lab, nil,
 			func(w tableInputs) { tableContext(w, tableSkills, r.lab, nil); skillInputs(w, r.skillRows) },

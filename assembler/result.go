@@ -24,6 +24,10 @@ type Result struct {
 	// Generation is the library snapshot's Generation: 1 for the
 	// embedded library, one more for each change a watched folder applied.
 	Generation int `json:"generation"`
+	// Skills says how the skills-available segment was fitted to its
+	// token budget and which skills it left out; nil when the request has
+	// no such segment.
+	Skills *SkillCatalogue `json:"skills,omitempty"`
 	// Messages are the system messages of the text, with FormatMessages
 	// only (Request.SystemMessages says how many).
 	Messages []Message `json:"messages,omitempty"`
@@ -47,9 +51,13 @@ type Tables struct {
 
 // Report entry kinds of the composition report.
 const (
-	KindPrompt        = "prompt"
-	KindSkillYield    = "skill-yield"
-	KindSkillListed   = "skill-listed"
+	KindPrompt      = "prompt"
+	KindSkillYield  = "skill-yield"
+	KindSkillListed = "skill-listed"
+	// KindSkillCut is a skill the skills-available segment left out to
+	// stay within its token budget, one entry per skill after the listed
+	// ones, most relevant first: `skill-cut(task.x · budget)`.
+	KindSkillCut      = "skill-cut"
 	KindKnowledge     = "knowledge"
 	KindSelectedDocs  = "selected-docs"
 	KindProfilePrompt = "profile-prompt"

@@ -55,6 +55,10 @@ type Config struct {
 	// TimeZone is the server's zone, used when neither request nor profile
 	// names one; default UTC, never the host's local zone.
 	TimeZone *time.Location
+	// SkillBudget is the server's token budget of the skills-available
+	// segment, used for a request whose profile sets none; 0 means
+	// DefaultSkillBudget.
+	SkillBudget int
 	// CountTokens turns token counting in the composition report on.
 	CountTokens bool
 	// TokenMemo keeps token counts of chunks of text between requests;

@@ -180,22 +180,38 @@ func writeSelectedTable(b *strings.Builder, l labeler, docs []SelectedDocument, 
 
 // skillRow is one line of the skill metadata table: a task module
 // not hit (served set) or a runtime skill. trigger is the cell text.
+// fired marks a task module whose triggers fired but yielded to the hit
+// (never cut for the budget); namesOnly a row listed by name alone (its
+// description and trigger cells empty).
 type skillRow struct {
 	served                     *Served
 	name, description, trigger string
+	fired, namesOnly           bool
+}
+
+// namesOnlyRow is row listed by its name alone.
+func namesOnlyRow(row skillRow) skillRow {
+	row.description, row.trigger, row.namesOnly = "", emptyCell, true
+	return row
 }
 
 func writeSkillTable(b *strings.Builder, l labeler, rows []skillRow) {
 	writeHeader(b, l, "skill.col.name", "skill.col.description", "skill.col.trigger")
-	for _, r := range rows {
-		b.WriteString("\n| ")
-		writeCell(b, r.name)
-		b.WriteString(" | ")
-		writeCell(b, r.description)
-		b.WriteString(" | ")
-		b.WriteString(r.trigger)
-		b.WriteString(" |")
+	for i := range rows {
+		b.WriteString("\n")
+		writeSkillRow(b, &rows[i])
 	}
+}
+
+// writeSkillRow writes one row of the skill table, without line breaks.
+func writeSkillRow(b *strings.Builder, r *skillRow) {
+	b.WriteString("| ")
+	writeCell(b, r.name)
+	b.WriteString(" | ")
+	writeCell(b, r.description)
+	b.WriteString(" | ")
+	b.WriteString(r.trigger)
+	b.WriteString(" |")
 }
 
 // triggerCell describes how a task module fires, in label words, as a

@@ -3,7 +3,7 @@ package domain
 import "time"
 
 // Profile is a named assembly setup: locale, model, base modules, system
-// prompt, skill disclosure and token budget.
+// prompt, skill disclosure, token budget and skill budget.
 type Profile struct {
 	ID            string // slug
 	Name          string
@@ -15,5 +15,8 @@ type Profile struct {
 	SystemPrompt    string
 	SkillDisclosure bool
 	TokenBudget     int // tokens; 0 means no budget
-	UpdatedAt       time.Time
+	// SkillBudget is the token budget of the skills-available segment;
+	// 0 means the server's (serve --skill-budget).
+	SkillBudget int
+	UpdatedAt   time.Time
 }

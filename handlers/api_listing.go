@@ -86,6 +86,7 @@ type APIProfile struct {
 	SystemPrompt    string    `json:"systemPrompt"`
 	SkillDisclosure bool      `json:"skillDisclosure"`
 	TokenBudget     int       `json:"tokenBudget"`
+	SkillBudget     int       `json:"skillBudget"`
 	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
@@ -98,7 +99,7 @@ func (h *API) Profiles(c echo.Context) error {
 	for i, p := range ps {
 		out[i] = APIProfile{ID: p.ID, Name: p.Name, Locale: p.Locale, Model: p.Model, TimeZone: p.TimeZone,
 			PromptModules: append([]string{}, p.PromptModules...), SystemPrompt: p.SystemPrompt, SkillDisclosure: p.SkillDisclosure,
-			TokenBudget: p.TokenBudget, UpdatedAt: p.UpdatedAt.UTC()}
+			TokenBudget: p.TokenBudget, SkillBudget: p.SkillBudget, UpdatedAt: p.UpdatedAt.UTC()}
 	}
 	return WriteCachedJSON(c, out)
 }

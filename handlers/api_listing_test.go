@@ -128,7 +128,7 @@ func TestAPIOverridesAndProfiles(t *testing.T) {
 		t.Errorf("profiles: %d, ETag %q", rec.Code, rec.Header().Get("ETag"))
 	}
 	i := slices.IndexFunc(ps, func(p handlers.APIProfile) bool { return p.ID == "support" })
-	if i < 0 || !slices.Equal(ps[i].PromptModules, []string{"base.identity", "style.learning"}) || ps[i].UpdatedAt.IsZero() {
+	if i < 0 || !slices.Equal(ps[i].PromptModules, []string{"base.identity", "style.learning"}) || ps[i].SkillBudget != 3000 || ps[i].UpdatedAt.IsZero() {
 		t.Errorf("profiles: %+v", ps)
 	}
 	if !slices.IsSortedFunc(ps, func(x, y handlers.APIProfile) int { return strings.Compare(x.ID, y.ID) }) {

@@ -587,3 +587,26 @@ func TestAPIAssembleCanonicalLocale(t *testing.T) {
 		}
 	}
 }
+
+// The assemble answer says which skills the skill budget left out
+// (validated against the contract like every answer).
+func TestAPIAssembleSkillsNotListed(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	form := profileForm("tight")
+	form.Set("locale", "en-US")
+	form.Set("skillBudget", "1")
+	a.post("/profiles", form).want(t, http.StatusSeeOther)
+	res := decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", `{"profile": "tight", "message": "hello"}`))
+	c := res.Skills
+	if c == nil || c.Budget != 1 || c.Listed != 0 || c.Cut != 5 || len(c.CutSkills) != 5 {
+		t.Fatalf("skills %+v, want a budget of 1, none listed, 5 cut", c)
+	}
+	if cut := c.CutSkills[0]; cut.Source != assembler.SkillSourceTask || cut.Reason != assembler.CutReasonBudget {
+		t.Errorf("cut %+v", cut)
+	}
+	res = decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", `{"locale": "en-US", "message": "hello"}`))
+	if c := res.Skills; c == nil || c.Budget != assembler.DefaultSkillBudget || c.Cut != 0 || c.Listed != 5 || c.Mode != assembler.SkillModeFull {
+		t.Errorf("default budget: skills %+v", c)
+	}
+}

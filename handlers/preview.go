@@ -174,6 +174,16 @@ func resultModel(v *state.View, res *assembler.Result) *previewpage.Result {
 	for _, s := range res.Segments {
 		r.Segments = append(r.Segments, previewpage.Segment{Name: s.Layer, Modules: s.Modules, Tokens: s.Tokens, Text: s.Text})
 	}
+	if c := res.Skills; c != nil {
+		r.Skills = &previewpage.Skills{Budget: c.Budget, Encoding: c.Encoding, Mode: c.Mode, Listed: c.Listed, NamesOnly: c.NamesOnly}
+		for _, cut := range c.CutSkills {
+			ps := previewpage.CutSkill{Name: cut.Name, Source: cut.Source, Reason: cut.Reason}
+			if cut.Source == assembler.SkillSourceTask && v.Exists(cut.Name) {
+				ps.URL = "/modules/" + cut.Name
+			}
+			r.Skills.Cut = append(r.Skills.Cut, ps)
+		}
+	}
 	for _, t := range []struct{ name, text string }{
 		{"Knowledge bases", res.Tables.Knowledge},
 		{"Selected documents", res.Tables.Selected},

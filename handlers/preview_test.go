@@ -363,3 +363,48 @@ func TestPreviewWordsAssemblyErrors(t *testing.T) {
 		t.Errorf("full text lacks the variables:\n%.300s", got)
 	}
 }
+
+// The preview says how many skills the skill budget left out, each with
+// its reason, in a list that folds; with room for all, that all are listed.
+func TestPreviewShowsSkillsNotListed(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	r := a.post("/preview", url.Values{"request": {`{"locale": "en-US", "message": "hello"}`}}).want(t, http.StatusOK)
+	if got := strings.Join(strings.Fields(r.find("skills-all-listed").Text()), " "); got != "5 skills listed within the 8000-token skill budget (o200k_base)." {
+		t.Errorf("all listed: %q", got)
+	}
+	if r.find("skills-not-listed").Length() != 0 {
+		t.Error("a list of skills not listed when every skill is listed")
+	}
+
+	form := profileForm("tight")
+	form.Set("locale", "en-US")
+	form.Set("skillBudget", "1")
+	a.post("/profiles", form).want(t, http.StatusSeeOther)
+	r = a.post("/preview", url.Values{"request": {`{"profile": "tight", "message": "please translate this"}`}}).want(t, http.StatusOK)
+	list := r.find("skills-not-listed")
+	if list.Length() != 1 || goquery.NodeName(list) != "details" {
+		t.Fatalf("skills not listed: %d elements (%s), want one details", list.Length(), goquery.NodeName(list))
+	}
+	if got := r.find("skills-not-listed-count").Text(); got != "4 skills not listed" {
+		t.Errorf("summary %q, want 4 skills not listed", got)
+	}
+	var names []string
+	r.doc.Find(`[data-testid="skill-cut"]`).Each(func(_ int, s *goquery.Selection) {
+		names = append(names, s.AttrOr("data-name", ""))
+		if reason := s.Find("td").Last().Text(); reason != "budget" {
+			t.Errorf("%s: reason %q", s.AttrOr("data-name", ""), reason)
+		}
+		if href := s.Find("a").AttrOr("href", ""); href != "/modules/"+s.AttrOr("data-name", "") {
+			t.Errorf("%s links to %q", s.AttrOr("data-name", ""), href)
+		}
+	})
+	// task.translate fired: it is the hit, never cut.
+	slices.Sort(names)
+	if want := []string{"task.code-review", "task.data-analysis", "task.doc-minutes", "task.summarize"}; !slices.Equal(names, want) {
+		t.Errorf("cut %q, want %q", names, want)
+	}
+	if r.doc.Find(`[data-testid="report-entry"][data-kind="skill-cut"]`).Length() != 4 {
+		t.Error("the composition table lacks the skill-cut entries")
+	}
+}

@@ -44,7 +44,7 @@ func (h *Profiles) List(c echo.Context) error {
 		m.Rows = append(m.Rows, profilepage.Row{
 			ID: p.ID, Name: p.Name, Locale: p.Locale, Model: p.Model, TimeZone: p.TimeZone,
 			Modules: len(p.PromptModules), SkillDisclosure: p.SkillDisclosure, TokenBudget: p.TokenBudget,
-			Updated: p.UpdatedAt.UTC().Format(timeLayout),
+			SkillBudget: p.SkillBudget, Updated: p.UpdatedAt.UTC().Format(timeLayout),
 		})
 	}
 	return Render(c, http.StatusOK, profilepage.ListPage(m))
@@ -52,7 +52,7 @@ func (h *Profiles) List(c echo.Context) error {
 
 // New renders GET /profiles/new.
 func (h *Profiles) New(c echo.Context) error {
-	f := profilepage.Form{New: true, Action: "/profiles", SkillDisclosure: true, TokenBudget: "0"}
+	f := profilepage.Form{New: true, Action: "/profiles", SkillDisclosure: true, TokenBudget: "0", SkillBudget: "0"}
 	return Render(c, http.StatusOK, profilepage.FormPage(f))
 }
 
@@ -92,6 +92,7 @@ func (h *Profiles) Edit(c echo.Context) error {
 		SystemPrompt:    p.SystemPrompt,
 		SkillDisclosure: p.SkillDisclosure,
 		TokenBudget:     strconv.Itoa(p.TokenBudget),
+		SkillBudget:     strconv.Itoa(p.SkillBudget),
 	}
 	return Render(c, http.StatusOK, profilepage.FormPage(f))
 }
@@ -154,13 +155,15 @@ func bindProfile(c echo.Context, isNew bool) profilepage.Form {
 		SystemPrompt:    c.FormValue("systemPrompt"),
 		SkillDisclosure: c.FormValue("skillDisclosure") == "on",
 		TokenBudget:     c.FormValue("tokenBudget"),
+		SkillBudget:     c.FormValue("skillBudget"),
 	}
 }
 
 // draft is the form as the profile service reads it.
 func draft(f profilepage.Form) state.ProfileDraft {
 	return state.ProfileDraft{ID: f.ID, Name: f.Name, Locale: f.Locale, Model: f.Model, TimeZone: f.TimeZone,
-		PromptModules: f.PromptModules, SystemPrompt: f.SystemPrompt, SkillDisclosure: f.SkillDisclosure, TokenBudget: f.TokenBudget}
+		PromptModules: f.PromptModules, SystemPrompt: f.SystemPrompt, SkillDisclosure: f.SkillDisclosure, TokenBudget: f.TokenBudget,
+		SkillBudget: f.SkillBudget}
 }
 
 // refused puts the service's field errors next to the form's fields;

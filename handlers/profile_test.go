@@ -20,6 +20,7 @@ func profileForm(id string, modules ...string) url.Values {
 		"systemPrompt":    {"Answer in short paragraphs."},
 		"skillDisclosure": {"on"},
 		"tokenBudget":     {"6000"},
+		"skillBudget":     {"3000"},
 	}
 }
 
@@ -42,25 +43,35 @@ func TestProfileCreateEditDelete(t *testing.T) {
 	}
 	if p.Name != "Support desk" || p.Locale != "zh-CN" || p.Model != "gpt-4o" || p.TimeZone != "Asia/Shanghai" ||
 		!slices.Equal(p.PromptModules, []string{"base.identity", "base.behavior", "style.learning"}) ||
-		p.SystemPrompt != "Answer in short paragraphs." || !p.SkillDisclosure || p.TokenBudget != 6000 {
+		p.SystemPrompt != "Answer in short paragraphs." || !p.SkillDisclosure || p.TokenBudget != 6000 || p.SkillBudget != 3000 {
 		t.Errorf("stored %+v", p)
 	}
 	list := a.get("/profiles").want(t, http.StatusOK)
 	if list.doc.Find(`[data-testid="profile-row"][data-id="support"]`).Length() != 1 {
 		t.Error("the list does not show the profile")
 	}
+	if got := strings.TrimSpace(list.find("profile-skill-budget").Text()); got != "3000" {
+		t.Errorf("the list shows the skill budget %q, want 3000", got)
+	}
 
 	edit := a.get("/profiles/support").want(t, http.StatusOK)
 	if got := edit.textarea("promptModules"); got != "base.identity\nbase.behavior\nstyle.learning" {
 		t.Errorf("edit form modules %q", got)
 	}
+	if got := edit.doc.Find(`input[name="skillBudget"]`).AttrOr("value", ""); got != "3000" {
+		t.Errorf("edit form skill budget %q, want 3000", got)
+	}
 	form := profileForm("ignored", "base.identity")
 	form.Del("skillDisclosure")
 	form.Set("tokenBudget", "")
+	form.Set("skillBudget", "")
 	a.post("/profiles/support", form).want(t, http.StatusSeeOther)
 	p, _ = a.store.GetProfile(ctx, "support")
-	if p.SkillDisclosure || p.TokenBudget != 0 || len(p.PromptModules) != 1 {
+	if p.SkillDisclosure || p.TokenBudget != 0 || p.SkillBudget != 0 || len(p.PromptModules) != 1 {
 		t.Errorf("update stored %+v", p)
+	}
+	if got := strings.TrimSpace(a.get("/profiles").want(t, http.StatusOK).find("profile-skill-budget").Text()); got != "server default" {
+		t.Errorf("the list shows the skill budget 0 as %q", got)
 	}
 
 	// The profile is used by the preview at once.
@@ -98,6 +109,9 @@ func TestProfileErrorsNextToTheField(t *testing.T) {
 		{"system prompt too long", "systemPrompt", strings.Repeat("x", 20_001), "at most 20000 characters (this one has 20001)"},
 		{"id with a slash", "id", "desk/1", `'/' is not allowed`},
 		{"word budget", "tokenBudget", "lots", "whole number"},
+		{"negative skill budget", "skillBudget", "-5", "from 0 (the server's default) to 2000000"},
+		{"skill budget over the limit", "skillBudget", "2000001", "from 0 (the server's default) to 2000000"},
+		{"word skill budget", "skillBudget", "many", "whole number"},
 		{"bad locale", "locale", "english please", "BCP 47"},
 		{"bad zone", "timeZone", "Mars/Olympus", "IANA"},
 		{"zone read as a file", "timeZone", "localtime", `"localtime" is not an IANA time zone`},

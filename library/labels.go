@@ -90,6 +90,7 @@ var CountLabels = map[string][]string{
 	"count.lines":              {"count"},
 	"count.more_lines":         {"count"},
 	"count.tokens":             {"count"},
+	"count.skills":             {"count"},
 	"count.impact":             {"count", "total"},
 }
 

@@ -38,6 +38,9 @@ type ProfileDraft struct {
 	SkillDisclosure bool
 	// TokenBudget is a whole number of tokens; "" is 0, no budget.
 	TokenBudget string
+	// SkillBudget is a whole number of tokens for the skills-available
+	// segment; "" is 0, the server's default.
+	SkillBudget string
 }
 
 // ProfileError lists every refused field of a ProfileDraft, by the
@@ -57,6 +60,7 @@ const (
 	MaxProfileModules      = 100       // module ids
 	MaxProfileSystemPrompt = 20_000    // characters
 	MaxProfileTokenBudget  = 2_000_000 // tokens
+	MaxProfileSkillBudget  = 2_000_000 // tokens
 )
 
 // Check validates d against the modules served now and returns the
@@ -107,6 +111,13 @@ func (s *Profiles) Check(d ProfileDraft) (domain.Profile, error) {
 			bad("tokenBudget", fmt.Sprintf("a whole number of tokens from 0 (no budget) to %d", MaxProfileTokenBudget))
 		}
 		p.TokenBudget = n
+	}
+	if b := strings.TrimSpace(d.SkillBudget); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil || n < 0 || n > MaxProfileSkillBudget {
+			bad("skillBudget", fmt.Sprintf("a whole number of tokens from 0 (the server's default) to %d", MaxProfileSkillBudget))
+		}
+		p.SkillBudget = n
 	}
 	if len(errs) > 0 {
 		return domain.Profile{}, errs

@@ -138,8 +138,8 @@ func TestAuditProfilesAndScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	desk := `{"id":"desk","name":"Desk","locale":"","model":"","timeZone":"","promptModules":["identity"],"systemPrompt":"","skillDisclosure":false,"tokenBudget":0}`
-	front := `{"id":"desk","name":"Front desk","locale":"","model":"","timeZone":"","promptModules":[],"systemPrompt":"","skillDisclosure":false,"tokenBudget":100}`
+	desk := `{"id":"desk","name":"Desk","locale":"","model":"","timeZone":"","promptModules":["identity"],"systemPrompt":"","skillDisclosure":false,"tokenBudget":0,"skillBudget":0}`
+	front := `{"id":"desk","name":"Front desk","locale":"","model":"","timeZone":"","promptModules":[],"systemPrompt":"","skillDisclosure":false,"tokenBudget":100,"skillBudget":0}`
 	wantLines(t, "profile audit", lines(t, s, domain.AuditFilter{Subject: "profile"}), []line{
 		{"console", "delete", "profile", "desk", "", 0, front, ""},
 		{"console", "update", "profile", "desk", "", 0, desk, front},

@@ -10,12 +10,12 @@ import (
 )
 
 const profileColumns = `id, name, locale, model, time_zone, prompt_modules,
-	system_prompt, skill_disclosure, token_budget, updated_at`
+	system_prompt, skill_disclosure, token_budget, skill_budget, updated_at`
 
 func scanProfile(row pgx.Row) (domain.Profile, error) {
 	var p domain.Profile
 	err := row.Scan(&p.ID, &p.Name, &p.Locale, &p.Model, &p.TimeZone, &p.PromptModules,
-		&p.SystemPrompt, &p.SkillDisclosure, &p.TokenBudget, &p.UpdatedAt)
+		&p.SystemPrompt, &p.SkillDisclosure, &p.TokenBudget, &p.SkillBudget, &p.UpdatedAt)
 	return p, err
 }
 
@@ -60,6 +60,7 @@ type profileAudit struct {
 	SystemPrompt    string   `json:"systemPrompt"`
 	SkillDisclosure bool     `json:"skillDisclosure"`
 	TokenBudget     int      `json:"tokenBudget"`
+	SkillBudget     int      `json:"skillBudget"`
 }
 
 // profileChange records a change of a profile from before to after (nil
@@ -85,7 +86,7 @@ func (s *Store) profileChange(ctx context.Context, action, id string, before, af
 
 func profileAuditOf(p domain.Profile) profileAudit {
 	return profileAudit{p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p),
-		p.SystemPrompt, p.SkillDisclosure, p.TokenBudget}
+		p.SystemPrompt, p.SkillDisclosure, p.TokenBudget, p.SkillBudget}
 }
 
 // CreateProfile inserts p and returns the stored row (UpdatedAt set),
@@ -97,10 +98,10 @@ func (s *Store) CreateProfile(ctx context.Context, p domain.Profile) (domain.Pro
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var err error
 		saved, err = scanProfile(tx.db.QueryRow(ctx, `INSERT INTO profiles (id, name, locale, model, time_zone,
-			prompt_modules, system_prompt, skill_disclosure, token_budget)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			prompt_modules, system_prompt, skill_disclosure, token_budget, skill_budget)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			RETURNING `+profileColumns,
-			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget, p.SkillBudget))
 		if err != nil {
 			return dbError(err, "profile "+p.ID)
 		}
@@ -112,7 +113,7 @@ func (s *Store) CreateProfile(ctx context.Context, p domain.Profile) (domain.Pro
 // UpdateProfile replaces every field of the profile p.ID and returns the
 // stored row, with its audit row and notification in the same
 // transaction. Last write wins. Errors: library.ErrNotFound when there is
-// no such profile; library.ErrInvalid for a negative token budget.
+// no such profile; library.ErrInvalid for a negative token or skill budget.
 func (s *Store) UpdateProfile(ctx context.Context, p domain.Profile) (domain.Profile, error) {
 	var saved domain.Profile
 	err := s.WithTx(ctx, func(tx *Store) error {
@@ -122,10 +123,10 @@ func (s *Store) UpdateProfile(ctx context.Context, p domain.Profile) (domain.Pro
 		}
 		saved, err = scanProfile(tx.db.QueryRow(ctx, `UPDATE profiles SET name = $2, locale = $3, model = $4,
 			time_zone = $5, prompt_modules = $6, system_prompt = $7, skill_disclosure = $8, token_budget = $9,
-			updated_at = now()
+			skill_budget = $10, updated_at = now()
 			WHERE id = $1
 			RETURNING `+profileColumns,
-			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget))
+			p.ID, p.Name, p.Locale, p.Model, p.TimeZone, promptModules(p), p.SystemPrompt, p.SkillDisclosure, p.TokenBudget, p.SkillBudget))
 		if err != nil {
 			return dbError(err, "profile "+p.ID)
 		}

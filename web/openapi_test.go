@@ -310,6 +310,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"Segment":          {reflect.TypeFor[assembler.Segment](), false},
 		"ReportEntry":      {reflect.TypeFor[assembler.ReportEntry](), false},
 		"Tables":           {reflect.TypeFor[assembler.Tables](), false},
+		"SkillCatalogue":   {reflect.TypeFor[assembler.SkillCatalogue](), false},
+		"CutSkill":         {reflect.TypeFor[assembler.CutSkill](), false},
 		"Rendered":         {reflect.TypeFor[assembler.Rendered](), false},
 		"APIModule":        {reflect.TypeFor[handlers.APIModule](), false},
 		"APIModuleDetail":  {reflect.TypeFor[handlers.APIModuleDetail](), false},

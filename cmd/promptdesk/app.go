@@ -103,7 +103,10 @@ func (a *app) assembler(countTokens bool, m *metrics.Metrics) (*assembler.Assemb
 	if err != nil {
 		return nil, fmt.Errorf("--time-zone %w", err)
 	}
-	cfg := assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens}
+	if a.cli.SkillBudget < 0 {
+		return nil, fmt.Errorf("--skill-budget %d: the budget of the available skills is a number of tokens, 0 or more (0 is the default, %d)", a.cli.SkillBudget, assembler.DefaultSkillBudget)
+	}
+	cfg := assembler.Config{FallbackLocale: a.cli.FallbackLocale, TimeZone: loc, CountTokens: countTokens, SkillBudget: a.cli.SkillBudget}
 	if m != nil {
 		cfg.Observe = func(t assembler.Timing) { m.Assembly(t.Assemble, t.Tokens) }
 	}

@@ -21,6 +21,7 @@ type CLI struct {
 	Library        string `name:"library" env:"PROMPTDESK_LIBRARY_DIR" help:"Load the library from this folder (modules/<locale>/*.md, labels/<locale>.yaml) instead of the embedded one."`
 	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale served when the requested one has no text for a module (override or builtin)."`
 	TimeZone       string `name:"time-zone" env:"PROMPTDESK_TIME_ZONE" default:"UTC" help:"Server time zone used when neither request nor profile names one."`
+	SkillBudget    int    `name:"skill-budget" env:"PROMPTDESK_SKILL_BUDGET" default:"8000" help:"Tokens the list of available skills (the skills-available segment) may take when the request's profile sets no skill budget; past it the skills most relevant to the request are listed and the rest left out (docs/skills.md)."`
 	LogLevel       string `name:"log-level" env:"PROMPTDESK_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	Serve    ServeFlags `cmd:"" help:"Run the console and the runtime API."`

@@ -64,6 +64,7 @@ func TestConfigPrintsTheEffectiveConfiguration(t *testing.T) {
 		"PROMPTDESK_WRITE_TIMEOUT": {"30s", "default"},
 		"PROMPTDESK_IDLE_TIMEOUT":  {"2m0s", "default"},
 		"PROMPTDESK_METRICS_ADDR":  {"(empty)", "default"},
+		"PROMPTDESK_SKILL_BUDGET":  {"8000", "default"},
 		"PROMPTDESK_URL":           {"https://prompts.example.com", "env PROMPTDESK_URL"},
 	} {
 		if r := rows[env]; r == nil || r[2] != want[0] || r[3] != want[1] {

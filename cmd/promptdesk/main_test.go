@@ -115,3 +115,26 @@ func TestAssembleBadRequestNamesField(t *testing.T) {
 		t.Fatalf("got %v, want an error naming the file and knowledgeBases[0].type", err)
 	}
 }
+
+// --skill-budget is the server's skill budget for every command that
+// assembles: with 1 token no builtin skill fits, and each is reported cut.
+func TestAssembleSkillBudget(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hello.json")
+	if err := os.WriteFile(file, []byte(`{"locale":"en-US","message":"hello"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := assembleCLI(t, "--request", file, "--builtin-only", "--skill-budget", "1").lines()
+	for _, id := range []string{"task.code-review", "task.data-analysis", "task.doc-minutes", "task.summarize", "task.translate"} {
+		if !strings.Contains(lines, "skill-cut("+id+" · budget)\n") {
+			t.Errorf("report lacks skill-cut(%s · budget):\n%s", id, lines)
+		}
+	}
+	if strings.Contains(lines, "skill-listed(") {
+		t.Errorf("skills listed over a budget of 1 token:\n%s", lines)
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"assemble", "--request", file, "--builtin-only", "--skill-budget=-1"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--skill-budget -1") {
+		t.Errorf("a negative budget: error %v, want one naming --skill-budget -1", err)
+	}
+}

@@ -69,6 +69,26 @@ type Result struct {
 	// ChatMessages is the full text as chat messages JSON, one system
 	// message: [{"role":"system","content":…}].
 	ChatMessages string
+	// Skills is how the list of available skills was fitted to its token
+	// budget; nil when the assembly lists no skills.
+	Skills *Skills
+}
+
+// Skills is the skill list's budget (tokens, in Encoding), its mode
+// (full, mixed or names-only), how many skills it lists and how many of
+// those by name alone, and the skills it left out, most relevant first.
+type Skills struct {
+	Budget            int
+	Encoding, Mode    string
+	Listed, NamesOnly int
+	Cut               []CutSkill
+}
+
+// CutSkill is one skill left out of the list: its name (with URL, the
+// module's page, for a task module that exists), source (task-module or
+// runtime) and reason (budget).
+type CutSkill struct {
+	Name, URL, Source, Reason string
 }
 
 // ServedDiff is the assembly as served (published overrides only)

@@ -14,7 +14,9 @@ type Row struct {
 	Modules                           int
 	SkillDisclosure                   bool
 	TokenBudget                       int
-	Updated                           string
+	// SkillBudget is in tokens; 0 means the server's default.
+	SkillBudget int
+	Updated     string
 }
 
 // Form is the create and edit form; fields hold what the user typed.
@@ -29,6 +31,8 @@ type Form struct {
 	SkillDisclosure bool
 	// TokenBudget is kept as typed, so a bad value can be shown again.
 	TokenBudget string
+	// SkillBudget is kept as typed, like TokenBudget.
+	SkillBudget string
 	// Errors are keyed by form field name.
 	Errors    map[string]string
 	DeleteURL string
