@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
@@ -74,16 +75,40 @@ func (v *View) Matches(f ModuleFilter, layer library.Layer, id string) bool {
 	if f.Q == "" {
 		return true
 	}
-	q := strings.ToLower(f.Q)
-	if strings.Contains(strings.ToLower(id), q) {
-		return true
-	}
-	for _, m := range v.Modules(id) {
-		if strings.Contains(strings.ToLower(m.Title), q) || strings.Contains(strings.ToLower(m.Description), q) {
-			return true
+	return strings.Contains(v.searchText(id), strings.ToLower(f.Q))
+}
+
+// searchTexts holds, per module id, the lowercase text a search reads:
+// the id and the title and description of every text of Modules, each
+// ended by a NUL so that a search never matches across two of them. It is
+// built on the first search of a View, once, not per request: a View is
+// immutable, and a search at 10,000 modules would otherwise lower-case
+// megabytes each time. Published shares its View's, since Modules does
+// not read drafts.
+type searchTexts struct {
+	once sync.Once
+	text map[string]string
+}
+
+// searchText is the lowercase text a search for id reads (searchTexts).
+func (v *View) searchText(id string) string {
+	v.search.once.Do(func() {
+		v.search.text = make(map[string]string, len(v.idx.ids))
+		var b strings.Builder
+		for _, id := range v.idx.ids {
+			b.Reset()
+			b.WriteString(id)
+			b.WriteByte(0)
+			for _, m := range v.Modules(id) {
+				b.WriteString(m.Title)
+				b.WriteByte(0)
+				b.WriteString(m.Description)
+				b.WriteByte(0)
+			}
+			v.search.text[id] = strings.ToLower(b.String())
 		}
-	}
-	return false
+	})
+	return v.search.text[id]
 }
 
 // Profiles returns the stored profiles the View serves, ordered by id.

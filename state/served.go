@@ -450,6 +450,7 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		rows:        rows,
 		drafts:      drafts,
 		profiles:    profiles,
+		search:      &searchTexts{},
 	}
 	// A published override may include another published override's id; a
 	// draft may also include a draft's.

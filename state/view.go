@@ -47,6 +47,8 @@ type View struct {
 	// stored row per call: built with the drafts (all) and without them
 	// (published, for Published).
 	idx, published *index
+	// search is built on the first search (searchText).
+	search *searchTexts
 }
 
 // index is the module ids and locales of a View, computed once when it is
