@@ -2,9 +2,11 @@ package state
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
@@ -75,40 +77,49 @@ func (v *View) Matches(f ModuleFilter, layer library.Layer, id string) bool {
 	if f.Q == "" {
 		return true
 	}
-	return strings.Contains(v.searchText(id), strings.ToLower(f.Q))
+	return matchesText(v.searchText(id), f.Q)
 }
 
-// searchTexts holds, per module id, the lowercase text a search reads:
-// the id and the title and description of every text of Modules, each
-// ended by a NUL so that a search never matches across two of them. It is
-// built on the first search of a View, once, not per request: a View is
-// immutable, and a search at 10,000 modules would otherwise lower-case
-// megabytes each time. Published shares its View's, since Modules does
-// not read drafts.
-type searchTexts struct {
-	once sync.Once
-	text map[string]string
+// matchesText reports whether q, case-insensitively, is in one of texts
+// (lower case, as searchText gives them).
+func matchesText(texts []string, q string) bool {
+	q = strings.ToLower(q)
+	return slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, q) })
 }
 
-// searchText is the lowercase text a search for id reads (searchTexts).
-func (v *View) searchText(id string) string {
-	v.search.once.Do(func() {
-		v.search.text = make(map[string]string, len(v.idx.ids))
-		var b strings.Builder
-		for _, id := range v.idx.ids {
-			b.Reset()
-			b.WriteString(id)
-			b.WriteByte(0)
-			for _, m := range v.Modules(id) {
-				b.WriteString(m.Title)
-				b.WriteByte(0)
-				b.WriteString(m.Description)
-				b.WriteByte(0)
-			}
-			v.search.text[id] = strings.ToLower(b.String())
-		}
-	})
-	return v.search.text[id]
+// searchText is the lower-case text a search for id reads: the id, then
+// the title and description of every text of Modules, each module's in
+// one string with a NUL between them so that no match spans the two.
+func (v *View) searchText(id string) []string {
+	ms := v.Modules(id)
+	out := make([]string, 0, 1+len(ms))
+	out = append(out, strings.ToLower(id))
+	for _, m := range ms {
+		out = append(out, v.texts.lower(m))
+	}
+	return out
+}
+
+// moduleTexts keeps the lower-cased title and description of each module
+// text (searchText) for as long as the module lives: lower-casing them
+// anew for each View would cost every first search after a change
+// hundreds of milliseconds at 10,000 modules, and the texts of a library
+// and of the parsed overrides outlive many Views.
+type moduleTexts struct {
+	m sync.Map // weak.Pointer[library.Module] → string
+}
+
+// lower is m's title and description, lower case, NUL between them.
+func (c *moduleTexts) lower(m *library.Module) string {
+	key := weak.Make(m)
+	if t, ok := c.m.Load(key); ok {
+		return t.(string)
+	}
+	t := strings.ToLower(m.Title + "\x00" + m.Description)
+	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
+		runtime.AddCleanup(m, func(k weak.Pointer[library.Module]) { c.m.Delete(k) }, key)
+	}
+	return t
 }
 
 // Profiles returns the stored profiles the View serves, ordered by id.
