@@ -80,22 +80,17 @@ func (h *Library) List(c echo.Context) error {
 	// Every module is matched and counted; only the page's are described.
 	matched := map[library.Layer][]*library.Module{}
 	statusCount := map[string]int{}
-	for _, id := range ids {
-		pm, _, ok := v.Primary(h.Assembler, id)
-		if !ok {
-			continue // a user module whose only rows are broken
-		}
-		m.Total++
-		if !v.Matches(sf, pm.Layer, id) {
+	listed := v.Listing(h.Assembler)
+	m.Total = len(listed)
+	for _, e := range listed {
+		if !v.MatchesListed(sf, e) {
 			continue
 		}
 		m.Shown++
-		matched[pm.Layer] = append(matched[pm.Layer], pm)
-		statusCount[string(v.ModuleStatus(id))]++
+		matched[e.Module.Layer] = append(matched[e.Module.Layer], e.Module)
+		statusCount[string(e.Status)]++
 		// As the draft filter counts: a draft in the filter's locale.
-		if slices.ContainsFunc(v.Locales(id), func(l string) bool {
-			return v.HasDraft(id, l) && (f.Locale == "" || strings.EqualFold(l, f.Locale))
-		}) {
+		if slices.ContainsFunc(e.Drafts, func(l string) bool { return f.Locale == "" || strings.EqualFold(l, f.Locale) }) {
 			statusCount[string(state.StatusDraft)]++
 		}
 	}
