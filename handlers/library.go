@@ -60,15 +60,8 @@ func (h *Library) List(c echo.Context) error {
 	for _, l := range library.Layers {
 		m.Layers = append(m.Layers, string(l))
 	}
-	ids := v.IDs()
-	for _, id := range ids {
-		for _, loc := range v.Locales(id) {
-			if !slices.Contains(m.Locales, loc) {
-				m.Locales = append(m.Locales, loc)
-			}
-		}
-	}
-	slices.Sort(m.Locales)
+	listing := v.Listing(h.Assembler)
+	m.Locales = listing.Locales
 	sf := state.ModuleFilter{Layer: f.Layer, Locale: f.Locale, Status: f.Status, Q: f.Q}
 	if err := sf.Check(); err != nil {
 		return err
@@ -78,20 +71,24 @@ func (h *Library) List(c echo.Context) error {
 	}
 
 	// Every module is matched and counted; only the page's are described.
-	matched := map[library.Layer][]*library.Module{}
-	statusCount := map[string]int{}
-	listed := v.Listing(h.Assembler)
-	m.Total = len(listed)
-	for _, e := range listed {
+	// Counts are by position in library.Layers and statuses.
+	matched := make([][]*library.Module, len(library.Layers))
+	statusCount := make([]int, len(statuses))
+	draft := slices.Index(statuses, string(state.StatusDraft))
+	m.Total = len(listing.Modules)
+	for _, e := range listing.Modules {
 		if !v.MatchesListed(sf, e) {
 			continue
 		}
 		m.Shown++
-		matched[e.Module.Layer] = append(matched[e.Module.Layer], e.Module)
-		statusCount[string(e.Status)]++
+		l := slices.Index(library.Layers, e.Module.Layer)
+		matched[l] = append(matched[l], e.Module)
+		if s := slices.Index(statuses, string(e.Status)); s >= 0 {
+			statusCount[s]++
+		}
 		// As the draft filter counts: a draft in the filter's locale.
 		if slices.ContainsFunc(e.Drafts, func(l string) bool { return f.Locale == "" || strings.EqualFold(l, f.Locale) }) {
-			statusCount[string(state.StatusDraft)]++
+			statusCount[draft]++
 		}
 	}
 	m.Pages = max(1, (m.Shown+LibraryPageSize-1)/LibraryPageSize)
@@ -100,15 +97,15 @@ func (h *Library) List(c echo.Context) error {
 	if m.Shown > 0 {
 		m.First, m.Last = start+1, end
 	}
-	for _, s := range statuses {
-		if statusCount[s] > 0 {
-			m.StatusCounts = append(m.StatusCounts, librarypage.Count{Name: s, N: statusCount[s]})
+	for i, s := range statuses {
+		if statusCount[i] > 0 {
+			m.StatusCounts = append(m.StatusCounts, librarypage.Count{Name: s, N: statusCount[i]})
 		}
 	}
 	// at is the number of the first row of the layer in the listing, from 0.
 	at := 0
-	for _, l := range library.Layers {
-		mods := matched[l]
+	for i, l := range library.Layers {
+		mods := matched[i]
 		if len(mods) > 0 {
 			m.LayerCounts = append(m.LayerCounts, librarypage.Count{Name: string(l), N: len(mods)})
 		}

@@ -81,19 +81,48 @@ func (v *View) Matches(f ModuleFilter, layer library.Layer, id string) bool {
 }
 
 // matchesText reports whether q, case-insensitively, is in one of texts
-// (lower case, as searchText gives them).
-func matchesText(texts []string, q string) bool {
+// (as searchText gives them).
+func matchesText(texts []searchable, q string) bool {
 	q = strings.ToLower(q)
-	return slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, q) })
+	need := byteSet(q)
+	return slices.ContainsFunc(texts, func(t searchable) bool {
+		// A text lacking a byte of q cannot hold it: most texts are
+		// skipped without a scan (English ones for a Chinese query, and
+		// the other way round).
+		return t.bytes.and(need) == need && strings.Contains(t.text, q)
+	})
+}
+
+// searchable is a lower-case text a search reads, with the set of its
+// bytes.
+type searchable struct {
+	text  string
+	bytes bitset
+}
+
+// bitset is a set of bytes.
+type bitset [4]uint64
+
+func byteSet(s string) bitset {
+	var b bitset
+	for i := 0; i < len(s); i++ {
+		b[s[i]/64] |= 1 << (s[i] % 64)
+	}
+	return b
+}
+
+func (b bitset) and(c bitset) bitset {
+	return bitset{b[0] & c[0], b[1] & c[1], b[2] & c[2], b[3] & c[3]}
 }
 
 // searchText is the lower-case text a search for id reads: the id, then
 // the title and description of every text of Modules, each module's in
 // one string with a NUL between them so that no match spans the two.
-func (v *View) searchText(id string) []string {
+func (v *View) searchText(id string) []searchable {
 	ms := v.Modules(id)
-	out := make([]string, 0, 1+len(ms))
-	out = append(out, strings.ToLower(id))
+	out := make([]searchable, 0, 1+len(ms))
+	lid := strings.ToLower(id)
+	out = append(out, searchable{lid, byteSet(lid)})
 	for _, m := range ms {
 		out = append(out, v.texts.lower(m))
 	}
@@ -106,16 +135,17 @@ func (v *View) searchText(id string) []string {
 // hundreds of milliseconds at 10,000 modules, and the texts of a library
 // and of the parsed overrides outlive many Views.
 type moduleTexts struct {
-	m sync.Map // weak.Pointer[library.Module] → string
+	m sync.Map // weak.Pointer[library.Module] → searchable
 }
 
 // lower is m's title and description, lower case, NUL between them.
-func (c *moduleTexts) lower(m *library.Module) string {
+func (c *moduleTexts) lower(m *library.Module) searchable {
 	key := weak.Make(m)
 	if t, ok := c.m.Load(key); ok {
-		return t.(string)
+		return t.(searchable)
 	}
-	t := strings.ToLower(m.Title + "\x00" + m.Description)
+	text := strings.ToLower(m.Title + "\x00" + m.Description)
+	t := searchable{text, byteSet(text)}
 	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
 		runtime.AddCleanup(m, func(k weak.Pointer[library.Module]) { c.m.Delete(k) }, key)
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -16,37 +17,49 @@ type Listed struct {
 	// Module is the text whose shared fields represent the module
 	// (Primary).
 	Module *library.Module
-	Status Status   // ModuleStatus
-	Drafts []string // the locales with a draft pending, in Locales order
-	search []string // searchText
+	Status Status       // ModuleStatus
+	Drafts []string     // the locales with a draft pending, in Locales order
+	search []searchable // searchText
 }
 
 // listing is a View's Listing, built on its first call.
 type listing struct {
-	once    sync.Once
-	a       *assembler.Assembler
-	entries []Listed
+	once sync.Once
+	a    *assembler.Assembler
+	l    *Listing
 }
 
-// Listing returns every module of IDs that has a text (Primary, with a),
-// in IDs order. It is built once per View, for the first assembler that
-// asks (a server has one), and afresh for any other, so that a listing
-// of 10,000 modules costs a pass over this slice rather than a status,
-// a drift and a lookup per locale of every module on each request. The
-// slice is the View's: do not modify it.
-func (v *View) Listing(a *assembler.Assembler) []Listed {
+// Listing is every module of a View's IDs that has a text (Primary), in
+// IDs order, and every locale of any id.
+type Listing struct {
+	Modules []Listed
+	// Locales are the locales of Locales of every id, each spelling once,
+	// sorted.
+	Locales []string
+}
+
+// Listing returns v's Listing. It is built once per View, for the first
+// assembler that asks (a server has one), and afresh for any other, so
+// that a listing of 10,000 modules costs a pass over one slice rather
+// than a status, a drift and a lookup per locale of every module on each
+// request. It is the View's: do not modify it.
+func (v *View) Listing(a *assembler.Assembler) *Listing {
 	v.listing.once.Do(func() {
-		v.listing.a, v.listing.entries = a, v.newListing(a)
+		v.listing.a, v.listing.l = a, v.newListing(a)
 	})
 	if v.listing.a != a {
 		return v.newListing(a)
 	}
-	return v.listing.entries
+	return v.listing.l
 }
 
-func (v *View) newListing(a *assembler.Assembler) []Listed {
-	out := make([]Listed, 0, len(v.idx.ids))
+func (v *View) newListing(a *assembler.Assembler) *Listing {
+	l := &Listing{Modules: make([]Listed, 0, len(v.idx.ids))}
+	locales := map[string]bool{}
 	for _, id := range v.idx.ids {
+		for _, loc := range v.Locales(id) {
+			locales[loc] = true
+		}
 		m, _, ok := v.Primary(a, id)
 		if !ok {
 			continue // a user module whose only rows are broken
@@ -57,9 +70,10 @@ func (v *View) newListing(a *assembler.Assembler) []Listed {
 				e.Drafts = append(e.Drafts, loc)
 			}
 		}
-		out = append(out, e)
+		l.Modules = append(l.Modules, e)
 	}
-	return out
+	l.Locales = slices.Sorted(maps.Keys(locales))
+	return l
 }
 
 // MatchesListed is Matches for a module of v's Listing, without looking
