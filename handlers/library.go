@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -30,9 +31,15 @@ var statuses = func() []string {
 	return out
 }()
 
-// List renders GET /: every module grouped by layer, filtered by the query
-// parameters layer, locale, status and q. htmx requests get only the list.
-// Errors: ErrInvalid for an unknown layer, locale or status.
+// LibraryPageSize is the number of module rows one library page shows.
+const LibraryPageSize = 100
+
+// List renders GET /: the modules grouped by layer, filtered by the query
+// parameters layer, locale, status and q, LibraryPageSize rows a page
+// (parameter page, from 1; past the last it shows the last), with counts
+// per layer and status of every module the filter selects. htmx requests
+// get only the list. Errors: ErrInvalid for an unknown layer, locale or
+// status, or a page that is not a whole number from 1.
 func (h *Library) List(c echo.Context) error {
 	v := h.Served.Current()
 	f := librarypage.Filter{
@@ -41,19 +48,20 @@ func (h *Library) List(c echo.Context) error {
 		Status: c.QueryParam("status"),
 		Q:      strings.TrimSpace(c.QueryParam("q")),
 	}
+	page := 1
+	if p := c.QueryParam("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return fmt.Errorf("page %q is not a page number (1, 2, …): %w", p, library.ErrInvalid)
+		}
+		page = n
+	}
 	m := librarypage.Model{Filter: f, Statuses: statuses}
 	for _, l := range library.Layers {
 		m.Layers = append(m.Layers, string(l))
 	}
-	ids := v.IDs()
-	for _, id := range ids {
-		for _, loc := range v.Locales(id) {
-			if !slices.Contains(m.Locales, loc) {
-				m.Locales = append(m.Locales, loc)
-			}
-		}
-	}
-	slices.Sort(m.Locales)
+	listing := v.Listing(h.Assembler)
+	m.Locales = listing.Locales
 	sf := state.ModuleFilter{Layer: f.Layer, Locale: f.Locale, Status: f.Status, Q: f.Q}
 	if err := sf.Check(); err != nil {
 		return err
@@ -62,34 +70,59 @@ func (h *Library) List(c echo.Context) error {
 		return fmt.Errorf("no module exists in locale %q: %w", f.Locale, library.ErrInvalid)
 	}
 
-	rows := map[library.Layer][]librarypage.Row{}
-	for _, id := range ids {
-		pm, _, ok := v.Primary(h.Assembler, id)
-		if !ok {
-			continue // a user module whose only rows are broken
-		}
-		m.Total++
-		row := librarypage.Row{ID: id, Title: pm.Title, Description: pm.Description, Version: pm.Version, Status: string(v.ModuleStatus(id))}
-		if b, ok := v.Library.Any(id); ok {
-			row.Version = b.Version
-		}
-		for _, loc := range v.Locales(id) {
-			draft := v.HasDraft(id, loc)
-			row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: string(v.LocaleStatus(id, loc)), Draft: draft})
-			row.Draft = row.Draft || draft
-		}
-		if !v.Matches(sf, pm.Layer, id) {
+	// Every module is matched and counted; only the page's are described.
+	// Counts are by position in library.Layers and statuses.
+	matched := make([][]*library.Module, len(library.Layers))
+	statusCount := make([]int, len(statuses))
+	draft := slices.Index(statuses, string(state.StatusDraft))
+	m.Total = len(listing.Modules)
+	for _, e := range listing.Modules {
+		if !v.MatchesListed(sf, e) {
 			continue
 		}
 		m.Shown++
-		rows[pm.Layer] = append(rows[pm.Layer], row)
-	}
-	// Unfiltered, every layer shows, an empty one saying so; filtered,
-	// only the layers with a match, so that no match is one empty state.
-	for _, l := range library.Layers {
-		if !f.Active() || len(rows[l]) > 0 {
-			m.Groups = append(m.Groups, librarypage.Group{Layer: string(l), Modules: rows[l]})
+		l := slices.Index(library.Layers, e.Module.Layer)
+		matched[l] = append(matched[l], e.Module)
+		if s := slices.Index(statuses, string(e.Status)); s >= 0 {
+			statusCount[s]++
 		}
+		// As the draft filter counts: a draft in the filter's locale.
+		if slices.ContainsFunc(e.Drafts, func(l string) bool { return f.Locale == "" || strings.EqualFold(l, f.Locale) }) {
+			statusCount[draft]++
+		}
+	}
+	m.Pages = max(1, (m.Shown+LibraryPageSize-1)/LibraryPageSize)
+	m.Page = min(page, m.Pages)
+	start, end := (m.Page-1)*LibraryPageSize, min(m.Page*LibraryPageSize, m.Shown)
+	if m.Shown > 0 {
+		m.First, m.Last = start+1, end
+	}
+	for i, s := range statuses {
+		if statusCount[i] > 0 {
+			m.StatusCounts = append(m.StatusCounts, librarypage.Count{Name: s, N: statusCount[i]})
+		}
+	}
+	// at is the number of the first row of the layer in the listing, from 0.
+	at := 0
+	for i, l := range library.Layers {
+		mods := matched[i]
+		if len(mods) > 0 {
+			m.LayerCounts = append(m.LayerCounts, librarypage.Count{Name: string(l), N: len(mods)})
+		}
+		g := librarypage.Group{Layer: string(l), Count: len(mods)}
+		for i, pm := range mods {
+			if at+i >= start && at+i < end {
+				g.Modules = append(g.Modules, h.row(v, pm))
+			}
+		}
+		// Unfiltered, an empty layer shows, saying so, on the page where
+		// it falls; filtered, only layers with a match, so that no match is
+		// one empty state.
+		empty := len(mods) == 0 && !f.Active() && (at >= start && at < end || at == m.Shown && m.Page == m.Pages)
+		if len(g.Modules) > 0 || empty {
+			m.Groups = append(m.Groups, g)
+		}
+		at += len(mods)
 	}
 	for key, err := range v.Broken {
 		m.Broken = append(m.Broken, librarypage.Broken{ModuleID: key.ID, Locale: v.Rows[key].Locale, Message: err.Error()})
@@ -104,4 +137,19 @@ func (h *Library) List(c echo.Context) error {
 		return Render(c, http.StatusOK, librarypage.List(m))
 	}
 	return Render(c, http.StatusOK, librarypage.Page(m))
+}
+
+// row describes module pm (the text Primary chose) as a row of the list.
+func (h *Library) row(v *state.View, pm *library.Module) librarypage.Row {
+	id := pm.ID
+	row := librarypage.Row{ID: id, Title: pm.Title, Description: pm.Description, Version: pm.Version, Status: string(v.ModuleStatus(id))}
+	if b, ok := v.Library.Any(id); ok {
+		row.Version = b.Version
+	}
+	for _, loc := range v.Locales(id) {
+		draft := v.HasDraft(id, loc)
+		row.Locales = append(row.Locales, librarypage.Locale{Locale: loc, Status: string(v.LocaleStatus(id, loc)), Draft: draft})
+		row.Draft = row.Draft || draft
+	}
+	return row
 }

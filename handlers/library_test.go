@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/librarytest"
 )
 
 func TestLibraryListsEveryModuleUnderItsLayer(t *testing.T) {
@@ -133,5 +135,100 @@ func TestLibraryFilters(t *testing.T) {
 	r = a.get("/?layer=base", "HX-Request", "true").want(t, http.StatusOK)
 	if strings.Contains(r.Body.String(), "<html") || r.find("layer-group").Length() != 1 {
 		t.Errorf("htmx response is not the list fragment:\n%.300s", r.Body.String())
+	}
+}
+
+// A library of 250 ids is listed 100 rows a page: the pages together list
+// every module once, in the order of the unpaged list (layer, then id);
+// the counts are those of every module the filter selects, not of the
+// page; the pager's links keep the filter; a page past the last shows the
+// last, and a page that is not a number is refused.
+func TestLibraryPages(t *testing.T) {
+	t.Parallel()
+	snap, err := librarytest.Library(250)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := setup(t, snap)
+	ids := func(r response) []string {
+		var out []string
+		r.find("module-row").Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("data-id", "")) })
+		return out
+	}
+	var want []string
+	for _, l := range library.Layers {
+		for _, id := range snap.IDs() {
+			if m, _ := snap.Any(id); m.Layer == l {
+				want = append(want, id)
+			}
+		}
+	}
+
+	var got []string
+	for p, rows := range map[int]int{1: 100, 2: 100, 3: 50} {
+		r := a.get("/?page="+strconv.Itoa(p)).want(t, http.StatusOK)
+		page := ids(r)
+		if len(page) != rows {
+			t.Errorf("page %d lists %d rows, want %d", p, len(page), rows)
+		}
+		if got := r.find("page-current").Text(); got != strconv.Itoa(p) {
+			t.Errorf("page %d: the pager marks page %q", p, got)
+		}
+		if got := strings.Join(strings.Fields(r.find("page-range").Text()), " "); got != fmt.Sprintf("%d–%d, page %d of 3", (p-1)*100+1, (p-1)*100+rows, p) {
+			t.Errorf("page %d: range %q", p, got)
+		}
+		// Counts are of the whole library on every page.
+		if got := r.doc.Find(`[data-testid="layer-total"][data-name="task"]`).AttrOr("data-n", ""); got != strconv.Itoa(len(slices.DeleteFunc(slices.Clone(want), func(id string) bool { return !strings.HasPrefix(id, "task.") }))) {
+			t.Errorf("page %d: task count %s", p, got)
+		}
+		if got := r.doc.Find(`[data-testid="status-total"][data-name="builtin"]`).AttrOr("data-n", ""); got != "250" {
+			t.Errorf("page %d: builtin count %s, want 250", p, got)
+		}
+		got = append(got, page...)
+	}
+	slices.SortStableFunc(got, func(x, y string) int {
+		return slices.Index(want, x) - slices.Index(want, y)
+	})
+	if !slices.Equal(got, want) {
+		t.Errorf("the three pages list %d ids, want the %d of the library once each", len(got), len(want))
+	}
+	r := a.get("/?page=2").want(t, http.StatusOK)
+	if got := ids(r); !slices.Equal(got, want[100:200]) {
+		t.Errorf("page 2 lists %v…, want %v…", got[:3], want[100:103])
+	}
+	if got := ids(a.get("/?page=99").want(t, http.StatusOK)); !slices.Equal(got, want[200:]) {
+		t.Errorf("page 99 lists %d rows, want the last page's 50", len(got))
+	}
+	for _, p := range []string{"0", "-1", "two"} {
+		a.get("/?page="+p).want(t, http.StatusUnprocessableEntity)
+	}
+
+	// A filter: the counts are of what it selects, and the pager keeps it.
+	r = a.get("/?layer=task&q=invoice").want(t, http.StatusOK)
+	var match []string
+	for _, id := range want {
+		if strings.HasPrefix(id, "task.") && strings.Contains(id, "invoice") {
+			match = append(match, id)
+		}
+	}
+	if got := ids(r); !slices.Equal(got, match) {
+		t.Errorf("layer=task&q=invoice lists %v, want %v", got, match)
+	}
+	if got := r.doc.Find(`[data-testid="layer-total"]`).Length(); got != 1 {
+		t.Errorf("%d layer counts for one layer", got)
+	}
+	if r.find("pager").Length() != 0 {
+		t.Error("a pager for one page")
+	}
+	r = a.get("/?q=e&page=2", "HX-Request", "true").want(t, http.StatusOK)
+	if strings.Contains(r.Body.String(), "<html") {
+		t.Error("htmx gets the whole page")
+	}
+	next := r.find("page-next")
+	if href, hx := next.AttrOr("href", ""), next.AttrOr("hx-get", ""); href != "/?page=3&q=e" || hx != href {
+		t.Errorf("next page links to %q (hx-get %q), want /?page=3&q=e", href, hx)
+	}
+	if href := r.find("page-prev").AttrOr("href", ""); href != "/?q=e" {
+		t.Errorf("previous page links to %q, want /?q=e", href)
 	}
 }

@@ -2,8 +2,11 @@ package state
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
@@ -74,16 +77,79 @@ func (v *View) Matches(f ModuleFilter, layer library.Layer, id string) bool {
 	if f.Q == "" {
 		return true
 	}
-	q := strings.ToLower(f.Q)
-	if strings.Contains(strings.ToLower(id), q) {
-		return true
+	return matchesText(v.searchText(id), f.Q)
+}
+
+// matchesText reports whether q, case-insensitively, is in one of texts
+// (as searchText gives them).
+func matchesText(texts []searchable, q string) bool {
+	q = strings.ToLower(q)
+	need := byteSet(q)
+	return slices.ContainsFunc(texts, func(t searchable) bool {
+		// A text lacking a byte of q cannot hold it: most texts are
+		// skipped without a scan (English ones for a Chinese query, and
+		// the other way round).
+		return t.bytes.and(need) == need && strings.Contains(t.text, q)
+	})
+}
+
+// searchable is a lower-case text a search reads, with the set of its
+// bytes.
+type searchable struct {
+	text  string
+	bytes bitset
+}
+
+// bitset is a set of bytes.
+type bitset [4]uint64
+
+func byteSet(s string) bitset {
+	var b bitset
+	for i := 0; i < len(s); i++ {
+		b[s[i]/64] |= 1 << (s[i] % 64)
 	}
-	for _, m := range v.Modules(id) {
-		if strings.Contains(strings.ToLower(m.Title), q) || strings.Contains(strings.ToLower(m.Description), q) {
-			return true
-		}
+	return b
+}
+
+func (b bitset) and(c bitset) bitset {
+	return bitset{b[0] & c[0], b[1] & c[1], b[2] & c[2], b[3] & c[3]}
+}
+
+// searchText is the lower-case text a search for id reads: the id, then
+// the title and description of every text of Modules, each module's in
+// one string with a NUL between them so that no match spans the two.
+func (v *View) searchText(id string) []searchable {
+	ms := v.Modules(id)
+	out := make([]searchable, 0, 1+len(ms))
+	lid := strings.ToLower(id)
+	out = append(out, searchable{lid, byteSet(lid)})
+	for _, m := range ms {
+		out = append(out, v.texts.lower(m))
 	}
-	return false
+	return out
+}
+
+// moduleTexts keeps the lower-cased title and description of each module
+// text (searchText) for as long as the module lives: lower-casing them
+// anew for each View would cost every first search after a change
+// hundreds of milliseconds at 10,000 modules, and the texts of a library
+// and of the parsed overrides outlive many Views.
+type moduleTexts struct {
+	m sync.Map // weak.Pointer[library.Module] → searchable
+}
+
+// lower is m's title and description, lower case, NUL between them.
+func (c *moduleTexts) lower(m *library.Module) searchable {
+	key := weak.Make(m)
+	if t, ok := c.m.Load(key); ok {
+		return t.(searchable)
+	}
+	text := strings.ToLower(m.Title + "\x00" + m.Description)
+	t := searchable{text, byteSet(text)}
+	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
+		runtime.AddCleanup(m, func(k weak.Pointer[library.Module]) { c.m.Delete(k) }, key)
+	}
+	return t
 }
 
 // Profiles returns the stored profiles the View serves, ordered by id.

@@ -78,6 +78,9 @@ type Served struct {
 
 	mu  sync.Mutex // serialises reads and swaps, so the last View stored read last
 	cur atomic.Pointer[View]
+	// texts is the lower-cased search text of module texts, for every
+	// View (searchText).
+	texts *moduleTexts
 	// parsed is the parse of every stored row of the current View, by key
 	// and revision (under mu): a compose parses only rows not in it.
 	parsed map[parseKey]parsedRow
@@ -109,7 +112,7 @@ type Served struct {
 // whose current library each rebuild takes. To follow a library folder,
 // it registers LibraryChanged with lib.OnChange. Errors are the store's.
 func Open(ctx context.Context, lib *reload.Library, src Source, log *slog.Logger) (*Served, error) {
-	s := &Served{src: src, lib: lib, log: log, origin: rand.Text(), stale: make(chan struct{}, 1), pending: map[changeKey]bool{}}
+	s := &Served{src: src, lib: lib, log: log, origin: rand.Text(), stale: make(chan struct{}, 1), pending: map[changeKey]bool{}, texts: &moduleTexts{}}
 	if err := s.rebuild(ctx); err != nil {
 		return nil, err
 	}
@@ -450,6 +453,8 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 		rows:        rows,
 		drafts:      drafts,
 		profiles:    profiles,
+		texts:       s.texts,
+		listing:     &listing{},
 	}
 	// A published override may include another published override's id; a
 	// draft may also include a draft's.

@@ -49,6 +49,10 @@ type View struct {
 	// stored row per call: built with the drafts (all) and without them
 	// (published, for Published).
 	idx, published *index
+	// texts is the Served's, shared by its Views; listing is built on the
+	// first Listing (Published has a listing of its own).
+	texts   *moduleTexts
+	listing *listing
 }
 
 // index is the module ids and locales of a View, computed once when it is
@@ -268,5 +272,6 @@ func (v *View) Published() *View {
 	p := *v
 	p.Drafts, p.DraftBroken, p.WithDrafts = nil, nil, v.State
 	p.idx = v.published
+	p.listing = &listing{}
 	return &p
 }

@@ -111,3 +111,21 @@ document.addEventListener("htmx:configRequest", function (evt) {
     return ok;
   }
 })();
+
+// Library. Back and Forward put back the list from htmx's history, but
+// its snapshot keeps the filter fields as last typed or chosen, not as
+// the list was filtered: they are set again from the address, so that
+// what they say is what the list shows.
+document.addEventListener("htmx:historyRestore", function () {
+  var form = document.querySelector('[data-testid="library-filters"]');
+  if (!form) {
+    return;
+  }
+  var query = new URLSearchParams(location.search);
+  ["q", "layer", "locale", "status"].forEach(function (name) {
+    var field = form.elements[name];
+    if (field) {
+      field.value = query.get(name) || "";
+    }
+  });
+});
