@@ -197,7 +197,14 @@ func (s *Server) deadline() echo.MiddlewareFunc {
 			ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DatabaseTimeout)
 			defer cancel()
 			c.SetRequest(c.Request().WithContext(ctx))
-			return next(c)
+			err := next(c)
+			if err != nil {
+				// Answered here, while the context holds: the error page
+				// renders with it. The error handler leaves an answered
+				// request alone when the outer middleware calls it again.
+				c.Error(err)
+			}
+			return err
 		}
 	}
 }

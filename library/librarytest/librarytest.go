@@ -6,12 +6,14 @@
 package librarytest
 
 import (
+	_ "embed"
 	"fmt"
 	"io/fs"
 	"strings"
 	"testing/fstest"
 	"unicode/utf8"
 
+	"github.com/goccy/go-yaml"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -26,70 +28,26 @@ const Large = 10000
 // word is one word or phrase in each of Locales, in that order.
 type word [4]string
 
-// topics and actions name the generated modules: task.<topic>-<action>-<n>.
-var topics = []word{
-	{"invoice", "发票", "請求書", "송장"}, {"contract", "合同", "契約書", "계약서"},
-	{"meeting", "会议", "会議", "회의"}, {"spreadsheet", "表格", "表計算", "스프레드시트"},
-	{"email", "邮件", "メール", "이메일"}, {"ticket", "工单", "チケット", "티켓"},
-	{"release", "发布", "リリース", "릴리스"}, {"survey", "调查", "アンケート", "설문"},
-	{"resume", "简历", "履歴書", "이력서"}, {"policy", "制度", "ポリシー", "정책"},
-	{"changelog", "变更日志", "変更履歴", "변경 로그"}, {"budget", "预算", "予算", "예산"},
-	{"diagram", "图表", "図", "다이어그램"}, {"dataset", "数据集", "データセット", "데이터셋"},
-	{"interview", "访谈", "インタビュー", "인터뷰"}, {"patent", "专利", "特許", "특허"},
-}
+//go:embed words.yaml
+var wordsYAML []byte
 
-var actions = []word{
-	{"extract", "提取", "抽出", "추출"}, {"check", "检查", "確認", "점검"},
-	{"outline", "提纲", "アウトライン", "개요"}, {"compare", "比较", "比較", "비교"},
-	{"draft", "起草", "下書き", "초안"}, {"classify", "分类", "分類", "분류"},
-	{"explain", "讲解", "説明", "설명"},
-}
+// topics and actions name the generated modules
+// (task.<topic>-<action>-<n>); sentences, a list per locale, make their
+// descriptions. They are read from words.yaml.
+var topics, actions, sentences = readWords()
 
-// sentences are the phrases descriptions are made of; none holds a
-// topic word, so a search for a topic finds the modules named after it.
-var sentences = [4][]string{
-	{
-		"Reads the material the user points to and keeps every figure, name and date exactly as written.",
-		"Asks one short question when the request is ambiguous instead of guessing.",
-		"Works on pasted text, attachments and selected documents alike.",
-		"Writes in the user's language unless asked for another one.",
-		"Marks anything it could not verify so that a reviewer can follow up.",
-		"Keeps the structure of the source and says which part each point comes from.",
-		"Leaves out opinions and advice of its own.",
-		"Returns a short list first and the details after it.",
-		"Handles long inputs by working section by section.",
-		"Never invents a source, a quotation or a number.",
-	},
-	{
-		"读取用户指向的材料，所有数字、名称和日期保持原样。",
-		"请求含糊时先简短提问，不做猜测。",
-		"粘贴的文本、附件和选中的文档都能处理。",
-		"除非用户另有要求，用用户的语言回答。",
-		"无法核实的内容会标注出来，便于审阅者跟进。",
-		"保留原文结构，并说明每一点出自哪一部分。",
-		"不加入自己的观点和建议。",
-		"先给出简短列表，再给出细节。",
-	},
-	{
-		"ユーザーが示した資料を読み、数値・名前・日付をそのまま保ちます。",
-		"依頼があいまいなときは推測せず、短く質問します。",
-		"貼り付けたテキスト、添付ファイル、選択した文書のどれにも対応します。",
-		"特に指定がなければユーザーの言語で書きます。",
-		"確認できなかった点は印を付け、レビュー担当者が追えるようにします。",
-		"元の構成を保ち、各項目がどの部分から来たかを示します。",
-		"独自の意見や助言は加えません。",
-		"まず短い一覧を示し、その後に詳細を書きます。",
-	},
-	{
-		"사용자가 가리킨 자료를 읽고 숫자, 이름, 날짜를 그대로 유지합니다.",
-		"요청이 모호하면 추측하지 않고 짧게 질문합니다.",
-		"붙여 넣은 텍스트, 첨부 파일, 선택한 문서 모두 처리합니다.",
-		"따로 요청이 없으면 사용자의 언어로 씁니다.",
-		"확인하지 못한 내용은 표시하여 검토자가 후속 조치를 할 수 있게 합니다.",
-		"원문의 구조를 유지하고 각 항목의 출처를 밝힙니다.",
-		"자신의 의견이나 조언은 덧붙이지 않습니다.",
-		"먼저 짧은 목록을 제시하고 그다음에 세부 내용을 씁니다.",
-	},
+// readWords parses words.yaml; the file is part of the package, so an
+// error is a bug of the package and panics when the tests start.
+func readWords() (topics, actions []word, sentences [4][]string) {
+	var w struct {
+		Topics    []word      `yaml:"topics"`
+		Actions   []word      `yaml:"actions"`
+		Sentences [4][]string `yaml:"sentences"`
+	}
+	if err := yaml.Unmarshal(wordsYAML, &w); err != nil {
+		panic("librarytest: words.yaml: " + err.Error())
+	}
+	return w.Topics, w.Actions, w.Sentences
 }
 
 // ID is the id and layer of generated module n (counted from the
