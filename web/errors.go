@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -137,6 +138,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	// The page is written even when the request's deadline has passed
+	// or its client has gone: that is often why it failed.
+	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
 	status, body := describe(err, c)
 	api := isAPI(c) || handlers.WantsJSON(c)
 	if body.Code == CodeDatabaseUnavailable {

@@ -294,6 +294,14 @@ func TestErrorHandler(t *testing.T) {
 	srv, _ := newServer(t, nil)
 	srv.echo.GET("/test/panic", func(echo.Context) error { panic(fmt.Errorf("boom: %w", library.ErrNotFound)) })
 	srv.echo.GET("/test/fail", func(echo.Context) error { return errors.New("secret database detail") })
+	// A request whose context ended (its deadline passed, its client went)
+	// still gets its error page.
+	srv.echo.GET("/test/ended", func(c echo.Context) error {
+		ctx, cancel := context.WithCancel(c.Request().Context())
+		cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return fmt.Errorf("read: %w", domain.ErrUnavailable)
+	})
 	srv.echo.GET("/api/test/conflict", func(echo.Context) error {
 		return fmt.Errorf("override x at revision 3: %w", library.ErrConflict)
 	})
@@ -306,6 +314,7 @@ func TestErrorHandler(t *testing.T) {
 		{"/no/such/page", http.StatusNotFound, "Not Found"},
 		{"/test/panic", http.StatusInternalServerError, "Something went wrong"},
 		{"/test/fail", http.StatusInternalServerError, "Something went wrong"},
+		{"/test/ended", http.StatusServiceUnavailable, "Database unreachable"},
 	} {
 		rec := serve(srv.Handler(), http.MethodGet, c.path)
 		if rec.Code != c.status || !strings.Contains(rec.Body.String(), c.text) || !strings.Contains(rec.Header().Get("Content-Type"), "text/html") {
