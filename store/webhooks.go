@@ -152,20 +152,31 @@ func (s *Store) RecordWebhookEvent(ctx context.Context, key, typ string, body []
 	return deliveries, recorded, nil
 }
 
-// ClaimDeliveries takes up to limit pending deliveries that are due,
-// oldest first, for this process to attempt: each one's Attempts is
-// counted up and it is leased for lease (not due again until then, so no
-// other process takes it; if this process dies, it is due again after
-// the lease). Rows other processes are claiming are skipped, not waited
-// for. The deliveries carry the endpoint's URL and secret and the event.
-func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error) {
+// ClaimDeliveries takes up to limit pending deliveries that are due for
+// this process to attempt: at most one per endpoint (its oldest due), none
+// for the endpoints in busy (those this process is sending to already),
+// the oldest first. Each one's Attempts is counted up and it is leased
+// for lease (not due again until then, so no other process takes it; if
+// this process dies, it is due again after the lease). Rows other
+// processes are claiming are skipped, not waited for. The deliveries
+// carry the endpoint's URL and secret and the event.
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration, busy []int64) ([]domain.Delivery, error) {
+	if busy == nil {
+		busy = []int64{}
+	}
 	rows, err := s.db.Query(ctx, `UPDATE webhook_deliveries d
 		SET attempts = d.attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-		FROM (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+		FROM (SELECT id FROM webhook_deliveries
+				-- Checked again here: FOR UPDATE rechecks these conditions on a
+				-- row another process claimed meanwhile, never the subquery's.
+				WHERE status = 'pending' AND next_attempt_at <= now() AND id IN (
+					SELECT DISTINCT ON (webhook_id) id FROM webhook_deliveries
+					WHERE status = 'pending' AND next_attempt_at <= now() AND webhook_id <> ALL($3::bigint[])
+					ORDER BY webhook_id, next_attempt_at, id)
 				ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) c,
 			webhooks w, webhook_events e
 		WHERE d.id = c.id AND w.id = d.webhook_id AND e.id = d.event_id
-		RETURNING `+deliveryColumns+`, w.secret`, limit, lease.Milliseconds())
+		RETURNING `+deliveryColumns+`, w.secret`, limit, lease.Milliseconds(), busy)
 	if err != nil {
 		return nil, dbError(err, "claim webhook deliveries")
 	}

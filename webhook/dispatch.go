@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/promptdesk/promptdesk/domain"
@@ -91,10 +92,14 @@ const pruneEvery = time.Hour
 // maxErrorBody is how much of a failed answer's body the log keeps.
 const maxErrorBody = 200
 
-// Run delivers until ctx ends: it claims due deliveries (at once after
-// Record, else every Policy.Poll), sends each, and logs the attempt. A
-// store failure is logged and retried at the next poll. Every hour it
-// deletes the finished events older than Policy.Keep.
+// Run delivers until ctx ends: it keeps up to Policy.Batch attempts in
+// flight, at most one per endpoint, and claims more as soon as one ends,
+// at once after Record, and every Policy.Poll; so an endpoint that is
+// slow or never answers holds up none of the others. Each attempt is
+// logged. A store failure is logged and retried at the next poll. Every
+// hour it deletes the finished events older than Policy.Keep. When ctx
+// ends, attempts in flight get shutdownGrace to finish, and Run returns
+// once they have.
 func (h *Webhooks) Run(ctx context.Context) {
 	client := &http.Client{
 		Timeout: h.policy.Timeout,
@@ -107,12 +112,24 @@ func (h *Webhooks) Run(ctx context.Context) {
 	defer tick.Stop()
 	prune := time.NewTicker(pruneEvery)
 	defer prune.Stop()
+	// Attempts in flight when ctx ends get shutdownGrace to finish, so
+	// that an answered request is not sent again by the next process.
+	sendCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	defer stop()
+	inflight := map[int64]bool{} // endpoints with an attempt in flight
+	done := make(chan int64)
 	for {
-		for h.deliverBatch(ctx, client) {
-		}
+		h.claim(ctx, sendCtx, client, inflight, done)
 		select {
 		case <-ctx.Done():
+			for len(inflight) > 0 {
+				delete(inflight, <-done)
+			}
 			return
+		case id := <-done:
+			delete(inflight, id)
 		case <-tick.C:
 		case <-h.wake:
 		case <-prune.C:
@@ -132,28 +149,33 @@ func (h *Webhooks) prune(ctx context.Context) {
 	}
 }
 
-// deliverBatch claims and sends one batch; more is true when the batch
-// was full (more may be due).
-func (h *Webhooks) deliverBatch(ctx context.Context, client *http.Client) (more bool) {
-	list, err := h.store.ClaimDeliveries(ctx, h.policy.Batch, h.policy.lease())
-	if err != nil {
-		if ctx.Err() == nil {
-			h.log.Warn("webhook deliveries: claiming failed; retrying at the next poll", "err", err)
+// claim fills the free places of Policy.Batch with due deliveries to
+// endpoints not in inflight and starts their attempts on sendCtx; each
+// sends its endpoint's id on done when it ends.
+func (h *Webhooks) claim(ctx, sendCtx context.Context, client *http.Client, inflight map[int64]bool, done chan<- int64) {
+	for ctx.Err() == nil {
+		free := h.policy.Batch - len(inflight)
+		if free <= 0 {
+			return
 		}
-		return false
+		list, err := h.store.ClaimDeliveries(ctx, free, h.policy.lease(), slices.Collect(maps.Keys(inflight)))
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("webhook deliveries: claiming failed; retrying at the next poll", "err", err)
+			}
+			return
+		}
+		for _, d := range list {
+			inflight[d.WebhookID] = true
+			go func() {
+				h.attempt(sendCtx, client, d)
+				done <- d.WebhookID
+			}()
+		}
+		if len(list) < free {
+			return
+		}
 	}
-	// Attempts in flight when ctx ends get shutdownGrace to finish, so
-	// that an answered request is not sent again by the next process.
-	sendCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
-	defer stop()
-	var wg sync.WaitGroup
-	for _, d := range list {
-		wg.Go(func() { h.attempt(sendCtx, client, d) })
-	}
-	wg.Wait()
-	return len(list) == h.policy.Batch && ctx.Err() == nil
 }
 
 // attempt sends d once and records the attempt and what follows.

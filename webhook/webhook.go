@@ -69,7 +69,7 @@ type Store interface {
 	UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int64) error
 	RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error)
-	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error)
+	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration, busy []int64) ([]domain.Delivery, error)
 	FinishAttempt(ctx context.Context, id int64, a domain.DeliveryAttempt, outcome domain.AttemptOutcome) (bool, error)
 	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error)
 	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,7 +277,7 @@ func TestSurvivesARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A process claims it and dies: no attempt recorded.
-	claimed, err := st.ClaimDeliveries(context.Background(), 10, 300*time.Millisecond)
+	claimed, err := st.ClaimDeliveries(context.Background(), 10, 300*time.Millisecond, nil)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
@@ -400,7 +401,7 @@ func TestPruneKeepsPending(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claimed, err := st.ClaimDeliveries(ctx, 1, time.Minute)
+	claimed, err := st.ClaimDeliveries(ctx, 1, time.Minute, nil)
 	if err != nil || len(claimed) != 1 || claimed[0].EventKey != "done" {
 		t.Fatalf("claim: %+v %v", claimed, err)
 	}
@@ -424,5 +425,69 @@ func TestPruneKeepsPending(t *testing.T) {
 	}
 	if list, _ := h.Deliveries(ctx, 0, 10); len(list) != 2 {
 		t.Errorf("%d deliveries after recording the pruned key again, want 2", len(list))
+	}
+}
+
+// TestSlowEndpointHoldsUpNoOther: while one endpoint takes its time over
+// every request (as long as the policy's timeout), the events of another
+// endpoint are delivered at once, each as soon as it is recorded; the
+// slow endpoint gets one request at a time.
+func TestSlowEndpointHoldsUpNoOther(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	release := make(chan struct{})
+	var slowInFlight, slowMost atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := slowInFlight.Add(1)
+		defer slowInFlight.Add(-1)
+		if n > slowMost.Load() {
+			slowMost.Store(n)
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	var mu sync.Mutex
+	got := map[string]time.Time{}
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Header.Get(webhook.HeaderIdempotencyKey)] = time.Now()
+		mu.Unlock()
+	}))
+	defer healthy.Close()
+	policy := fast
+	policy.Timeout = 10 * time.Second
+	h := webhook.New(st, quiet, policy)
+	addEndpoint(t, h, slow.URL)
+	addEndpoint(t, h, healthy.URL)
+	run(t, h)
+	for i := range 5 {
+		key := fmt.Sprintf("k%d", i)
+		sent := time.Now()
+		if err := h.Record(context.Background(), event(key)); err != nil {
+			t.Fatal(err)
+		}
+		deadline := sent.Add(2 * time.Second)
+		for {
+			mu.Lock()
+			at, ok := got[key]
+			mu.Unlock()
+			if ok {
+				if wait := at.Sub(sent); wait > time.Second {
+					t.Errorf("event %s reached the healthy endpoint after %v", key, wait)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("event %s did not reach the healthy endpoint within 2 s while the slow one hangs", key)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if n := slowMost.Load(); n != 1 {
+		t.Errorf("the slow endpoint had %d requests in flight at once, want 1", n)
 	}
 }
