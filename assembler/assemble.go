@@ -2,12 +2,10 @@ package assembler
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 	"weak"
@@ -15,6 +13,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/weakcache"
 )
 
 // Env modules the assembler enters itself (knowledge, skills); every other env
@@ -595,18 +594,8 @@ func (a *Assembler) triggerCell(l labeler, m *library.Module) string {
 		return c.(string)
 	}
 	c := triggerCell(l, m)
-	forget(m, &a.triggers, key, c)
+	weakcache.Store(m, &a.triggers, key, c)
 	return c
-}
-
-// forget stores key → v in cache and deletes it once m is garbage:
-// overlay rebuilds and library reloads replace modules all the time, and
-// a cache keyed by module must not keep the old ones (or their entries)
-// alive.
-func forget[T any, K comparable](m *T, cache *sync.Map, key K, v any) {
-	if _, loaded := cache.LoadOrStore(key, v); !loaded {
-		runtime.AddCleanup(m, func(k K) { cache.Delete(k) }, key)
-	}
 }
 
 // triggerKey identifies a trigger cell: the module, weakly, and the
@@ -630,12 +619,12 @@ func (a *Assembler) moduleTokens(c *tokens.Counter, e *entered, text string, lab
 		return n.(int)
 	}
 	n := c.Count(t)
-	forget(m, &a.static, key, n)
+	weakcache.Store(m, &a.static, key, n)
 	return n
 }
 
 // staticKey identifies the rendered text of a module without placeholders
-// (the module weakly: see forget).
+// (the module weakly: see weakcache.Store).
 type staticKey struct {
 	module   weak.Pointer[library.Module]
 	encoding string
@@ -764,7 +753,7 @@ func (a *Assembler) index(snap *library.Snapshot, st *State) *idIndex {
 		return ix.(*idIndex)
 	}
 	ix := newIDIndex(ids)
-	forget(snap, &a.indexes, key, ix)
+	weakcache.Store(snap, &a.indexes, key, ix)
 	return ix
 }
 

@@ -9,6 +9,7 @@ import (
 	"weak"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/weakcache"
 )
 
 // BM25 parameters: the usual term-frequency saturation and length
@@ -105,7 +106,7 @@ func (a *Assembler) moduleDoc(m *library.Module) *skillDoc {
 		}
 		d.add(t.Command, weightKeywords)
 	}
-	forget(m, &a.skillDocs, key, d)
+	weakcache.Store(m, &a.skillDocs, key, d)
 	return d
 }
 

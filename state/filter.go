@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/weakcache"
 )
 
 // ModuleFilter selects the modules of a listing, the console's library
@@ -146,9 +146,7 @@ func (c *moduleTexts) lower(m *library.Module) searchable {
 	}
 	text := strings.ToLower(m.Title + "\x00" + m.Description)
 	t := searchable{text, byteSet(text)}
-	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
-		runtime.AddCleanup(m, func(k weak.Pointer[library.Module]) { c.m.Delete(k) }, key)
-	}
+	weakcache.Store(m, &c.m, key, t)
 	return t
 }
 
