@@ -87,7 +87,7 @@ func (h *Library) List(c echo.Context) error {
 			statusCount[s]++
 		}
 		// As the draft filter counts: a draft in the filter's locale.
-		if slices.ContainsFunc(e.Drafts, func(l string) bool { return f.Locale == "" || strings.EqualFold(l, f.Locale) }) {
+		if e.DraftIn(f.Locale) {
 			statusCount[draft]++
 		}
 	}

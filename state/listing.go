@@ -16,10 +16,17 @@ type Listed struct {
 	ID string
 	// Module is the text whose shared fields represent the module
 	// (Primary).
-	Module *library.Module
-	Status Status       // ModuleStatus
-	Drafts []string     // the locales with a draft pending, in Locales order
-	search []searchable // searchText
+	Module  *library.Module
+	Status  Status       // ModuleStatus
+	Locales []string     // Locales
+	Drafts  []string     // the locales with a draft pending, in Locales order
+	search  []searchable // searchText
+}
+
+// DraftIn reports whether e has a draft pending in locale, compared
+// ignoring case; locale "" is any locale.
+func (e Listed) DraftIn(locale string) bool {
+	return slices.ContainsFunc(e.Drafts, func(l string) bool { return locale == "" || strings.EqualFold(l, locale) })
 }
 
 // listing is a View's Listing, built on its first call.
@@ -57,15 +64,16 @@ func (v *View) newListing(a *assembler.Assembler) *Listing {
 	l := &Listing{Modules: make([]Listed, 0, len(v.idx.ids))}
 	locales := map[string]bool{}
 	for _, id := range v.idx.ids {
-		for _, loc := range v.Locales(id) {
+		locs := v.Locales(id)
+		for _, loc := range locs {
 			locales[loc] = true
 		}
 		m, _, ok := v.Primary(a, id)
 		if !ok {
 			continue // a user module whose only rows are broken
 		}
-		e := Listed{ID: id, Module: m, Status: v.ModuleStatus(id), search: v.searchText(id)}
-		for _, loc := range v.Locales(id) {
+		e := Listed{ID: id, Module: m, Status: v.ModuleStatus(id), Locales: locs, search: v.searchText(id)}
+		for _, loc := range locs {
 			if v.HasDraft(id, loc) {
 				e.Drafts = append(e.Drafts, loc)
 			}
@@ -82,11 +90,10 @@ func (v *View) MatchesListed(f ModuleFilter, e Listed) bool {
 	if f.Layer != "" && string(e.Module.Layer) != f.Layer {
 		return false
 	}
-	inLocale := func(l string) bool { return f.Locale == "" || strings.EqualFold(l, f.Locale) }
 	switch Status(f.Status) {
 	case "":
 	case StatusDraft:
-		if !slices.ContainsFunc(e.Drafts, inLocale) {
+		if !e.DraftIn(f.Locale) {
 			return false
 		}
 	default:
@@ -94,7 +101,7 @@ func (v *View) MatchesListed(f ModuleFilter, e Listed) bool {
 			return false
 		}
 	}
-	if f.Locale != "" && !slices.ContainsFunc(v.Locales(e.ID), inLocale) {
+	if f.Locale != "" && !slices.ContainsFunc(e.Locales, func(l string) bool { return strings.EqualFold(l, f.Locale) }) {
 		return false
 	}
 	return f.Q == "" || matchesText(e.search, f.Q)
