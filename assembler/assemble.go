@@ -94,7 +94,7 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 	if err != nil {
 		return nil, err
 	}
-	r.prepareTables()
+	r.prepareKnowledgeTables()
 	var catalogue *SkillCatalogue
 	if pl.skills != nil {
 		if catalogue, err = a.fitSkills(r, *pl.skills, a.SkillBudget(profile)); err != nil {
@@ -235,8 +235,12 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 			for _, row := range r.skillRows {
 				res.Report = append(res.Report, skillEntry(KindSkillListed, row))
 			}
-			for _, row := range r.skillCut {
-				res.Report = append(res.Report, skillEntry(KindSkillCut, row))
+			for _, ref := range r.skillCut {
+				if ref >= 0 {
+					res.Report = append(res.Report, r.pool.cat.cut[ref])
+				} else {
+					res.Report = append(res.Report, skillEntry(KindSkillCut, r.pool.row(ref)))
+				}
 			}
 		}
 	}
@@ -347,46 +351,54 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		pl.selected = &s
 	}
 	// 3. Skills hit.
-	tasks := a.taskModules(snap, st, key, inBase)
+	cat := a.catalogue(snap, st, key, r.lab)
+	var excluded []int32
+	for id := range inBase {
+		if i, ok := cat.byID[id]; ok {
+			excluded = append(excluded, i)
+		}
+	}
+	slices.Sort(excluded)
 	folded, command := fold(req.Message), leadingCommand(req)
-	var hits []int
-	reasons := make([]string, len(tasks))
-	for i, s := range tasks {
-		if reason, ok := fire(s.Module, req, folded, command); ok {
+	var hits []int32
+	reasons := map[int32]string{}
+	for _, i := range cat.candidates(folded, command, len(req.Attachments) > 0) {
+		if _, skip := slices.BinarySearch(excluded, i); skip {
+			continue
+		}
+		if reason, ok := fire(cat.tasks[i].Module, req, folded, command); ok {
 			hits = append(hits, i)
 			reasons[i] = reason
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		a, b := tasks[hits[i]].Module, tasks[hits[j]].Module
+	slices.SortStableFunc(hits, func(i, j int32) int {
+		a, b := cat.tasks[i].Module, cat.tasks[j].Module
 		if a.Priority != b.Priority {
-			return a.Priority > b.Priority
+			return b.Priority - a.Priority
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.ID, b.ID)
 	})
 	// A command trigger fires whenever its command is sent, so a command no
 	// task fired for is one no task module has (unless the profile put
 	// its module in the base segment).
-	if req.Command != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.HasPrefix(r, "command:") }) && !anyCommand(pl.base, command) {
+	if req.Command != "" && !anyReason(reasons, "command:") && !anyCommand(pl.base, command) {
 		pl.unknownCommand = command
 	}
-	winner := ""
 	if len(hits) > 0 {
-		w := tasks[hits[0]]
-		pl.hit, pl.hitReason, winner = &w, reasons[hits[0]], w.Module.ID
+		w := cat.tasks[hits[0]]
+		pl.hit, pl.hitReason = &w, reasons[hits[0]]
 		for _, h := range hits[1:] {
-			pl.yields = append(pl.yields, entry(KindSkillYield, tasks[h], "superseded-by:"+winner, 0))
+			pl.yields = append(pl.yields, entry(KindSkillYield, cat.tasks[h], "superseded-by:"+w.Module.ID, 0))
 		}
+		excluded = append(excluded, hits[0])
+		slices.Sort(excluded)
 	}
 	// 4. Skills available.
 	if profile == nil || profile.SkillDisclosure {
-		r.skillRows = make([]skillRow, 0, len(tasks)+len(req.Skills))
-		for i := range tasks {
-			s := &tasks[i]
-			if s.Module.ID == winner {
-				continue
-			}
-			r.skillRows = append(r.skillRows, skillRow{served: s, name: s.Module.ID, description: s.Module.Description, trigger: a.triggerCell(r.lab, s.Module), fired: reasons[i] != ""})
+		p := &skillPool{cat: cat, excluded: excluded}
+		if len(hits) > 1 {
+			p.fired = slices.Clone(hits[1:])
+			slices.Sort(p.fired)
 		}
 		var runtime string
 		if len(req.Skills) > 0 {
@@ -395,14 +407,14 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 			runtime = cell.String()
 		}
 		for _, sk := range req.Skills {
-			r.skillRows = append(r.skillRows, skillRow{name: sk.Name, description: sk.Description, trigger: runtime})
+			p.runtime = append(p.runtime, skillRow{name: sk.Name, description: sk.Description, trigger: runtime})
 		}
-		if len(r.skillRows) > 0 {
+		if p.size() > 0 {
 			s, err := resolve(ModuleSkills, true)
 			if err != nil {
 				return nil, err
 			}
-			pl.skills = &s
+			pl.skills, r.pool = &s, p
 		}
 	}
 	// 5. Profile system prompt.
@@ -410,6 +422,16 @@ func (a *Assembler) plan(snap *library.Snapshot, st *State, req *Request, profil
 		pl.profilePrompt = strings.TrimSpace(profile.SystemPrompt)
 	}
 	return pl, nil
+}
+
+// anyReason reports whether a reason starts with prefix.
+func anyReason(reasons map[int32]string, prefix string) bool {
+	for _, r := range reasons {
+		if strings.HasPrefix(r, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyCommand reports whether one of the served modules has a command
@@ -427,7 +449,7 @@ func anyCommand(served []Served, command string) bool {
 
 // estimate guesses the output size in bytes, from above and closely, so
 // the buffer is allocated once and not much larger than the text. The
-// knowledge-base and skill tables are prepared (r.prepareTables), so their
+// knowledge-base and skill tables are prepared (r.prepareKnowledgeTables and fitSkills), so their
 // lengths are exact.
 func estimate(pl *plan, r *renderer) int {
 	n := len(pl.profilePrompt) + len(r.model) + 64
@@ -562,11 +584,15 @@ func (e ReportEntry) appendTextForm(b []byte) []byte {
 	return append(b, ')')
 }
 
-// setLines fills the Line of every entry, all lines in one allocation.
+// setLines fills the Line of every entry, all lines in one allocation;
+// an entry made with its Line (a catalogue's skill-cut entries) keeps it.
 func setLines(report []ReportEntry) {
 	n := 0
 	for i := range report {
 		e := &report[i]
+		if e.Line != "" {
+			continue
+		}
 		// Room for numbers below 10^6; a longer line grows buf.
 		n += len(e.Kind) + len(e.Module) + len(e.Reason) + len(e.Source) + 2*len(" · ") + 2 + 8
 		if e.Fallback {
@@ -578,6 +604,9 @@ func setLines(report []ReportEntry) {
 	}
 	buf := make([]byte, 0, n)
 	for i := range report {
+		if report[i].Line != "" {
+			continue
+		}
 		start := len(buf)
 		buf = report[i].appendTextForm(buf)
 		// The bytes are never written again (a grown buf is a new array),
@@ -721,38 +750,45 @@ func (a *Assembler) baseModules(snap *library.Snapshot, st *State, p *domain.Pro
 	return a.index(snap, st).base
 }
 
-// taskModules resolves every task module not already in the base segment.
-func (a *Assembler) taskModules(snap *library.Snapshot, st *State, locale string, skip map[string]bool) []Served {
-	ids := a.index(snap, st).tasks
-	out := make([]Served, 0, len(ids))
-	for _, id := range ids {
-		if skip[id] {
-			continue
-		}
-		if s, ok := a.Resolve(snap, st, id, locale); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // idIndex is the ids of a library with its user modules: the default
 // base segment (every base module, then every always-on env module) and
 // the task modules, each sorted.
 type idIndex struct{ base, tasks []string }
 
-// index returns the idIndex of snap and st's user modules; without user
-// modules it depends on the snapshot alone and is made once per snapshot.
+// index returns the idIndex of snap and st's user modules. Without user
+// modules it depends on the snapshot alone and is made once per
+// snapshot; with a State that has overrides, which ones are user modules
+// is learnt once per State and snapshot.
 func (a *Assembler) index(snap *library.Snapshot, st *State) *idIndex {
-	ids, extra := allIDs(snap, st)
-	if extra {
-		return newIDIndex(ids)
+	if st == nil || len(st.Overrides) == 0 {
+		return a.snapshotIndex(snap)
 	}
+	key := stateIndexKey{weak.Make(snap), weak.Make(st)}
+	if ix, ok := a.indexes.Load(key); ok {
+		return ix.(*idIndex)
+	}
+	ix := a.snapshotIndex(snap)
+	if ids, extra := allIDs(snap, st); extra {
+		ix = newIDIndex(ids)
+	}
+	weakcache.Store(st, &a.indexes, key, ix)
+	return ix
+}
+
+// stateIndexKey identifies the idIndex of a snapshot with a State's user
+// modules, both weakly.
+type stateIndexKey struct {
+	snap weak.Pointer[library.Snapshot]
+	st   weak.Pointer[State]
+}
+
+// snapshotIndex returns the idIndex of snap alone, made once.
+func (a *Assembler) snapshotIndex(snap *library.Snapshot) *idIndex {
 	key := weak.Make(snap)
 	if ix, ok := a.indexes.Load(key); ok {
 		return ix.(*idIndex)
 	}
-	ix := newIDIndex(ids)
+	ix := newIDIndex(snap.IDs())
 	weakcache.Store(snap, &a.indexes, key, ix)
 	return ix
 }

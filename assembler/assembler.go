@@ -33,8 +33,15 @@ type Assembler struct {
 	// tables caches rendered knowledge-base and skill tables by content.
 	tables *tableCache
 	// indexes caches the base and task ids of a snapshot
-	// (weak.Pointer[library.Snapshot] → *idIndex).
+	// (weak.Pointer[library.Snapshot] → *idIndex), and of a snapshot
+	// with a State's user modules (stateIndexKey → *idIndex).
 	indexes sync.Map
+	// catalogues caches the indexed task modules of a snapshot in a
+	// locale (catalogueKey → *catalogues).
+	catalogues sync.Map
+	// stateTasks caches a State's task overrides
+	// (weak.Pointer[State] → []*Override).
+	stateTasks sync.Map
 }
 
 // New returns an Assembler; zero fields of cfg take their defaults

@@ -9,6 +9,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/assembler/tokens"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/librarytest"
 )
 
 // Benchmarks of assembly (targets and figures in BENCHMARKS.md):
@@ -137,5 +138,46 @@ func BenchmarkDecodeRequest(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAssembleLarge assembles the app's examples with the builtin
+// library (35 ids) and with the generated library of
+// librarytest.Large ids, side by side: with -count N the two sizes
+// alternate, so their ratio holds on a noisy machine.
+//
+//	go test ./assembler -run '^$' -bench '^BenchmarkAssembleLarge$' -benchtime 2s -count 3
+func BenchmarkAssembleLarge(b *testing.B) {
+	builtin, err := library.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	large, err := librarytest.Library(librarytest.Large)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range benchCases(b) {
+		if !strings.HasPrefix(c.name, "example/") {
+			continue
+		}
+		for _, mode := range []string{"off", "on"} {
+			for _, lib := range []struct {
+				name string
+				snap *library.Snapshot
+			}{{"builtin", builtin}, {"large", large}} {
+				a := assembler.New(assembler.Config{CountTokens: mode == "on"})
+				b.Run(c.name+"/tokens="+mode+"/library="+lib.name, func(b *testing.B) {
+					if _, err := a.Assemble(lib.snap, nil, c.req, fuzzNow); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := a.Assemble(lib.snap, nil, c.req, fuzzNow); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package assembler
 
 import (
+	"github.com/promptdesk/promptdesk/library"
+
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,12 +32,17 @@ func TestEstimateCoversText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &renderer{a: a, req: req, loc: time.UTC, lab: a.labelsFor(snap, res.Locale), vars: req.Variables, model: req.Model}
-		pl, err := a.plan(snap, &State{}, req, nil, res.Locale, r)
+		r := &renderer{a: a, snap: snap, st: &State{}, locale: library.LocaleKey(res.Locale), declared: map[string]bool{}, req: req, loc: time.UTC, lab: a.labelsFor(snap, res.Locale), vars: req.Variables, model: req.Model}
+		pl, err := a.plan(snap, r.st, req, nil, res.Locale, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.prepareTables()
+		r.prepareKnowledgeTables()
+		if pl.skills != nil {
+			if _, err := a.fitSkills(r, *pl.skills, a.SkillBudget(nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if est := estimate(pl, r); est < len(res.Text) || est > len(res.Text)*103/100 {
 			t.Errorf("%s: estimate %d bytes for a text of %d", ex.ID, est, len(res.Text))
 		} else {

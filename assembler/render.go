@@ -49,10 +49,12 @@ type renderer struct {
 	loc   *time.Location
 	// Tables are rendered at their first use and copied after that.
 	kb, selected, skills span
-	skillRows            []skillRow
-	// skillCut are the skills the budget left out of the table, most
-	// relevant first.
-	skillCut []skillRow
+	// pool is the skills the request can list; skillRows are the ones
+	// listed and skillCut the refs of those the budget left out, most
+	// relevant first (fitSkills).
+	pool      *skillPool
+	skillRows []skillRow
+	skillCut  []int32
 	// kbTables (one per knowledge base) and skillTable are the tables'
 	// texts, from the table cache, before rendering.
 	kbTables   []string
@@ -199,10 +201,11 @@ func (r *renderer) writeEnv(name string) bool {
 	return true
 }
 
-// prepareTables takes the knowledge-base and skill tables from the
-// table cache, rendering the ones not there, so their sizes are known
-// before the output buffer is sized.
-func (r *renderer) prepareTables() {
+// prepareKnowledgeTables takes the knowledge-base tables from the table
+// cache, rendering the ones not there, so their sizes are known before
+// the output buffer is sized (fitSkills does the same for the skill
+// table).
+func (r *renderer) prepareKnowledgeTables() {
 	kbs := r.req.KnowledgeBases
 	r.kbTables = r.kbBuf[:0]
 	for i := range kbs {
@@ -212,7 +215,6 @@ func (r *renderer) prepareTables() {
 			func(w tableInputs) { tableContext(w, tableKnowledge, r.lab, r.loc); knowledgeInputs(w, kb, docs) },
 			func(b *strings.Builder) { writeKnowledgeTable(b, r.lab, kb, docs, r.loc) }))
 	}
-	r.prepareSkillTable()
 }
 
 // prepareSkillTable takes the skill table of r.skillRows from the table

@@ -78,15 +78,17 @@ func (a *Assembler) SkillBudget(p *domain.Profile) int {
 }
 
 // fitSkills fits the skills-available segment (the module s with the
-// skill table of r.skillRows) to budget tokens. When the whole table
-// fits, the rows stay as they are, in library order. Otherwise the rows
-// are ranked against the request (rankSkills) and listed most relevant
+// skill table of the pool r.pool) to budget tokens and sets r.skillRows
+// (the listed rows) and r.skillCut (the refs left out). When the whole
+// table fits, every skill is listed in library order. Otherwise the
+// skills are ranked against the request (rank) and listed most relevant
 // first: skills whose triggers fired always, in full; then in full while
 // they fit; from the first that does not fit, by name alone while those
-// fit; the rest are cut, into r.skillCut. The segment is then measured
-// whole and the last listed skill dropped until it fits, so the budget
-// holds whatever the encoding merges across rows. Only skills whose
-// triggers fired can make the segment exceed the budget.
+// fit; the rest are cut. The segment is then measured whole and the last
+// listed skill dropped until it fits, so the budget holds whatever the
+// encoding merges across rows. Only skills whose triggers fired can make
+// the segment exceed the budget. What it costs beyond the listed rows is
+// the ranking's (the request's terms) and one step per skill cut.
 func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogue, error) {
 	counter, err := a.budgetCounter(r.model)
 	if err != nil {
@@ -105,30 +107,30 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 		}
 		return len(text) <= budget || counter.Count(text) <= budget, nil
 	}
-	cat.Listed = len(r.skillRows)
-	// A module that does not render is reported by the assembly itself,
-	// in the order of the segments. A table of far more bytes than the
-	// budget has tokens (thousands of skills) is not rendered and counted
-	// whole only to learn that it does not fit.
-	if len(r.skillTable) <= maxBytesPerToken*budget {
+	p := r.pool
+	// A table of far more bytes than the budget has tokens (thousands of
+	// skills) is not written and counted whole only to learn that it does
+	// not fit. A module that does not render is reported by the assembly
+	// itself, in the order of the segments.
+	if p.tableBytes() <= maxBytesPerToken*budget {
+		r.skillRows = p.all()
+		r.prepareSkillTable()
+		cat.Listed = len(r.skillRows)
 		if ok, err := fits(r.skillRows, r.skillTable); err != nil || ok {
 			return cat, nil
 		}
 	}
 
-	order := a.rankSkills(r.req, r.skillRows)
-	listed := make([]skillRow, 0, len(order))
-	rest := make([]skillRow, 0, len(order))
-	for _, i := range order {
-		if r.skillRows[i].fired {
-			listed = append(listed, r.skillRows[i])
-		} else {
-			rest = append(rest, r.skillRows[i])
-		}
+	rank := p.rank(r.req)
+	listed := make([]skillRow, 0, len(rank.fired)+64)
+	for _, ref := range rank.fired {
+		listed = append(listed, p.row(ref))
 	}
 	fired := len(listed)
 	text, err := r.skillSegment(s, listed, "")
 	if err != nil {
+		r.skillRows = listed
+		r.prepareSkillTable()
 		return cat, nil
 	}
 	used := counter.Count(text)
@@ -145,21 +147,23 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 		return counter.Count(line.String())
 	}
 	namesOnly := false
-	for _, row := range rest {
+	rank.each(0, func(ref int32) bool {
+		row := p.row(ref)
 		if !namesOnly {
 			if c := cost(row); used+c <= budget {
 				listed, used = append(listed, row), used+c
-				continue
+				return true
 			}
 			namesOnly = true
 		}
 		row = namesOnlyRow(row)
 		c := cost(row)
 		if used+c > budget {
-			break
+			return false
 		}
 		listed, used = append(listed, row), used+c
-	}
+		return true
+	})
 	for len(listed) > fired {
 		if ok, _ := fits(listed, ""); ok {
 			break
@@ -172,10 +176,19 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 			cat.NamesOnly++
 		}
 	}
-	// The listed skills after the fired ones are the first of rest.
-	r.skillCut = rest[len(listed)-fired:]
-	for _, row := range r.skillCut {
-		cat.CutSkills = append(cat.CutSkills, CutSkill{Name: row.name, Source: rowSource(row), Reason: CutReasonBudget})
+	// The listed skills after the fired ones are the first of the rest.
+	r.skillCut = make([]int32, 0, p.size()-len(listed))
+	rank.each(len(listed)-fired, func(ref int32) bool {
+		r.skillCut = append(r.skillCut, ref)
+		return true
+	})
+	cat.CutSkills = make([]CutSkill, len(r.skillCut))
+	for i, ref := range r.skillCut {
+		if ref >= 0 {
+			cat.CutSkills[i] = p.cat.cutSkills[ref]
+		} else {
+			cat.CutSkills[i] = CutSkill{Name: p.name(ref), Source: SkillSourceRuntime, Reason: CutReasonBudget}
+		}
 	}
 	r.skillRows = listed
 	r.prepareSkillTable()
@@ -187,14 +200,6 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 		cat.Mode = SkillModeMixed
 	}
 	return cat, nil
-}
-
-// rowSource is the SkillSource* of a row.
-func rowSource(row skillRow) string {
-	if row.served != nil {
-		return SkillSourceTask
-	}
-	return SkillSourceRuntime
 }
 
 // budgetCounter counts tokens for the skill budget: the request model's

@@ -136,70 +136,275 @@ func queryTerms(req *Request) []string {
 	return terms
 }
 
-// bm25 scores each document against the query terms with Okapi BM25
-// (IDF log(1 + (N-df+0.5)/(df+0.5)), k1 1.2, b 0.75) over the weighted
-// term frequencies. The terms are summed in query order, so the same
-// request gets bit-for-bit the same scores.
-func bm25(docs []*skillDoc, query []string) []float64 {
-	scores := make([]float64, len(docs))
-	if len(docs) == 0 || len(query) == 0 {
-		return scores
-	}
-	var total float64
-	for _, d := range docs {
-		total += d.length
-	}
-	avg := total / float64(len(docs))
-	if avg == 0 {
-		return scores
-	}
-	n := float64(len(docs))
-	for _, t := range query {
-		df := 0
-		for _, d := range docs {
-			if d.tf[t] > 0 {
-				df++
-			}
-		}
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		for i, d := range docs {
-			tf := d.tf[t]
-			if tf == 0 {
-				continue
-			}
-			scores[i] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*d.length/avg))
-		}
-	}
-	return scores
+// skillPool is the skills a request can list in its skills-available
+// segment: the catalogue's task modules but the excluded ones (the one
+// that entered the skills-hit segment, those in the base segment), then
+// the request's runtime skills. A skill is named by its ref: a task's
+// index in the catalogue, or -(i+1) for runtime skill i.
+type skillPool struct {
+	cat *catalogue
+	// excluded and fired are task refs, ascending; fired are the tasks
+	// whose triggers fired (and yielded), listed whatever the budget.
+	excluded, fired []int32
+	runtime         []skillRow
+	runtimeDocs     []*skillDoc
 }
 
-// rankSkills returns the indexes of rows, most relevant to req first: by
-// BM25 score, ties (a score of 0 included) by name, then by position.
-func (a *Assembler) rankSkills(req *Request, rows []skillRow) []int {
-	docs := make([]*skillDoc, len(rows))
-	for i := range rows {
-		if s := rows[i].served; s != nil {
-			docs[i] = a.moduleDoc(s.Module)
-		} else {
-			docs[i] = runtimeDoc(rows[i].name, rows[i].description)
+// size is how many skills the pool holds.
+func (p *skillPool) size() int { return len(p.cat.tasks) - len(p.excluded) + len(p.runtime) }
+
+// row is the skill-table row of ref.
+func (p *skillPool) row(ref int32) skillRow {
+	if ref < 0 {
+		return p.runtime[-ref-1]
+	}
+	row := p.cat.rows[ref]
+	_, row.fired = slices.BinarySearch(p.fired, ref)
+	return row
+}
+
+// name is the name of ref in the table.
+func (p *skillPool) name(ref int32) string {
+	if ref < 0 {
+		return p.runtime[-ref-1].name
+	}
+	return p.cat.rows[ref].name
+}
+
+// doc is the search document of ref.
+func (p *skillPool) doc(ref int32) *skillDoc {
+	if ref < 0 {
+		return p.runtimeDocs[-ref-1]
+	}
+	return p.cat.docs[ref]
+}
+
+// isExcluded reports whether the task ref is not in the pool.
+func (p *skillPool) isExcluded(ref int32) bool {
+	_, found := slices.BinarySearch(p.excluded, ref)
+	return found
+}
+
+// tableBytes is the length of the whole skill table without its header:
+// every row and its line break.
+func (p *skillPool) tableBytes() int {
+	n := 0
+	for _, b := range p.cat.rowBytes {
+		n += b
+	}
+	for _, ref := range p.excluded {
+		n -= p.cat.rowBytes[ref]
+	}
+	var line strings.Builder
+	for i := range p.runtime {
+		line.Reset()
+		writeSkillRow(&line, &p.runtime[i])
+		n += line.Len() + 1
+	}
+	return n
+}
+
+// all is every row of the pool in library order: task modules by id,
+// then the runtime skills as sent.
+func (p *skillPool) all() []skillRow {
+	rows := make([]skillRow, 0, p.size())
+	for i := range p.cat.tasks {
+		if ref := int32(i); !p.isExcluded(ref) {
+			rows = append(rows, p.row(ref))
 		}
 	}
-	scores := bm25(docs, queryTerms(req))
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
+	return append(rows, p.runtime...)
+}
+
+// ranking is a pool's skills, most relevant to a request first: by BM25
+// score, ties (a score of 0 included) by name, then by position (task
+// modules before runtime skills). fired are the fired tasks in that
+// order; the rest (every other skill) come from each.
+type ranking struct {
+	p     *skillPool
+	fired []int32
+	// scored are the rest with a score above 0, in order. skip has a bit
+	// per task and skipRuntime a flag per runtime skill for those not
+	// among the skills scoring 0: scored, fired or (tasks) excluded.
+	scored      []int32
+	skip        []uint64
+	skipRuntime []bool
+	// runtimeByName are the runtime skills' refs by name, then position.
+	runtimeByName []int32
+}
+
+// rank ranks p's skills against req with Okapi BM25 (IDF
+// log(1 + (N-df+0.5)/(df+0.5)), k1 1.2, b 0.75) over the weighted term
+// frequencies. A term in more than half the skills is a stop word: it
+// says little about which skill fits, so it weighs nothing and is not
+// looked up in the skills that hold it, and a request costs what its
+// rarer terms match rather than the library's size. The terms are summed
+// in query order, so the same request gets bit-for-bit the same scores.
+func (p *skillPool) rank(req *Request) *ranking {
+	r := &ranking{p: p, skip: make([]uint64, (len(p.cat.tasks)+63)/64), skipRuntime: make([]bool, len(p.runtime))}
+	n := float64(p.size())
+	total := p.cat.totalLength
+	for _, ref := range p.excluded {
+		total -= p.cat.docs[ref].length
 	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		if scores[i] != scores[j] {
-			if scores[i] > scores[j] {
+	if len(p.runtime) > 0 && p.runtimeDocs == nil {
+		p.runtimeDocs = make([]*skillDoc, len(p.runtime))
+		for i, row := range p.runtime {
+			p.runtimeDocs[i] = runtimeDoc(row.name, row.description)
+		}
+	}
+	for _, d := range p.runtimeDocs {
+		total += d.length
+	}
+	// scores are by slot: a task's ref, then the runtime skills.
+	scores := make([]float64, len(p.cat.tasks)+len(p.runtime))
+	slot := func(ref int32) int32 {
+		if ref < 0 {
+			return int32(len(p.cat.tasks)) - ref - 1
+		}
+		return ref
+	}
+	var touched []int32
+	if avg := total / n; n > 0 && avg > 0 {
+		for _, t := range queryTerms(req) {
+			posting := p.cat.postings[t]
+			df := len(posting)
+			for _, ref := range p.excluded {
+				if p.cat.docs[ref].tf[t] > 0 {
+					df--
+				}
+			}
+			for _, d := range p.runtimeDocs {
+				if d.tf[t] > 0 {
+					df++
+				}
+			}
+			if df == 0 || 2*df > int(n) {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+			add := func(ref int32, tf, length float64) {
+				i := slot(ref)
+				if scores[i] == 0 {
+					touched = append(touched, ref)
+				}
+				scores[i] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avg))
+			}
+			for _, post := range posting {
+				if !p.isExcluded(post.ref) {
+					add(post.ref, post.tf, p.cat.docs[post.ref].length)
+				}
+			}
+			for i, d := range p.runtimeDocs {
+				if tf := d.tf[t]; tf > 0 {
+					add(int32(-i-1), tf, d.length)
+				}
+			}
+		}
+	}
+	before := func(x, y int32) int {
+		if sx, sy := scores[slot(x)], scores[slot(y)]; sx != sy {
+			if sx > sy {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(rows[i].name, rows[j].name)
-	})
-	return order
+		if c := strings.Compare(p.name(x), p.name(y)); c != 0 {
+			return c
+		}
+		return cmpPosition(x, y)
+	}
+	r.fired = slices.Clone(p.fired)
+	slices.SortStableFunc(r.fired, before)
+	for _, ref := range p.fired {
+		r.skipRef(ref)
+	}
+	for _, ref := range p.excluded {
+		r.skipRef(ref)
+	}
+	for _, ref := range touched {
+		if _, fired := slices.BinarySearch(p.fired, ref); !fired {
+			r.scored = append(r.scored, ref)
+			r.skipRef(ref)
+		}
+	}
+	slices.SortFunc(r.scored, before)
+	r.runtimeByName = make([]int32, len(p.runtime))
+	for i := range r.runtimeByName {
+		r.runtimeByName[i] = int32(-i - 1)
+	}
+	slices.SortStableFunc(r.runtimeByName, func(x, y int32) int { return strings.Compare(p.name(x), p.name(y)) })
+	return r
+}
+
+// skipRef marks ref as not among the skills scoring 0.
+func (r *ranking) skipRef(ref int32) {
+	if ref < 0 {
+		r.skipRuntime[-ref-1] = true
+	} else {
+		r.skip[ref/64] |= 1 << (ref % 64)
+	}
+}
+
+// skipped reports whether skipRef(ref) was called.
+func (r *ranking) skipped(ref int32) bool {
+	if ref < 0 {
+		return r.skipRuntime[-ref-1]
+	}
+	return r.skip[ref/64]&(1<<(ref%64)) != 0
+}
+
+// cmpPosition orders refs by their place in the pool: tasks by index,
+// then runtime skills as sent.
+func cmpPosition(x, y int32) int {
+	switch {
+	case x >= 0 && y >= 0:
+		return int(x - y)
+	case x >= 0:
+		return -1
+	case y >= 0:
+		return 1
+	}
+	return int(y - x)
+}
+
+// each calls f with the refs of the rest of the ranking (every skill
+// but the fired ones), in order from the k-th (counted from 0), until f
+// returns false: the scored ones, then the ones scoring 0 by name,
+// merging the tasks (already by id) with the runtime skills.
+func (r *ranking) each(k int, f func(ref int32) bool) {
+	for ; k < len(r.scored); k++ {
+		if !f(r.scored[k]) {
+			return
+		}
+	}
+	k -= len(r.scored)
+	tasks, runtime := r.p.cat.tasks, r.runtimeByName
+	i, j := 0, 0
+	for {
+		for i < len(tasks) && r.skipped(int32(i)) {
+			i++
+		}
+		for j < len(runtime) && r.skipped(runtime[j]) {
+			j++
+		}
+		var ref int32
+		switch {
+		case i < len(tasks) && (j == len(runtime) || strings.Compare(tasks[i].Module.ID, r.p.name(runtime[j])) <= 0):
+			ref = int32(i)
+			i++
+		case j < len(runtime):
+			ref = runtime[j]
+			j++
+		default:
+			return
+		}
+		if k > 0 {
+			k--
+			continue
+		}
+		if !f(ref) {
+			return
+		}
+	}
 }

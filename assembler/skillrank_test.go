@@ -2,6 +2,7 @@ package assembler
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/promptdesk/promptdesk/library"
@@ -53,10 +54,44 @@ func rankTestRows() []skillRow {
 	}
 }
 
+// rankTestPool is a pool of the rows: the task rows (by id) in a
+// catalogue, the others as runtime skills in their order.
+func rankTestPool(a *Assembler, rows []skillRow) *skillPool {
+	c := &catalogue{commands: map[string][]int32{}, postings: map[string][]posting{}, patterns: map[string]int{}}
+	p := &skillPool{cat: c}
+	for _, row := range rows {
+		if row.served == nil {
+			p.runtime = append(p.runtime, row)
+			continue
+		}
+		c.tasks = append(c.tasks, *row.served)
+	}
+	slices.SortFunc(c.tasks, func(x, y Served) int { return strings.Compare(x.Module.ID, y.Module.ID) })
+	for i := range c.tasks {
+		c.index(a, labeler{}, int32(i))
+	}
+	return p
+}
+
+// ranked is the names of the pool ranked against req, fired first.
+func ranked(p *skillPool, req *Request) []string {
+	rank := p.rank(req)
+	var names []string
+	for _, ref := range rank.fired {
+		names = append(names, p.name(ref))
+	}
+	rank.each(0, func(ref int32) bool {
+		names = append(names, p.name(ref))
+		return true
+	})
+	return names
+}
+
 func TestRankSkills(t *testing.T) {
 	t.Parallel()
 	a := New(Config{})
 	rows := rankTestRows()
+	p := rankTestPool(a, rows)
 	for _, tc := range []struct {
 		name string
 		req  Request
@@ -74,27 +109,22 @@ func TestRankSkills(t *testing.T) {
 		{"no match", Request{Message: "hello"}, []string{"chart-maker", "invoice-reader", "task.code-review", "task.data-analysis", "task.doc-minutes", "task.summarize", "task.translate", "task.zz-ledger"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			order := a.rankSkills(&tc.req, rows)
-			var got []string
-			for _, i := range order {
-				got = append(got, rows[i].name)
-			}
+			got := ranked(p, &tc.req)
 			if len(got) != len(rows) {
 				t.Fatalf("ranking has %d rows, want %d: %q", len(got), len(rows), got)
 			}
 			if !slices.Equal(got[:len(tc.want)], tc.want) {
 				t.Errorf("ranking starts %q, want %q (whole ranking %q)", got[:len(tc.want)], tc.want, got)
 			}
-			again := a.rankSkills(&tc.req, rows)
-			if !slices.Equal(order, again) {
-				t.Errorf("the same request ranked twice: %v, then %v", order, again)
+			if again := ranked(p, &tc.req); !slices.Equal(got, again) {
+				t.Errorf("the same request ranked twice: %q, then %q", got, again)
 			}
 		})
 	}
 }
 
-// Scores tie-break by name, never by position in the library: the same
-// skills in another order rank the same.
+// Scores tie-break by name, never by the order the runtime sent its
+// skills in: the same skills in another order rank the same.
 func TestRankSkillsIgnoresLibraryOrder(t *testing.T) {
 	t.Parallel()
 	a := New(Config{})
@@ -102,14 +132,7 @@ func TestRankSkillsIgnoresLibraryOrder(t *testing.T) {
 	reversed := slices.Clone(rows)
 	slices.Reverse(reversed)
 	req := &Request{Message: "translate and summarize the review"}
-	names := func(rows []skillRow) []string {
-		var out []string
-		for _, i := range a.rankSkills(req, rows) {
-			out = append(out, rows[i].name)
-		}
-		return out
-	}
-	if got, want := names(reversed), names(rows); !slices.Equal(got, want) {
+	if got, want := ranked(rankTestPool(a, reversed), req), ranked(rankTestPool(a, rows), req); !slices.Equal(got, want) {
 		t.Errorf("reversed library ranks %q, library order ranks %q", got, want)
 	}
 }

@@ -58,7 +58,7 @@ func TestTableCacheFollowsEveryInput(t *testing.T) {
 				if _, err := a.plan(snap, &State{}, req, nil, locale, r); err != nil {
 					t.Fatal(err)
 				}
-				rows := r.skillRows
+				rows := r.pool.all()
 				for i := -1; i < len(rows); i++ {
 					for field := range 3 {
 						changed := append([]skillRow(nil), rows...)
