@@ -50,19 +50,19 @@ type APIWebhookBody struct {
 // attempt (0 for none); NextAttemptAt when a pending one is due; Event the
 // JSON body sent.
 type APIDelivery struct {
-	ID             int64         `json:"id"`
-	WebhookID      int64         `json:"webhookId"`
-	EventType      string        `json:"eventType"`
-	IdempotencyKey string        `json:"idempotencyKey"`
-	Status         string        `json:"status"`
-	Attempts       int           `json:"attempts"`
-	LastStatus     int           `json:"lastStatus"`
-	LastError      string        `json:"lastError"`
-	NextAttemptAt  *time.Time    `json:"nextAttemptAt,omitempty"`
-	CreatedAt      time.Time     `json:"createdAt"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
-	Event          webhook.Event `json:"event"`
-	AttemptLog     []APIAttempt  `json:"attemptLog"`
+	ID             int64               `json:"id"`
+	WebhookID      int64               `json:"webhookId"`
+	EventType      string              `json:"eventType"`
+	IdempotencyKey string              `json:"idempotencyKey"`
+	Status         string              `json:"status"`
+	Attempts       int                 `json:"attempts"`
+	LastStatus     int                 `json:"lastStatus"`
+	LastError      string              `json:"lastError"`
+	NextAttemptAt  *time.Time          `json:"nextAttemptAt,omitempty"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	UpdatedAt      time.Time           `json:"updatedAt"`
+	Event          domain.WebhookEvent `json:"event"`
+	AttemptLog     []APIAttempt        `json:"attemptLog"`
 }
 
 // APIAttempt is one attempt of a delivery: when, how long (milliseconds),

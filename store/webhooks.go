@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -135,19 +136,35 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 	})
 }
 
-// RecordWebhookEvent stores the event of idempotency key with its type and
-// JSON body, and a pending delivery of it to every endpoint there is now,
-// in one statement. An event whose key is stored already is not stored
-// again (recorded false): several processes seeing the same change or
-// drift make one event. deliveries is how many were queued.
-func (s *Store) RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error) {
+// RecordDriftEvent stores the drift event e (domain.DriftEvent) with a
+// pending delivery to every endpoint there is now, in one statement. An
+// event whose key is stored already is not stored again (recorded false):
+// several processes seeing the same drift make one event. deliveries is
+// how many were queued. Errors: library.ErrInvalid for any other type of
+// event: the event of an override change is written by the change's own
+// transaction (overrideChanged), never on its own.
+func (s *Store) RecordDriftEvent(ctx context.Context, e domain.WebhookEvent) (deliveries int, recorded bool, err error) {
+	if e.Type != domain.EventDrifted {
+		return 0, false, fmt.Errorf("webhook event %s: only a drift is recorded on its own, not %q: %w", e.IdempotencyKey, e.Type, library.ErrInvalid)
+	}
+	return s.insertEvent(ctx, e)
+}
+
+// insertEvent stores e with a pending delivery to every endpoint there is
+// now, in one statement, unless an event of its key is stored already
+// (recorded false). Inside a transaction it commits with it.
+func (s *Store) insertEvent(ctx context.Context, e domain.WebhookEvent) (deliveries int, recorded bool, err error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return 0, false, fmt.Errorf("webhook event %s: %w", e.IdempotencyKey, err)
+	}
 	err = s.db.QueryRow(ctx, `WITH e AS (
 			INSERT INTO webhook_events (key, type, body) VALUES ($1, $2, $3)
 			ON CONFLICT (key) DO NOTHING RETURNING id),
 		d AS (INSERT INTO webhook_deliveries (webhook_id, event_id) SELECT w.id, e.id FROM webhooks w, e RETURNING 1)
-		SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM e)`, key, typ, string(body)).Scan(&deliveries, &recorded)
+		SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM e)`, e.IdempotencyKey, e.Type, string(body)).Scan(&deliveries, &recorded)
 	if err != nil {
-		return 0, false, dbError(err, "webhook event "+key)
+		return 0, false, dbError(err, "webhook event "+e.IdempotencyKey)
 	}
 	return deliveries, recorded, nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // jsonObject is a decoded JSON object of the OpenAPI document.
@@ -331,8 +330,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIWebhookBody":   {reflect.TypeFor[handlers.APIWebhookBody](), true},
 		"APIDelivery":      {reflect.TypeFor[handlers.APIDelivery](), false},
 		"APIAttempt":       {reflect.TypeFor[handlers.APIAttempt](), false},
-		"WebhookEvent":     {reflect.TypeFor[webhook.Event](), false},
-		"WebhookDrift":     {reflect.TypeFor[webhook.Drift](), false},
+		"WebhookEvent":     {reflect.TypeFor[domain.WebhookEvent](), false},
+		"WebhookDrift":     {reflect.TypeFor[domain.WebhookDrift](), false},
 		"Message":          {reflect.TypeFor[assembler.Message](), false},
 		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},

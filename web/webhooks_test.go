@@ -98,13 +98,13 @@ func TestWebhookOnPublish(t *testing.T) {
 	if err := webhook.Verify("another-secret-entirely", sig, ts, r.body, time.Now(), webhook.DefaultTolerance); !errors.Is(err, webhook.ErrSignature) {
 		t.Errorf("verified with a wrong secret: %v, want ErrSignature", err)
 	}
-	var e webhook.Event
+	var e domain.WebhookEvent
 	if err := json.Unmarshal(r.body, &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.Type != webhook.TypePublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != domain.ActionPublish ||
+	if e.Type != domain.EventPublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != domain.ActionPublish ||
 		e.Actor != "token:editor" || e.IdempotencyKey == "" || r.header.Get(webhook.HeaderIdempotencyKey) != e.IdempotencyKey ||
-		r.header.Get(webhook.HeaderEvent) != webhook.TypePublished {
+		r.header.Get(webhook.HeaderEvent) != domain.EventPublished {
 		t.Errorf("event %+v with headers %v", e, r.header)
 	}
 
@@ -135,7 +135,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	}
 	row := doc.Find(`[data-testid="delivery-row"]`)
 	if row.Length() != 1 || row.AttrOr("data-status", "") != domain.DeliveryDelivered || row.AttrOr("data-key", "") != e.IdempotencyKey ||
-		!strings.Contains(row.Text(), webhook.TypePublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
+		!strings.Contains(row.Text(), domain.EventPublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
 		t.Errorf("delivery rows: %d, status %q, text %q", row.Length(), row.AttrOr("data-status", ""), row.Text())
 	}
 	if strings.Contains(doc.Text(), secret) {
