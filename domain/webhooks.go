@@ -30,17 +30,26 @@ const (
 
 // Delivery is one event to one endpoint, with its attempts (newest last).
 type Delivery struct {
-	ID         int64
-	WebhookID  int64
-	URL        string
-	Secret     string // only from ClaimDeliveries
-	EventKey   string // the idempotency key
-	EventType  string
-	Body       []byte
-	Status     string // DeliveryPending, DeliveryDelivered or DeliveryFailed
-	Attempts   int
-	LastStatus int // HTTP status of the last attempt, 0 for none
-	LastError  string
+	ID        int64
+	WebhookID int64
+	URL       string
+	Secret    string // only from ClaimDeliveries
+	EventKey  string // the idempotency key
+	EventType string
+	Body      []byte
+	Status    string // DeliveryPending, DeliveryDelivered or DeliveryFailed
+	// Attempts counts every attempt made, across redeliveries: the
+	// attempt log's numbers go on after a redelivery.
+	Attempts int
+	// RoundStart is how many attempts were made before the latest
+	// redelivery (0 when never redelivered): the attempt limit and the
+	// backoff count the attempts after it (Round).
+	RoundStart int
+	// Redeliveries is how many times the delivery was sent again after
+	// it failed (Redeliver).
+	Redeliveries int
+	LastStatus   int // HTTP status of the last attempt, 0 for none
+	LastError    string
 	// NextAttemptAt is when a pending delivery is due (a retry, or the end
 	// of the lease of the attempt in flight).
 	NextAttemptAt time.Time
@@ -48,6 +57,14 @@ type Delivery struct {
 	UpdatedAt     time.Time
 	AttemptLog    []DeliveryAttempt // only from ListDeliveries
 }
+
+// Round is the number of d's latest attempt within its round (from 1):
+// the attempts since the latest redelivery, or since it was recorded.
+func (d Delivery) Round() int { return d.Attempts - d.RoundStart }
+
+// ActionRedeliver is the audit action of sending failed deliveries of a
+// webhook endpoint again.
+const ActionRedeliver = "redeliver"
 
 // DeliveryAttempt is one try of a delivery.
 type DeliveryAttempt struct {

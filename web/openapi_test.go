@@ -210,6 +210,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"400", "401", "403", "404", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"400", "401", "403", "404", "422", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/redeliver", "", ref("APIRedelivered"), []string{"400", "401", "403", "404", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver", "", ref("APIDelivery"), []string{"400", "401", "403", "404", "409", "431", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -330,6 +332,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIWebhookBody":   {reflect.TypeFor[handlers.APIWebhookBody](), true},
 		"APIDelivery":      {reflect.TypeFor[handlers.APIDelivery](), false},
 		"APIAttempt":       {reflect.TypeFor[handlers.APIAttempt](), false},
+		"APIRedelivered":   {reflect.TypeFor[handlers.APIRedelivered](), false},
 		"WebhookEvent":     {reflect.TypeFor[domain.WebhookEvent](), false},
 		"WebhookDrift":     {reflect.TypeFor[domain.WebhookDrift](), false},
 		"Message":          {reflect.TypeFor[assembler.Message](), false},

@@ -35,6 +35,8 @@ type Store interface {
 	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration, busy []int64) ([]domain.Delivery, error)
 	FinishAttempt(ctx context.Context, id int64, a domain.DeliveryAttempt, outcome domain.AttemptOutcome) (bool, error)
 	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error)
+	GetDelivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error)
+	Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error)
 	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)
 }
 
@@ -171,6 +173,30 @@ func (h *Webhooks) Delete(ctx context.Context, id int64) error { return h.store.
 // endpoint webhookID, or of every endpoint for 0, with their attempts.
 func (h *Webhooks) Deliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error) {
 	return h.store.ListDeliveries(ctx, webhookID, limit)
+}
+
+// Delivery returns the delivery id of the endpoint webhookID with its
+// attempts. Errors: library.ErrNotFound.
+func (h *Webhooks) Delivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error) {
+	return h.store.GetDelivery(ctx, webhookID, id)
+}
+
+// Redeliver sends the failed delivery id of the endpoint webhookID again,
+// or every failed delivery of it when id is 0, and wakes Run: each gets a
+// new round of Policy.MaxAttempts attempts with the same event and
+// idempotency key, its earlier attempts kept in the log. Returns the ids
+// sent again. Errors: library.ErrNotFound for an unknown endpoint or
+// delivery; library.ErrConflict for a delivery that is not failed.
+func (h *Webhooks) Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error) {
+	ids, err := h.store.Redeliver(ctx, webhookID, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) > 0 {
+		h.log.Info("webhook deliveries sent again", "webhook", webhookID, "deliveries", ids, "by", domain.ActorFrom(ctx))
+		h.Wake()
+	}
+	return ids, nil
 }
 
 // Wake tells Run that an event was recorded, so that it is sent at once
