@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // SubjectWebhook is the audit subject of webhook endpoints.
 const SubjectWebhook = "webhook"
@@ -26,17 +30,26 @@ const (
 
 // Delivery is one event to one endpoint, with its attempts (newest last).
 type Delivery struct {
-	ID         int64
-	WebhookID  int64
-	URL        string
-	Secret     string // only from ClaimDeliveries
-	EventKey   string // the idempotency key
-	EventType  string
-	Body       []byte
-	Status     string // DeliveryPending, DeliveryDelivered or DeliveryFailed
-	Attempts   int
-	LastStatus int // HTTP status of the last attempt, 0 for none
-	LastError  string
+	ID        int64
+	WebhookID int64
+	URL       string
+	Secret    string // only from ClaimDeliveries
+	EventKey  string // the idempotency key
+	EventType string
+	Body      []byte
+	Status    string // DeliveryPending, DeliveryDelivered or DeliveryFailed
+	// Attempts counts every attempt made, across redeliveries: the
+	// attempt log's numbers go on after a redelivery.
+	Attempts int
+	// RoundStart is how many attempts were made before the latest
+	// redelivery (0 when never redelivered): the attempt limit and the
+	// backoff count the attempts after it (Round).
+	RoundStart int
+	// Redeliveries is how many times the delivery was sent again after
+	// it failed (Redeliver).
+	Redeliveries int
+	LastStatus   int // HTTP status of the last attempt, 0 for none
+	LastError    string
 	// NextAttemptAt is when a pending delivery is due (a retry, or the end
 	// of the lease of the attempt in flight).
 	NextAttemptAt time.Time
@@ -44,6 +57,14 @@ type Delivery struct {
 	UpdatedAt     time.Time
 	AttemptLog    []DeliveryAttempt // only from ListDeliveries
 }
+
+// Round is the number of d's latest attempt within its round (from 1):
+// the attempts since the latest redelivery, or since it was recorded.
+func (d Delivery) Round() int { return d.Attempts - d.RoundStart }
+
+// ActionRedeliver is the audit action of sending failed deliveries of a
+// webhook endpoint again.
+const ActionRedeliver = "redeliver"
 
 // DeliveryAttempt is one try of a delivery.
 type DeliveryAttempt struct {
@@ -60,4 +81,86 @@ type AttemptOutcome struct {
 	// RetryIn is the wait before the next attempt of an undelivered
 	// delivery; 0 gives up: the delivery fails.
 	RetryIn time.Duration
+}
+
+// Webhook event types, the body's "type".
+const (
+	EventPublished = "override.published" // a revision serves now (publish, or the drift review's keep mine)
+	EventDeleted   = "override.deleted"   // the override no longer serves (delete, or the drift review's take builtin)
+	EventRestored  = "override.restored"  // an old revision was restored as a draft
+	EventDrifted   = "override.drifted"   // the builtin under a served override changed
+)
+
+// WebhookEvent is the JSON body of a webhook delivery:
+// {"idempotencyKey","type","occurredAt","module","locale","revision",
+// "action","actor","drift"}, the last three left out when empty.
+type WebhookEvent struct {
+	// IdempotencyKey is the same for every delivery and attempt of one
+	// event, and differs between events; also the Idempotency-Key header.
+	IdempotencyKey string    `json:"idempotencyKey"`
+	Type           string    `json:"type"`
+	OccurredAt     time.Time `json:"occurredAt"`
+	Module         string    `json:"module"`
+	Locale         string    `json:"locale"`
+	// Revision is the override's revision the event is about: the one
+	// published, restored as a draft, drifted, or the delete's.
+	Revision int `json:"revision"`
+	// Action is the revision action behind the event (publish, keep-mine,
+	// delete, take-builtin, restore); "" for a drift.
+	Action string `json:"action,omitempty"`
+	// Actor is who made the change; "" for a drift.
+	Actor string        `json:"actor,omitempty"`
+	Drift *WebhookDrift `json:"drift,omitempty"`
+}
+
+// WebhookDrift is what a drift event reports: why, and the builtin
+// versions the override was based on and has now (0 when removed).
+type WebhookDrift struct {
+	Reason         string `json:"reason"`
+	BasedOnVersion int    `json:"basedOnVersion"`
+	BuiltinVersion int    `json:"builtinVersion"`
+}
+
+// OverrideEvent is the webhook event of a committed change of an
+// override, described by the audit entry e written with it (any other
+// subject has none), at time at:
+// publish and keep-mine are EventPublished, delete and take-builtin
+// EventDeleted, restore EventRestored; ok is false for the actions that
+// change nothing served and announce nothing (create, save, import,
+// rebase, discard). A revision is published, deleted or restored once, so
+// the key is the type and the override's revision:
+// "<type>:<module>:<lower-case locale>:<revision>".
+func OverrideEvent(e AuditEntry, at time.Time) (ev WebhookEvent, ok bool) {
+	if e.Subject != SubjectOverride {
+		return WebhookEvent{}, false
+	}
+	var typ string
+	switch e.Action {
+	case ActionPublish, ActionKeepMine:
+		typ = EventPublished
+	case ActionDelete, ActionTakeBuiltin:
+		typ = EventDeleted
+	case ActionRestore:
+		typ = EventRestored
+	default:
+		return WebhookEvent{}, false
+	}
+	return WebhookEvent{
+		IdempotencyKey: fmt.Sprintf("%s:%s:%s:%d", typ, e.SubjectID, strings.ToLower(e.Locale), e.Revision),
+		Type:           typ, OccurredAt: at.UTC(), Module: e.SubjectID, Locale: e.Locale, Revision: e.Revision,
+		Action: e.Action, Actor: e.Actor,
+	}, true
+}
+
+// DriftEvent is the event of a drift d of the override of module in
+// locale at revision, found at time at. Its key names the revision, the
+// drift's reason and the builtin version,
+// "override.drifted:<module>:<lower-case locale>:<revision>:<reason>:<builtin version>",
+// so that one drift seen by many processes, or again after a restart, is
+// one event.
+func DriftEvent(module, locale string, revision int, d WebhookDrift, at time.Time) WebhookEvent {
+	return WebhookEvent{
+		IdempotencyKey: fmt.Sprintf("%s:%s:%s:%d:%s:%d", EventDrifted, module, strings.ToLower(locale), revision, d.Reason, d.BuiltinVersion),
+		Type:           EventDrifted, OccurredAt: at.UTC(), Module: module, Locale: locale, Revision: revision, Drift: &d,
+	}
 }

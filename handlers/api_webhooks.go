@@ -46,23 +46,36 @@ type APIWebhookBody struct {
 }
 
 // APIDelivery is one event to one endpoint with its attempts: Status
-// pending, delivered or failed; LastStatus the HTTP status of the last
-// attempt (0 for none); NextAttemptAt when a pending one is due; Event the
+// pending, delivered or failed; Attempts every attempt made, across
+// redeliveries (the attempt log's numbers go on after one);
+// RoundAttempts those since the latest redelivery, which the attempt
+// limit counts; Redeliveries how many times it was sent again after
+// failing; LastStatus the HTTP status of the last attempt (0 for none);
+// NextAttemptAt when a pending one is due (the next retry); Event the
 // JSON body sent.
 type APIDelivery struct {
-	ID             int64         `json:"id"`
-	WebhookID      int64         `json:"webhookId"`
-	EventType      string        `json:"eventType"`
-	IdempotencyKey string        `json:"idempotencyKey"`
-	Status         string        `json:"status"`
-	Attempts       int           `json:"attempts"`
-	LastStatus     int           `json:"lastStatus"`
-	LastError      string        `json:"lastError"`
-	NextAttemptAt  *time.Time    `json:"nextAttemptAt,omitempty"`
-	CreatedAt      time.Time     `json:"createdAt"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
-	Event          webhook.Event `json:"event"`
-	AttemptLog     []APIAttempt  `json:"attemptLog"`
+	ID             int64               `json:"id"`
+	WebhookID      int64               `json:"webhookId"`
+	EventType      string              `json:"eventType"`
+	IdempotencyKey string              `json:"idempotencyKey"`
+	Status         string              `json:"status"`
+	Attempts       int                 `json:"attempts"`
+	RoundAttempts  int                 `json:"roundAttempts"`
+	Redeliveries   int                 `json:"redeliveries"`
+	LastStatus     int                 `json:"lastStatus"`
+	LastError      string              `json:"lastError"`
+	NextAttemptAt  *time.Time          `json:"nextAttemptAt,omitempty"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	UpdatedAt      time.Time           `json:"updatedAt"`
+	Event          domain.WebhookEvent `json:"event"`
+	AttemptLog     []APIAttempt        `json:"attemptLog"`
+}
+
+// APIRedelivered is the answer of POST /api/v1/webhooks/{id}/redeliver:
+// the ids of the deliveries sent again, oldest first (empty when none
+// had failed).
+type APIRedelivered struct {
+	Redelivered []int64 `json:"redelivered"`
 }
 
 // APIAttempt is one attempt of a delivery: when, how long (milliseconds),
@@ -89,7 +102,7 @@ func apiWebhook(w domain.Webhook) APIWebhook {
 // event.
 func apiDelivery(d domain.Delivery) (APIDelivery, error) {
 	out := APIDelivery{ID: d.ID, WebhookID: d.WebhookID, EventType: d.EventType, IdempotencyKey: d.EventKey, Status: d.Status,
-		Attempts: d.Attempts, LastStatus: d.LastStatus, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		Attempts: d.Attempts, RoundAttempts: d.Round(), Redeliveries: d.Redeliveries, LastStatus: d.LastStatus, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 		AttemptLog: []APIAttempt{}}
 	if err := json.Unmarshal(d.Body, &out.Event); err != nil {
 		return APIDelivery{}, fmt.Errorf("webhook delivery %d: its event: %w", d.ID, err)
@@ -244,4 +257,62 @@ func (h *APIWebhooks) Deliveries(c echo.Context) error {
 		}
 	}
 	return WriteJSON(c, http.StatusOK, out)
+}
+
+// Redeliver handles POST /api/v1/webhooks/{id}/deliveries/{delivery}/redeliver:
+// the failed delivery is sent again, with its event and idempotency key,
+// as a new round of attempts; 200 with the APIDelivery, pending and due
+// now. Errors: 404 (field id for the endpoint, delivery for the
+// delivery); 409 conflict (field delivery) when it is pending or
+// delivered, not failed.
+func (h *APIWebhooks) Redeliver(c echo.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	did, err := strconv.ParseInt(c.Param("delivery"), 10, 64)
+	if err != nil || did < 1 {
+		return apiNoDelivery(c.Param("delivery"))
+	}
+	ctx := c.Request().Context()
+	if _, err := h.Service.Get(ctx, id); err != nil {
+		return webhookErr(c.Param("id"), err)
+	}
+	_, err = h.Service.Redeliver(ctx, id, did)
+	switch {
+	case errors.Is(err, library.ErrNotFound):
+		return apiNoDelivery(c.Param("delivery"))
+	case errors.Is(err, library.ErrConflict):
+		return &library.Error{Code: library.CodeConflict, Field: "delivery", Msg: library.KindText(err)}
+	case err != nil:
+		return err
+	}
+	d, err := h.Service.Delivery(ctx, id, did)
+	if err != nil {
+		return err
+	}
+	out, err := apiDelivery(d)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(c, http.StatusOK, out)
+}
+
+// RedeliverFailed handles POST /api/v1/webhooks/{id}/redeliver: every
+// failed delivery of the endpoint is sent again as Redeliver does; 200
+// with APIRedelivered. Errors: 404.
+func (h *APIWebhooks) RedeliverFailed(c echo.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	ids, err := h.Service.Redeliver(c.Request().Context(), id, 0)
+	if err != nil {
+		return webhookErr(c.Param("id"), err)
+	}
+	return WriteJSON(c, http.StatusOK, APIRedelivered{Redelivered: append([]int64{}, ids...)})
+}
+
+func apiNoDelivery(id string) error {
+	return &library.Error{Code: library.CodeNotFound, Field: "delivery", Msg: fmt.Sprintf("no delivery %q of this webhook", id)}
 }

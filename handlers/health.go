@@ -7,12 +7,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/state"
 )
 
-// Pinger is what the readiness check needs from the store.
+// Pinger is what the readiness check needs from the store: whether the
+// database answers, and whether its latest write failed for want of
+// resources (since when, and why) with no write committed since.
 type Pinger interface {
 	Ping(ctx context.Context) error
+	WriteFailure() (err *domain.ResourceError, since time.Time, ok bool)
 }
 
 // Health serves the liveness and readiness probes.
@@ -37,12 +41,16 @@ const readyPingTimeout = time.Second
 
 // readyBody is the JSON of GET /readyz.
 type readyBody struct {
-	Status           string       `json:"status"`   // ReadyOK or ReadyDegraded
-	Database         string       `json:"database"` // "ok" or "unreachable: <error>"
-	Library          readyLibrary `json:"library"`
-	Generation       int64        `json:"generation"`
-	LastNotification *time.Time   `json:"last_notification"`
-	StaleSince       *time.Time   `json:"stale_since"`
+	Status   string `json:"status"`   // ReadyOK or ReadyDegraded
+	Database string `json:"database"` // "ok" or "unreachable: <error>"
+	// Writes is "ok", or "failing: <cause> (SQLSTATE <code>)" while the
+	// database refuses writes for want of resources.
+	Writes             string       `json:"writes"`
+	WritesFailingSince *time.Time   `json:"writes_failing_since"`
+	Library            readyLibrary `json:"library"`
+	Generation         int64        `json:"generation"`
+	LastNotification   *time.Time   `json:"last_notification"`
+	StaleSince         *time.Time   `json:"stale_since"`
 }
 
 // readyLibrary is the library that serves: its source ("embedded" or
@@ -66,12 +74,15 @@ type readyBroken struct {
 }
 
 // Ready handles GET /readyz, always with JSON and status 200 while the
-// process serves: {"status","database","library":{"source","generation",
-// "broken":[{"path","line","field","error","serving","instead"}]},
-// "generation","last_notification","stale_since"}. status is "ready"
-// when the database answers (within a second) and the served state is
-// current, "degraded" while the last state read from the database serves
-// (stale_since says since when; "database" why). Broken library files do
+// process serves: {"status","database","writes","writes_failing_since",
+// "library":{"source","generation","broken":[{"path","line","field",
+// "error","serving","instead"}]},"generation","last_notification",
+// "stale_since"}. status is "ready" when the database answers (within a
+// second), the served state is current and writes succeed; "degraded"
+// while the last state read from the database serves (stale_since says
+// since when; "database" why), and while the database refuses writes for
+// want of resources (a full disk: "writes" says why and
+// writes_failing_since since when) until a write commits again. Broken library files do
 // not make the server unready: their last good versions serve.
 // generation is the served state's (state.View.ServedGeneration, as X-Promptdesk-Generation); the times are
 // RFC 3339 or null.
@@ -79,7 +90,10 @@ func (h *Health) Ready(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyPingTimeout)
 	err := h.DB.Ping(ctx)
 	cancel()
-	body := readyBody{Status: ReadyOK, Database: "ok"}
+	body := readyBody{Status: ReadyOK, Database: "ok", Writes: "ok"}
+	if werr, since, failing := h.DB.WriteFailure(); failing {
+		body.Status, body.Writes, body.WritesFailingSince = ReadyDegraded, "failing: "+werr.Cause+" (SQLSTATE "+werr.Code+")", &since
+	}
 	if err != nil {
 		h.Served.Unreachable(err)
 		body.Database = "unreachable: " + err.Error()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,6 +26,8 @@ import (
 type pingOK struct{}
 
 func (pingOK) Ping(context.Context) error { return nil }
+
+func (pingOK) WriteFailure() (*domain.ResourceError, time.Time, bool) { return nil, time.Time{}, false }
 
 // brokenFolderOverlay serves a library folder (the builtin library) with
 // files broken as named: a YAML error in a module that never loaded

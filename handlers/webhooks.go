@@ -16,8 +16,9 @@ import (
 )
 
 // Webhooks is the admins' webhooks page: the endpoints (add, with the
-// secret shown once; delete) and the delivery log of the newest
-// deliveries with their attempts.
+// secret shown once; delete; send their failed deliveries again) and the
+// delivery log of the newest deliveries with their attempts, next retry
+// and redeliveries (a failed one can be sent again).
 type Webhooks struct {
 	Service *webhook.Webhooks
 }
@@ -27,7 +28,7 @@ const deliveriesShown = 100
 
 // List handles GET /webhooks.
 func (h *Webhooks) List(c echo.Context) error {
-	return h.render(c, http.StatusOK, webhookpage.Model{})
+	return h.render(c, http.StatusOK, webhookpage.Model{Flash: flashFor(c)})
 }
 
 func (h *Webhooks) render(c echo.Context, status int, m webhookpage.Model) error {
@@ -46,8 +47,8 @@ func (h *Webhooks) render(c echo.Context, status int, m webhookpage.Model) error
 	}
 	const at = "2006-01-02 15:04:05"
 	for _, d := range deliveries {
-		row := webhookpage.Delivery{Event: d.EventType, Key: d.EventKey, URL: d.URL, Status: d.Status, Attempts: d.Attempts,
-			LastStatus: statusText(d.LastStatus), LastError: d.LastError,
+		row := webhookpage.Delivery{ID: d.ID, WebhookID: d.WebhookID, Event: d.EventType, Key: d.EventKey, URL: d.URL, Status: d.Status,
+			Attempts: d.Attempts, RoundAttempts: d.Round(), Redeliveries: d.Redeliveries, Failed: d.Status == domain.DeliveryFailed, LastStatus: statusText(d.LastStatus), LastError: d.LastError,
 			Created: d.CreatedAt.UTC().Format(at), Updated: d.UpdatedAt.UTC().Format(at)}
 		if d.Status == domain.DeliveryPending {
 			row.Next = d.NextAttemptAt.UTC().Format(at)
@@ -105,4 +106,47 @@ func (h *Webhooks) Delete(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/webhooks")
+}
+
+// Redeliver handles POST /webhooks/:id/deliveries/:delivery/redeliver:
+// the failed delivery is sent again (a new round of attempts, the same
+// event and idempotency key) and the page says so. Errors: 404 for an
+// unknown endpoint or delivery, 409 for one that is not failed.
+func (h *Webhooks) Redeliver(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("webhook %q does not exist: %w", c.Param("id"), library.ErrNotFound)
+	}
+	did, err := strconv.ParseInt(c.Param("delivery"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("webhook delivery %q does not exist: %w", c.Param("delivery"), library.ErrNotFound)
+	}
+	if _, err := h.Service.Redeliver(c.Request().Context(), id, did); err != nil {
+		return err
+	}
+	setFlash(c, fmt.Sprintf("Delivery %d is being sent again.", did))
+	return seeOther(c, "/webhooks")
+}
+
+// RedeliverFailed handles POST /webhooks/:id/redeliver: every failed
+// delivery of the endpoint is sent again, and the page says how many.
+// Errors: 404 for an unknown endpoint.
+func (h *Webhooks) RedeliverFailed(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("webhook %q does not exist: %w", c.Param("id"), library.ErrNotFound)
+	}
+	ids, err := h.Service.Redeliver(c.Request().Context(), id, 0)
+	if err != nil {
+		return err
+	}
+	switch len(ids) {
+	case 0:
+		setFlash(c, "No delivery to that endpoint had failed; nothing was sent again.")
+	case 1:
+		setFlash(c, "1 failed delivery is being sent again.")
+	default:
+		setFlash(c, fmt.Sprintf("%d failed deliveries are being sent again.", len(ids)))
+	}
+	return seeOther(c, "/webhooks")
 }

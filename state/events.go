@@ -1,37 +1,19 @@
 package state
 
-import (
-	"context"
-
-	"github.com/promptdesk/promptdesk/domain"
-)
-
-// Events is told of every change of what an override serves that the
-// write path makes (publish, delete, restore and the drift review's
-// actions), once it is committed and this process serves it (or failed
-// to reload): webhooks listen here. It must not
-// block for long; a failure to pass a change on is its own to log, since
-// the change stands.
-type Events interface {
-	OverrideChanged(ctx context.Context, c OverrideChange)
+// Outbox is woken once a write has committed a change of what an override
+// serves (publish, delete, restore and the drift review's actions), after
+// this process serves it (or failed to reload): the store wrote the
+// change's webhook event in the change's own transaction, and the
+// dispatcher sends it now rather than at its next poll. Nothing is
+// recorded after the commit, so nothing can be lost there. Wake must not
+// block.
+type Outbox interface {
+	Wake()
 }
 
-// OverrideChange is one committed change of an override.
-type OverrideChange struct {
-	// Action is the store's: domain.ActionPublish, ActionKeepMine (a
-	// publish too), ActionDelete, ActionTakeBuiltin (a delete too) or
-	// ActionRestore (a new draft).
-	Action   string
-	ID       string
-	Locale   string
-	Revision int    // the revision the change made or published
-	Actor    string // domain.ActorFrom of the change's context
-}
-
-// tell tells s.Events, when set, of a committed change.
-func (s *Overrides) tell(ctx context.Context, action, id, locale string, revision int) {
-	if s.Events == nil {
-		return
+// wake wakes s.Outbox, when set, after a committed change.
+func (s *Overrides) wake() {
+	if s.Outbox != nil {
+		s.Outbox.Wake()
 	}
-	s.Events.OverrideChanged(ctx, OverrideChange{Action: action, ID: id, Locale: locale, Revision: revision, Actor: domain.ActorFrom(ctx)})
 }

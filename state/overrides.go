@@ -49,8 +49,9 @@ type Overrides struct {
 	// warnings and notices come back in the Outcome and never block a
 	// save. Nil runs none.
 	Checklist func(m *library.Module) []library.Finding
-	// Events, when set, is told of each publish, delete and restore.
-	Events Events
+	// Outbox, when set, is woken after each publish, delete and restore,
+	// whose webhook events the store wrote with them.
+	Outbox Outbox
 }
 
 // Edit is a new text for the override of ID in Locale.
@@ -261,7 +262,7 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 	}
 	s.Log.Info("override published", "module", id, "locale", saved.Locale, "revision", saved.Revision)
 	s.Served.refresh(ctx, "override published", overrideKey(id, locale))
-	s.tell(ctx, domain.ActionPublish, id, saved.Locale, saved.Revision)
+	s.wake()
 	return saved, nil
 }
 
@@ -307,7 +308,7 @@ func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int)
 	}
 	s.Log.Info("override deleted", "module", id, "locale", locale, "revision", revision)
 	s.Served.refresh(ctx, "override deleted", overrideKey(id, locale))
-	s.tell(ctx, domain.ActionDelete, id, locale, revision+1)
+	s.wake()
 	return nil
 }
 
@@ -383,7 +384,7 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 		return Outcome{}, err
 	}
 	s.Served.refresh(ctx, "revision restored", overrideKey(id, locale))
-	s.tell(ctx, domain.ActionRestore, id, saved.Locale, saved.Revision)
+	s.wake()
 	s.Log.Info("override revision restored", "module", id, "locale", locale, "restored", revision, "revision", saved.Revision)
 	out.Kind, out.Saved = OutcomeStored, saved
 	return out, nil
@@ -405,7 +406,7 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 	}
 	s.Log.Info("drift reviewed: kept the override", "module", id, "locale", saved.Locale, "revision", saved.Revision, "builtin_version", version)
 	s.Served.refresh(ctx, "override kept", overrideKey(id, locale))
-	s.tell(ctx, domain.ActionKeepMine, id, saved.Locale, saved.Revision)
+	s.wake()
 	return saved, nil
 }
 
@@ -420,7 +421,7 @@ func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision
 	}
 	s.Log.Info("drift reviewed: took the builtin", "module", id, "locale", locale, "revision", revision)
 	s.Served.refresh(ctx, "builtin taken", overrideKey(id, locale))
-	s.tell(ctx, domain.ActionTakeBuiltin, id, locale, revision+1)
+	s.wake()
 	return nil
 }
 

@@ -287,8 +287,26 @@ func (s *Store) refused(ctx context.Context, moduleID, locale string, baseRevisi
 	return fmt.Errorf("%s is at revision %d, not %d: %w", name, current, baseRevision, library.ErrConflict)
 }
 
-// record adds the revision, the audit row and the notification of the
-// change that left the head saved. before is the text it replaced.
+// overrideChanged writes the audit entry e of a change of an override
+// and, when the change announces one (domain.OverrideEvent), its webhook
+// event with a delivery to every endpoint there is now: in the change's
+// transaction, so that a committed change always has its event and a
+// change that does not commit has none. Call it inside that transaction.
+func (s *Store) overrideChanged(ctx context.Context, e domain.AuditEntry) error {
+	if err := s.audit(ctx, e); err != nil {
+		return err
+	}
+	ev, ok := domain.OverrideEvent(e, time.Now())
+	if !ok {
+		return nil
+	}
+	_, _, err := s.insertEvent(ctx, ev)
+	return err
+}
+
+// record adds the revision, the audit row, the webhook event (when the
+// action has one) and the notification of the change that left the head
+// saved. before is the text it replaced.
 func (s *Store) record(ctx context.Context, saved domain.Override, action, before string) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO override_revisions (module_id, locale_key, revision, action, text, title,
 		version, fields, based_on_version, base_snapshot, base_hash, author, created_at)
@@ -300,7 +318,7 @@ func (s *Store) record(ctx context.Context, saved domain.Override, action, befor
 		// the head's check failed to serialise them, and nothing commits.
 		return dbError(err, fmt.Sprintf("%s revision %d", overrideName(saved.ModuleID, saved.Locale), saved.Revision))
 	}
-	err = s.audit(ctx, domain.AuditEntry{Actor: saved.Author, Action: action, Subject: domain.SubjectOverride,
+	err = s.overrideChanged(ctx, domain.AuditEntry{Actor: saved.Author, Action: action, Subject: domain.SubjectOverride,
 		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
 	if err != nil {
 		return err
@@ -496,7 +514,7 @@ func (s *Store) publishedText(ctx context.Context, moduleID, locale string, publ
 // Publish makes the head of the override of moduleID in locale, still at
 // baseRevision, the served revision: no text revision is
 // written, only the audit row (action publish, before: the text served
-// until now) and the notification, in one transaction. Publishing a head
+// until now), the webhook event and the notification, in one transaction. Publishing a head
 // that is published already changes and records nothing. Returns the
 // head. Errors: library.ErrNotFound when there is no override (or it is
 // deleted); library.ErrConflict when the head has moved past
@@ -516,8 +534,8 @@ func (s *Store) Publish(ctx context.Context, moduleID, locale string, baseRevisi
 
 // publish is Publish inside its transaction. A save published in the
 // transaction that made it (recorded false: SaveOverride with Publish,
-// KeepMine) adds no audit row or notification of its own: the save's
-// revision, audit row and notification stand for both.
+// KeepMine) adds no audit row, event or notification of its own: the
+// save's revision, audit row, event and notification stand for both.
 func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevision int, recorded bool) (domain.Override, error) {
 	name := overrideName(moduleID, locale)
 	h, err := s.lockHead(ctx, moduleID, locale)
@@ -547,7 +565,7 @@ func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevisi
 	if !recorded {
 		return saved, nil
 	}
-	err = s.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionPublish, Subject: domain.SubjectOverride,
+	err = s.overrideChanged(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionPublish, Subject: domain.SubjectOverride,
 		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
 	if err != nil {
 		return domain.Override{}, err

@@ -38,8 +38,9 @@ type executor interface {
 // use; the Store handed to WithTx's function is bound to one transaction
 // and is not.
 type Store struct {
-	pool *pgxpool.Pool // nil inside WithTx
-	db   executor
+	pool   *pgxpool.Pool // nil inside WithTx
+	db     executor
+	writes *writeHealth // shared by the Stores of one Open
 }
 
 // Open connects a pool to databaseURL (any pgx connection string) and
@@ -54,7 +55,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	return &Store{pool: pool, db: pool}, nil
+	return &Store{pool: pool, db: pool, writes: &writeHealth{}}, nil
 }
 
 // Close closes the pool, waiting for connections in use. It is a no-op on
@@ -78,10 +79,18 @@ func (s *Store) Ping(ctx context.Context) error {
 // marked with domain.ErrUnavailable when it means the database could not
 // be reached, as a failed begin or commit is). Nested calls use a
 // savepoint.
+//
+// A transaction the database refuses for want of resources (a
+// domain.ResourceError) makes WriteFailure report it until a later
+// transaction commits.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
-	return unavailable(pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		return fn(&Store{db: tx})
+	err := unavailable(pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		return fn(&Store{db: tx, writes: s.writes})
 	}))
+	if s.pool != nil { // the outermost transaction: it committed or not
+		s.writes.record(err)
+	}
+	return err
 }
 
 // ReadOperatorState reads the OperatorState in one read-only
@@ -104,7 +113,7 @@ func (s *Store) ReadOperatorState(ctx context.Context) (domain.OperatorState, er
 		return out, read(s) // already in a transaction
 	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return read(&Store{db: tx})
+		return read(&Store{db: tx, writes: s.writes})
 	})
 	if err != nil {
 		return domain.OperatorState{}, dbError(err, "operator state")

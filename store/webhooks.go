@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -22,14 +24,14 @@ func scanWebhook(row pgx.Row) (domain.Webhook, error) {
 
 // deliveryColumns are the columns scanDelivery reads, of a delivery d
 // joined with its endpoint w and event e.
-const deliveryColumns = `d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.status, d.attempts,
+const deliveryColumns = `d.id, d.webhook_id, w.url, e.key, e.type, e.body, d.status, d.attempts, d.round_start, d.redeliveries,
 			d.last_status, d.last_error, d.next_attempt_at, e.created_at, d.updated_at`
 
 // scanDelivery reads the deliveryColumns of row into d, then the columns
 // after them into extra.
 func scanDelivery(row pgx.Row, d *domain.Delivery, extra ...any) error {
 	var body string
-	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts,
+	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.URL, &d.EventKey, &d.EventType, &body, &d.Status, &d.Attempts, &d.RoundStart, &d.Redeliveries,
 		&d.LastStatus, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt}, extra...)...)
 	d.Body = []byte(body)
 	return err
@@ -135,19 +137,35 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 	})
 }
 
-// RecordWebhookEvent stores the event of idempotency key with its type and
-// JSON body, and a pending delivery of it to every endpoint there is now,
-// in one statement. An event whose key is stored already is not stored
-// again (recorded false): several processes seeing the same change or
-// drift make one event. deliveries is how many were queued.
-func (s *Store) RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error) {
+// RecordDriftEvent stores the drift event e (domain.DriftEvent) with a
+// pending delivery to every endpoint there is now, in one statement. An
+// event whose key is stored already is not stored again (recorded false):
+// several processes seeing the same drift make one event. deliveries is
+// how many were queued. Errors: library.ErrInvalid for any other type of
+// event: the event of an override change is written by the change's own
+// transaction (overrideChanged), never on its own.
+func (s *Store) RecordDriftEvent(ctx context.Context, e domain.WebhookEvent) (deliveries int, recorded bool, err error) {
+	if e.Type != domain.EventDrifted {
+		return 0, false, fmt.Errorf("webhook event %s: only a drift is recorded on its own, not %q: %w", e.IdempotencyKey, e.Type, library.ErrInvalid)
+	}
+	return s.insertEvent(ctx, e)
+}
+
+// insertEvent stores e with a pending delivery to every endpoint there is
+// now, in one statement, unless an event of its key is stored already
+// (recorded false). Inside a transaction it commits with it.
+func (s *Store) insertEvent(ctx context.Context, e domain.WebhookEvent) (deliveries int, recorded bool, err error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return 0, false, fmt.Errorf("webhook event %s: %w", e.IdempotencyKey, err)
+	}
 	err = s.db.QueryRow(ctx, `WITH e AS (
 			INSERT INTO webhook_events (key, type, body) VALUES ($1, $2, $3)
 			ON CONFLICT (key) DO NOTHING RETURNING id),
 		d AS (INSERT INTO webhook_deliveries (webhook_id, event_id) SELECT w.id, e.id FROM webhooks w, e RETURNING 1)
-		SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM e)`, key, typ, string(body)).Scan(&deliveries, &recorded)
+		SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM e)`, e.IdempotencyKey, e.Type, string(body)).Scan(&deliveries, &recorded)
 	if err != nil {
-		return 0, false, dbError(err, "webhook event "+key)
+		return 0, false, dbError(err, "webhook event "+e.IdempotencyKey)
 	}
 	return deliveries, recorded, nil
 }
@@ -236,15 +254,37 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 	if limit < 1 || limit > 1000 {
 		return nil, fmt.Errorf("webhook deliveries: limit %d is not within 1 to 1000: %w", limit, library.ErrInvalid)
 	}
+	return s.queryDeliveries(ctx, "list webhook deliveries", `$1::bigint = 0 OR d.webhook_id = $1
+		ORDER BY d.event_id DESC, d.id DESC LIMIT $2`, webhookID, limit)
+}
+
+// GetDelivery returns the delivery id of the endpoint webhookID with its
+// attempts; its Secret is "". Errors: library.ErrNotFound.
+func (s *Store) GetDelivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error) {
+	list, err := s.queryDeliveries(ctx, deliveryName(id), `d.webhook_id = $1 AND d.id = $2`, webhookID, id)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	if len(list) == 0 {
+		return domain.Delivery{}, fmt.Errorf("%s of %s does not exist: %w", deliveryName(id), webhookName(webhookID), library.ErrNotFound)
+	}
+	return list[0], nil
+}
+
+func deliveryName(id int64) string { return "webhook delivery " + strconv.FormatInt(id, 10) }
+
+// queryDeliveries returns the deliveries that the SQL condition where
+// (and what follows it: order, limit) selects, with args, each with its
+// attempts. what names them in errors.
+func (s *Store) queryDeliveries(ctx context.Context, what, where string, args ...any) ([]domain.Delivery, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+deliveryColumns+`,
 			coalesce((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'duration_ms', a.duration_ms,
 				'status', a.status, 'error', a.error) ORDER BY a.attempt)
 				FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]')
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
-		WHERE $1::bigint = 0 OR d.webhook_id = $1
-		ORDER BY d.event_id DESC, d.id DESC LIMIT $2`, webhookID, limit)
+		WHERE `+where, args...)
 	if err != nil {
-		return nil, dbError(err, "list webhook deliveries")
+		return nil, dbError(err, what)
 	}
 	type attemptRow struct {
 		Attempt    int       `json:"attempt"`
@@ -266,9 +306,60 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID int64, limit int) 
 		return d, nil
 	})
 	if err != nil {
-		return nil, dbError(err, "list webhook deliveries")
+		return nil, dbError(err, what)
 	}
 	return list, nil
+}
+
+// Redeliver makes the failed deliveries of the endpoint webhookID pending
+// again, due now, each with a new round of attempts (RoundStart becomes
+// its Attempts, Redeliveries counts up; the event, its body and
+// idempotency key are unchanged, and the attempts made stay in the log):
+// the delivery id, or every failed one when id is 0. Audited (action
+// redeliver, after: the deliveries' ids). Returns the ids redelivered,
+// oldest first; none is no error when id is 0. Errors:
+// library.ErrNotFound for an unknown endpoint or delivery;
+// library.ErrConflict when the delivery id is not failed (pending or
+// delivered: the message says which).
+func (s *Store) Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error) {
+	var ids []int64
+	err := s.WithTx(ctx, func(tx *Store) error {
+		if _, err := scanWebhook(tx.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1 FOR SHARE`, webhookID)); err != nil {
+			return dbError(err, webhookName(webhookID))
+		}
+		rows, err := tx.db.Query(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(),
+			round_start = attempts, redeliveries = redeliveries + 1, updated_at = now()
+			WHERE webhook_id = $1 AND ($2::bigint = 0 OR id = $2) AND status = 'failed'
+			RETURNING id`, webhookID, id)
+		if err != nil {
+			return dbError(err, "redeliver "+webhookName(webhookID))
+		}
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+			return dbError(err, "redeliver "+webhookName(webhookID))
+		}
+		slices.Sort(ids)
+		if id != 0 && len(ids) == 0 {
+			var status string
+			err := tx.db.QueryRow(ctx, `SELECT status FROM webhook_deliveries WHERE webhook_id = $1 AND id = $2`, webhookID, id).Scan(&status)
+			if err != nil {
+				return dbError(err, deliveryName(id)+" of "+webhookName(webhookID))
+			}
+			return fmt.Errorf("%s is %s, not failed: only a failed delivery is sent again: %w", deliveryName(id), status, library.ErrConflict)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		after, err := auditJSON(map[string]any{"deliveries": ids})
+		if err != nil {
+			return err
+		}
+		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionRedeliver, Subject: domain.SubjectWebhook,
+			SubjectID: strconv.FormatInt(webhookID, 10), After: after})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
 }
 
 // PruneWebhookEvents deletes the events recorded more than olderThan ago

@@ -42,6 +42,7 @@ var kinds = []struct {
 	status int
 	code   string
 }{
+	{domain.ErrResources, http.StatusServiceUnavailable, CodeDatabaseResources},
 	{domain.ErrUnavailable, http.StatusServiceUnavailable, CodeDatabaseUnavailable},
 	{library.ErrNotFound, http.StatusNotFound, library.CodeNotFound},
 	{library.ErrUnreadable, http.StatusBadRequest, library.CodeInvalidRequest},
@@ -59,6 +60,15 @@ var kinds = []struct {
 // request that needs the database while it cannot be reached.
 const CodeDatabaseUnavailable = "database_unavailable"
 
+// CodeDatabaseResources is the error code, with status 503, of a request
+// the database refused for want of resources (a full disk, no memory, too
+// many connections): it answers, but cannot do the work.
+const CodeDatabaseResources = "database_out_of_resources"
+
+// resourcesMessage is the message of CodeDatabaseResources, given the
+// cause in words and its SQLSTATE.
+const resourcesMessage = "The database is out of resources (%s, SQLSTATE %s), so this could not be done and nothing was saved; it works again once an operator frees them. Assembly keeps serving the last state read."
+
 // unavailableMessage is the message of CodeDatabaseUnavailable.
 const unavailableMessage = "The database is unreachable, so this could not be done and nothing was saved; try again in a moment. Assembly keeps serving the last state read."
 
@@ -67,7 +77,9 @@ const unavailableMessage = "The database is unreachable, so this could not be do
 const internalMessage = "Something went wrong on the server; the details are in its log."
 
 // describe maps err to its status and the error a client is shown, for
-// pages, fragments and JSON alike: an unreachable database
+// pages, fragments and JSON alike: a database out of resources
+// (domain.ResourceError, SQLSTATE class 53) is 503
+// database_out_of_resources naming the cause; an unreachable database
 // (store.IsUnavailable) is 503 database_unavailable; a *library.Error
 // has the status of its kind and its own code, field and message (the
 // field of a missing or extra variable is "variables.<name>"); an
@@ -78,7 +90,10 @@ const internalMessage = "Something went wrong on the server; the details are in 
 func describe(err error, c echo.Context) (int, apiError) {
 	var le *library.Error
 	var he *echo.HTTPError
+	var re *domain.ResourceError
 	switch {
+	case errors.As(err, &re):
+		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseResources, Message: fmt.Sprintf(resourcesMessage, re.Cause, re.Code)}
 	case store.IsUnavailable(err):
 		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseUnavailable, Message: unavailableMessage}
 	case errors.As(err, &le):
@@ -155,8 +170,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		werr = handlers.WriteJSON(c, status, apiErrorBody{Error: body})
 	default:
 		m := errorpage.Model{Status: status, Title: http.StatusText(status), Message: body.Message}
-		if body.Code == CodeDatabaseUnavailable {
+		switch body.Code {
+		case CodeDatabaseUnavailable:
 			m.Title, m.Retry = "Database unreachable", retryOf(c)
+		case CodeDatabaseResources:
+			m.Title, m.Retry = "Database out of resources", retryOf(c)
 		}
 		if werr = handlers.Render(c, status, errorpage.Page(m)); werr != nil {
 			werr = c.String(status, fmt.Sprintf("%d %s: %s", status, m.Title, body.Message))

@@ -19,7 +19,6 @@ import (
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
-	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // jsonObject is a decoded JSON object of the OpenAPI document.
@@ -211,6 +210,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"400", "401", "403", "404", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"400", "401", "403", "404", "422", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/redeliver", "", ref("APIRedelivered"), []string{"400", "401", "403", "404", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver", "", ref("APIDelivery"), []string{"400", "401", "403", "404", "409", "431", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path
@@ -331,8 +332,9 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIWebhookBody":   {reflect.TypeFor[handlers.APIWebhookBody](), true},
 		"APIDelivery":      {reflect.TypeFor[handlers.APIDelivery](), false},
 		"APIAttempt":       {reflect.TypeFor[handlers.APIAttempt](), false},
-		"WebhookEvent":     {reflect.TypeFor[webhook.Event](), false},
-		"WebhookDrift":     {reflect.TypeFor[webhook.Drift](), false},
+		"APIRedelivered":   {reflect.TypeFor[handlers.APIRedelivered](), false},
+		"WebhookEvent":     {reflect.TypeFor[domain.WebhookEvent](), false},
+		"WebhookDrift":     {reflect.TypeFor[domain.WebhookDrift](), false},
 		"Message":          {reflect.TypeFor[assembler.Message](), false},
 		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},

@@ -137,6 +137,8 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/webhooks", hooks.List, admin)
 	e.POST("/webhooks", hooks.Create, admin)
 	e.POST("/webhooks/:id/delete", hooks.Delete, admin)
+	e.POST("/webhooks/:id/redeliver", hooks.RedeliverFailed, admin)
+	e.POST("/webhooks/:id/deliveries/:delivery/redeliver", hooks.Redeliver, admin)
 
 	// The runtime API, JSON only, in one group. Its middleware is
 	// given to each route from apiMW rather than with Group.Use: Use adds a
@@ -218,6 +220,8 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.PUT("/webhooks/:id", apiHooks.Put, apiMW(domain.ScopeAdmin)...)
 	v1.DELETE("/webhooks/:id", apiHooks.Delete, apiMW(domain.ScopeAdmin)...)
 	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(domain.ScopeAdmin)...)
+	v1.POST("/webhooks/:id/redeliver", apiHooks.RedeliverFailed, apiMW(domain.ScopeAdmin)...)
+	v1.POST("/webhooks/:id/deliveries/:delivery/redeliver", apiHooks.Redeliver, apiMW(domain.ScopeAdmin)...)
 	return e
 }
 

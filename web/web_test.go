@@ -216,7 +216,7 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("/healthz: %d %q", rec.Code, rec.Body.String())
 	}
 	rec := serve(srv.Handler(), http.MethodGet, "/readyz")
-	want := fmt.Sprintf(`{"status":"ready","database":"ok","library":{"source":"embedded","generation":1,"broken":[]},"generation":%d,"last_notification":null,"stale_since":null}`+"\n",
+	want := fmt.Sprintf(`{"status":"ready","database":"ok","writes":"ok","writes_failing_since":null,"library":{"source":"embedded","generation":1,"broken":[]},"generation":%d,"last_notification":null,"stale_since":null}`+"\n",
 		srv.served.Current().ServedGeneration)
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || rec.Body.String() != want {
 		t.Errorf("/readyz: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -98,13 +99,13 @@ func TestWebhookOnPublish(t *testing.T) {
 	if err := webhook.Verify("another-secret-entirely", sig, ts, r.body, time.Now(), webhook.DefaultTolerance); !errors.Is(err, webhook.ErrSignature) {
 		t.Errorf("verified with a wrong secret: %v, want ErrSignature", err)
 	}
-	var e webhook.Event
+	var e domain.WebhookEvent
 	if err := json.Unmarshal(r.body, &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.Type != webhook.TypePublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != domain.ActionPublish ||
+	if e.Type != domain.EventPublished || e.Module != "base.identity" || e.Locale != "en-US" || e.Revision != 1 || e.Action != domain.ActionPublish ||
 		e.Actor != "token:editor" || e.IdempotencyKey == "" || r.header.Get(webhook.HeaderIdempotencyKey) != e.IdempotencyKey ||
-		r.header.Get(webhook.HeaderEvent) != webhook.TypePublished {
+		r.header.Get(webhook.HeaderEvent) != domain.EventPublished {
 		t.Errorf("event %+v with headers %v", e, r.header)
 	}
 
@@ -135,7 +136,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	}
 	row := doc.Find(`[data-testid="delivery-row"]`)
 	if row.Length() != 1 || row.AttrOr("data-status", "") != domain.DeliveryDelivered || row.AttrOr("data-key", "") != e.IdempotencyKey ||
-		!strings.Contains(row.Text(), webhook.TypePublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
+		!strings.Contains(row.Text(), domain.EventPublished) || row.Find(`[data-testid="delivery-attempt"]`).Length() != 1 {
 		t.Errorf("delivery rows: %d, status %q, text %q", row.Length(), row.AttrOr("data-status", ""), row.Text())
 	}
 	if strings.Contains(doc.Text(), secret) {
@@ -221,5 +222,118 @@ func TestWebhookFormRefusesNUL(t *testing.T) {
 	}
 	if hooks, err := st.ListWebhooks(context.Background()); err != nil || len(hooks) != 0 {
 		t.Errorf("stored %+v %v, want nothing", hooks, err)
+	}
+}
+
+// failedDelivery records a drift event (to builtinVersion) to every endpoint and fails its
+// delivery to endpoint id, as the dispatcher does after its last attempt,
+// returning the delivery's id.
+func failedDelivery(t *testing.T, st *store.Store, endpoint int64, builtinVersion int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	e := domain.DriftEvent("base.identity", "en-US", 1, domain.WebhookDrift{Reason: "builtin-version-raised", BasedOnVersion: 1, BuiltinVersion: builtinVersion}, time.Now())
+	if _, _, err := st.RecordDriftEvent(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.ClaimDeliveries(ctx, 10, time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range list {
+		if d.WebhookID != endpoint || d.EventKey != e.IdempotencyKey {
+			continue
+		}
+		a := domain.DeliveryAttempt{Attempt: d.Attempts, At: time.Now(), Status: http.StatusBadGateway, Error: "HTTP 502 Bad Gateway"}
+		if ok, err := st.FinishAttempt(ctx, d.ID, a, domain.AttemptOutcome{}); err != nil || !ok {
+			t.Fatalf("fail delivery %d: %v %v", d.ID, ok, err)
+		}
+		return d.ID
+	}
+	t.Fatalf("no delivery of %s to endpoint %d claimed: %+v", e.IdempotencyKey, endpoint, list)
+	return 0
+}
+
+// An admin sends failed deliveries again, one or all of an endpoint, from
+// the console (CSRF-checked forms on the webhooks page, admins only) and
+// from the API; the log then shows them pending with their next attempt
+// and how often they were sent again; a delivery that has not failed is
+// refused with 409 and an unknown one with 404 naming the field.
+func TestRedeliverFromConsoleAndAPI(t *testing.T) {
+	t.Parallel()
+	srv, st := newServer(t, nil) // not started: no dispatcher touches the log
+	h := srv.Handler()
+	v, _ := clients.Load(h)
+	admin := v.(*client)
+	ctx := domain.WithActor(context.Background(), "admin")
+	hook, err := st.CreateWebhook(ctx, domain.Webhook{URL: "https://receiver.example.com/hook", Secret: "0123456789abcdef"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := failedDelivery(t, st, hook.ID, 2)
+	two := failedDelivery(t, st, hook.ID, 3)
+	three := failedDelivery(t, st, hook.ID, 4)
+	hookPath := "/webhooks/" + strconv.FormatInt(hook.ID, 10)
+	deliveryPath := func(id int64) string { return hookPath + "/deliveries/" + strconv.FormatInt(id, 10) + "/redeliver" }
+
+	page := admin.do(h, httptest.NewRequest(http.MethodGet, "/webhooks", nil))
+	doc, err := goquery.NewDocumentFromReader(page.Body)
+	if err != nil || page.Code != http.StatusOK {
+		t.Fatalf("GET /webhooks: %d %v", page.Code, err)
+	}
+	if got := doc.Find(`[data-testid="delivery-redeliver-form"]`).Length(); got != 3 {
+		t.Errorf("%d resend buttons, want one per failed delivery (3)", got)
+	}
+	if got := doc.Find(`[data-testid="webhook-redeliver-form"]`).AttrOr("action", ""); got != hookPath+"/redeliver" {
+		t.Errorf("the endpoint's resend form posts to %q", got)
+	}
+	if doc.Find(`[data-testid="delivery-redeliver-form"] input[name="_csrf"]`).Length() != 3 {
+		t.Error("a resend form carries no CSRF token")
+	}
+
+	if rec := admin.do(h, admin.form(http.MethodPost, deliveryPath(one), url.Values{"_csrf": {"forged"}})); rec.Code != http.StatusForbidden {
+		t.Errorf("resend with a wrong CSRF token: %d, want 403", rec.Code)
+	}
+	newUser(t, st, "ed", domain.RoleEditor)
+	editor := login(t, h, "ed")
+	if rec := editor.do(h, editor.form(http.MethodPost, deliveryPath(one), nil)); rec.Code != http.StatusForbidden {
+		t.Errorf("an editor resends: %d, want 403", rec.Code)
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, deliveryPath(one), nil)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("resend one: %d %s", rec.Code, rec.Body.String())
+	}
+	page = admin.do(h, httptest.NewRequest(http.MethodGet, "/webhooks", nil))
+	doc, _ = goquery.NewDocumentFromReader(page.Body)
+	if got := doc.Find(`[data-testid="flash"]`).Text(); !strings.Contains(got, "being sent again") {
+		t.Errorf("flash %q", got)
+	}
+	row := doc.Find(`[data-testid="delivery-row"][data-status="pending"]`)
+	if row.Length() != 1 || !strings.Contains(row.Find(`[data-testid="delivery-next"]`).Text(), "next attempt") ||
+		!strings.Contains(row.Find(`[data-testid="delivery-redeliveries"]`).Text(), "sent again 1×") {
+		t.Errorf("the resent delivery's row: %d, %q", row.Length(), row.Text())
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, deliveryPath(one), nil)); rec.Code != http.StatusConflict {
+		t.Errorf("resend one that is pending: %d, want 409", rec.Code)
+	}
+
+	token := newToken(t, st, "hooks", domain.ScopeAdmin)
+	api := "/api/v1" + hookPath
+	wantAPIError(t, "a pending delivery", serveAPI(h, http.MethodPost, "/api/v1"+deliveryPath(one), "", token), http.StatusConflict, "conflict", "pending, not failed")
+	wantAPIError(t, "an unknown delivery", serveAPI(h, http.MethodPost, "/api/v1"+deliveryPath(999), "", token), http.StatusNotFound, "not_found", "delivery")
+	wantAPIError(t, "an unknown endpoint", serveAPI(h, http.MethodPost, "/api/v1/webhooks/999/redeliver", "", token), http.StatusNotFound, "not_found", "webhook")
+	rec := serveAPI(h, http.MethodPost, "/api/v1"+deliveryPath(two), "", token)
+	var d handlers.APIDelivery
+	if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil || rec.Code != http.StatusOK || d.ID != two || d.Status != domain.DeliveryPending ||
+		d.Attempts != 1 || d.RoundAttempts != 0 || d.Redeliveries != 1 || d.NextAttemptAt == nil || len(d.AttemptLog) != 1 {
+		t.Errorf("API resend one: %d %s", rec.Code, rec.Body.String())
+	}
+	rec = serveAPI(h, http.MethodPost, api+"/redeliver", "", token)
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `{"redelivered":[`+strconv.FormatInt(three, 10)+`]}` {
+		t.Errorf("API resend every failed one: %d %s, want only %d (the others are pending)", rec.Code, rec.Body.String(), three)
+	}
+	if rec := serveAPI(h, http.MethodPost, api+"/redeliver", "", token); rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `{"redelivered":[]}` {
+		t.Errorf("API resend with none failed: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := admin.do(h, admin.form(http.MethodPost, hookPath+"/redeliver", nil)); rec.Code != http.StatusSeeOther {
+		t.Errorf("console resend every failed one: %d", rec.Code)
 	}
 }

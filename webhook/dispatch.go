@@ -17,7 +17,8 @@ import (
 )
 
 // Policy is how deliveries are attempted. A delivery is attempted until an
-// answer is 2xx, at most MaxAttempts times; after the nth failure it
+// answer is 2xx, at most MaxAttempts times (per round: a redelivery
+// starts a new one, domain.Delivery.Round); after the nth failure it
 // waits FirstRetry·2ⁿ⁻¹, at most MaxRetry. An attempt fails on any other
 // status (redirects are not followed), a network error, or no answer
 // within Timeout.
@@ -38,8 +39,10 @@ type Policy struct {
 }
 
 // DefaultPolicy is the Policy of zero fields: 10 s per attempt, 8
-// attempts, retries after 5 s, 10 s, 20 s … up to 10 min (about 21 min in
-// all), polling every second, 10 at once, keeping the log 30 days.
+// attempts, retries after 5 s, 10 s, 20 s … up to 10 min (7 waits: the
+// last attempt starts 10 min 35 s after the first, 11 min 55 s at most
+// when every attempt runs to its timeout), polling every second, 10 at
+// once, keeping the log 30 days.
 var DefaultPolicy = Policy{Timeout: 10 * time.Second, MaxAttempts: 8, FirstRetry: 5 * time.Second,
 	MaxRetry: 10 * time.Minute, Poll: time.Second, Batch: 10, Keep: 30 * 24 * time.Hour}
 
@@ -187,8 +190,8 @@ func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d domain.De
 	switch {
 	case errText == "":
 		out.Delivered = true
-	case d.Attempts < h.policy.MaxAttempts:
-		out.RetryIn = h.policy.RetryAfter(d.Attempts)
+	case d.Round() < h.policy.MaxAttempts:
+		out.RetryIn = h.policy.RetryAfter(d.Round())
 	}
 	// Recorded even when ctx ended meanwhile: the attempt happened.
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)

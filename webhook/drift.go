@@ -2,10 +2,9 @@ package webhook
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -45,14 +44,14 @@ func (h *Webhooks) recordDrift(ctx context.Context, v *state.View, seen map[stri
 		if !d.Drifted() {
 			continue
 		}
-		k := fmt.Sprintf("%s:%s:%s:%d:%s:%d", TypeDrifted, r.ModuleID, strings.ToLower(r.Locale), r.Revision, d.Reason, d.BuiltinVersion)
+		e := domain.DriftEvent(r.ModuleID, r.Locale, r.Revision,
+			domain.WebhookDrift{Reason: string(d.Reason), BasedOnVersion: d.BasedOnVersion, BuiltinVersion: d.BuiltinVersion}, h.now())
+		k := e.IdempotencyKey
 		current[k] = true
 		if seen[k] {
 			continue
 		}
-		e := Event{IdempotencyKey: k, Type: TypeDrifted, OccurredAt: h.now().UTC(), Module: r.ModuleID, Locale: r.Locale,
-			Revision: r.Revision, Drift: &Drift{Reason: string(d.Reason), BasedOnVersion: d.BasedOnVersion, BuiltinVersion: d.BuiltinVersion}}
-		if err := h.Record(ctx, e); err != nil {
+		if err := h.RecordDrift(ctx, e); err != nil {
 			if ctx.Err() == nil {
 				h.log.Warn("webhook drift event not recorded; trying again", "key", k, "err", err)
 			}

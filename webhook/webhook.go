@@ -1,9 +1,10 @@
 // Package webhook sends promptdesk's events to the endpoints an admin
-// sets: a publish, delete or restore of an override (from the write path,
-// state.Overrides, through OverrideChanged) and a drift found in what is
-// served (WatchDrift). Each event is stored with an idempotency key and
-// one delivery per endpoint (store), so that any number of processes send
-// it once between them and a restart loses nothing; Run delivers, signed
+// sets: a publish, delete or restore of an override, whose event the
+// store writes in the change's own transaction (the write path only calls
+// Wake once it committed), and a drift found in what is served
+// (WatchDrift). Each event is stored with an idempotency key and one
+// delivery per endpoint, so that any number of processes send it once
+// between them and a restart loses nothing; Run delivers, signed
 // with HMAC-SHA256 (Sign, Verify), retrying failures with a capped
 // exponential backoff and logging every attempt.
 package webhook
@@ -12,7 +13,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -22,44 +22,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/state"
 )
-
-// Event types, the body's "type".
-const (
-	TypePublished = "override.published" // a revision serves now (publish, or the drift review's keep mine)
-	TypeDeleted   = "override.deleted"   // the override no longer serves (delete, or the drift review's take builtin)
-	TypeRestored  = "override.restored"  // an old revision was restored as a draft
-	TypeDrifted   = "override.drifted"   // the builtin under a served override changed
-)
-
-// Event is the JSON body of a delivery.
-type Event struct {
-	// IdempotencyKey is the same for every delivery and attempt of one
-	// event, and differs between events; also the Idempotency-Key header.
-	IdempotencyKey string    `json:"idempotencyKey"`
-	Type           string    `json:"type"`
-	OccurredAt     time.Time `json:"occurredAt"`
-	Module         string    `json:"module"`
-	Locale         string    `json:"locale"`
-	// Revision is the override's revision the event is about: the one
-	// published, restored as a draft, drifted, or the delete's.
-	Revision int `json:"revision"`
-	// Action is the revision action behind the event (publish, keep-mine,
-	// delete, take-builtin, restore); "" for a drift.
-	Action string `json:"action,omitempty"`
-	// Actor is who made the change; "" for a drift.
-	Actor string `json:"actor,omitempty"`
-	Drift *Drift `json:"drift,omitempty"`
-}
-
-// Drift is what a drift event reports: why, and the builtin versions the
-// override was based on and has now (0 when removed).
-type Drift struct {
-	Reason         string `json:"reason"`
-	BasedOnVersion int    `json:"basedOnVersion"`
-	BuiltinVersion int    `json:"builtinVersion"`
-}
 
 // Store is what Webhooks needs from the store.
 type Store interface {
@@ -68,10 +31,12 @@ type Store interface {
 	CreateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error)
 	UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int64) error
-	RecordWebhookEvent(ctx context.Context, key, typ string, body []byte) (deliveries int, recorded bool, err error)
+	RecordDriftEvent(ctx context.Context, e domain.WebhookEvent) (deliveries int, recorded bool, err error)
 	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration, busy []int64) ([]domain.Delivery, error)
 	FinishAttempt(ctx context.Context, id int64, a domain.DeliveryAttempt, outcome domain.AttemptOutcome) (bool, error)
 	ListDeliveries(ctx context.Context, webhookID int64, limit int) ([]domain.Delivery, error)
+	GetDelivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error)
+	Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error)
 	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)
 }
 
@@ -210,39 +175,47 @@ func (h *Webhooks) Deliveries(ctx context.Context, webhookID int64, limit int) (
 	return h.store.ListDeliveries(ctx, webhookID, limit)
 }
 
-// OverrideChanged records the event of a committed change of the write
-// path (state.Events). A failure is logged: the change stands, and a
-// receiver that missed it can read the change feed.
-func (h *Webhooks) OverrideChanged(ctx context.Context, c state.OverrideChange) {
-	typ := ""
-	switch c.Action {
-	case domain.ActionPublish, domain.ActionKeepMine:
-		typ = TypePublished
-	case domain.ActionDelete, domain.ActionTakeBuiltin:
-		typ = TypeDeleted
-	case domain.ActionRestore:
-		typ = TypeRestored
-	default:
-		return
+// Delivery returns the delivery id of the endpoint webhookID with its
+// attempts. Errors: library.ErrNotFound.
+func (h *Webhooks) Delivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error) {
+	return h.store.GetDelivery(ctx, webhookID, id)
+}
+
+// Redeliver sends the failed delivery id of the endpoint webhookID again,
+// or every failed delivery of it when id is 0, and wakes Run: each gets a
+// new round of Policy.MaxAttempts attempts with the same event and
+// idempotency key, its earlier attempts kept in the log. Returns the ids
+// sent again. Errors: library.ErrNotFound for an unknown endpoint or
+// delivery; library.ErrConflict for a delivery that is not failed.
+func (h *Webhooks) Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error) {
+	ids, err := h.store.Redeliver(ctx, webhookID, id)
+	if err != nil {
+		return nil, err
 	}
-	e := Event{Type: typ, OccurredAt: h.now().UTC(), Module: c.ID, Locale: c.Locale, Revision: c.Revision, Action: c.Action, Actor: c.Actor}
-	// A revision is published, deleted or restored once: the key is the
-	// override's revision.
-	e.IdempotencyKey = fmt.Sprintf("%s:%s:%s:%d", typ, c.ID, strings.ToLower(c.Locale), c.Revision)
-	if err := h.Record(context.WithoutCancel(ctx), e); err != nil {
-		h.log.Error("webhook event not recorded", "key", e.IdempotencyKey, "err", err)
+	if len(ids) > 0 {
+		h.log.Info("webhook deliveries sent again", "webhook", webhookID, "deliveries", ids, "by", domain.ActorFrom(ctx))
+		h.Wake()
+	}
+	return ids, nil
+}
+
+// Wake tells Run that an event was recorded, so that it is sent at once
+// rather than at the next poll. The write path calls it once a change has
+// committed: the store wrote the change's event in the change's own
+// transaction, and nothing is left to record. It never blocks.
+func (h *Webhooks) Wake() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
 	}
 }
 
-// Record stores e (whose IdempotencyKey must be set) with a delivery to
-// every endpoint, unless an event of that key is stored already, and
-// wakes Run. Errors are the store's.
-func (h *Webhooks) Record(ctx context.Context, e Event) error {
-	body, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("webhook event %s: %w", e.IdempotencyKey, err)
-	}
-	n, recorded, err := h.store.RecordWebhookEvent(ctx, e.IdempotencyKey, e.Type, body)
+// RecordDrift stores the drift event e (domain.DriftEvent) with a
+// delivery to every endpoint, unless an event of its key is stored
+// already, and wakes Run. Errors are the store's (library.ErrInvalid for
+// an event that is not a drift).
+func (h *Webhooks) RecordDrift(ctx context.Context, e domain.WebhookEvent) error {
+	n, recorded, err := h.store.RecordDriftEvent(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -250,10 +223,7 @@ func (h *Webhooks) Record(ctx context.Context, e Event) error {
 		h.log.Info("webhook event recorded", "key", e.IdempotencyKey, "deliveries", n)
 	}
 	if n > 0 {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		h.Wake()
 	}
 	return nil
 }

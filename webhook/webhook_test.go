@@ -27,7 +27,12 @@ import (
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func TestMain(m *testing.M) {
+	if dbURL := os.Getenv(dieAfterCommitEnv); dbURL != "" {
+		os.Exit(publishAndDie(dbURL))
+	}
+	os.Exit(storetest.Main(m))
+}
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -78,8 +83,8 @@ func waitDeliveries(t *testing.T, h *webhook.Webhooks, done func([]domain.Delive
 	}
 }
 
-func event(key string) webhook.Event {
-	return webhook.Event{IdempotencyKey: key, Type: webhook.TypePublished, OccurredAt: time.Now().UTC(), Module: "task.x", Locale: "en-US", Revision: 1}
+func event(key string) domain.WebhookEvent {
+	return domain.WebhookEvent{IdempotencyKey: key, Type: domain.EventDrifted, OccurredAt: time.Now().UTC(), Module: "task.x", Locale: "en-US", Revision: 1}
 }
 
 func TestSignAndVerify(t *testing.T) {
@@ -145,7 +150,7 @@ func TestRetriesUntilSuccess(t *testing.T) {
 	h := webhook.New(st, quiet, fast)
 	addEndpoint(t, h, rs.URL)
 	run(t, h)
-	if err := h.Record(context.Background(), event("k1")); err != nil {
+	if err := h.RecordDrift(context.Background(), event("k1")); err != nil {
 		t.Fatal(err)
 	}
 	list := waitDeliveries(t, h, func(l []domain.Delivery) bool { return len(l) == 1 && l[0].Status != domain.DeliveryPending })
@@ -187,7 +192,7 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	h := webhook.New(st, quiet, fast)
 	addEndpoint(t, h, rs.URL)
 	run(t, h)
-	if err := h.Record(context.Background(), event("k2")); err != nil {
+	if err := h.RecordDrift(context.Background(), event("k2")); err != nil {
 		t.Fatal(err)
 	}
 	list := waitDeliveries(t, h, func(l []domain.Delivery) bool { return len(l) == 1 && l[0].Status != domain.DeliveryPending })
@@ -229,7 +234,7 @@ func TestEachEventOnceAcrossProcesses(t *testing.T) {
 	for _, p := range procs {
 		wg.Go(func() {
 			for i := range events {
-				if err := p.Record(context.Background(), event(fmt.Sprintf("e%d", i))); err != nil {
+				if err := p.RecordDrift(context.Background(), event(fmt.Sprintf("e%d", i))); err != nil {
 					t.Error(err)
 				}
 			}
@@ -273,7 +278,7 @@ func TestSurvivesARestart(t *testing.T) {
 	defer rs.Close()
 	h := webhook.New(st, quiet, fast)
 	addEndpoint(t, h, rs.URL)
-	if err := h.Record(context.Background(), event("before-start")); err != nil {
+	if err := h.RecordDrift(context.Background(), event("before-start")); err != nil {
 		t.Fatal(err)
 	}
 	// A process claims it and dies: no attempt recorded.
@@ -344,9 +349,9 @@ func TestDriftEventOnce(t *testing.T) {
 		Title: b.Title, Version: b.Version, BasedOnVersion: b.Version + 1, BaseSnapshot: b.Text, Publish: true}, 0); err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan webhook.Event, 4)
+	got := make(chan domain.WebhookEvent, 4)
 	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var e webhook.Event
+		var e domain.WebhookEvent
 		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
 			t.Error(err)
 		}
@@ -370,8 +375,8 @@ func TestDriftEventOnce(t *testing.T) {
 	stopA, stopB := watch(), watch()
 	select {
 	case e := <-got:
-		want := webhook.Drift{Reason: string(assembler.DriftVersionLowered), BasedOnVersion: b.Version + 1, BuiltinVersion: b.Version}
-		if e.Type != webhook.TypeDrifted || e.Module != "base.identity" || e.Revision != 1 || e.Drift == nil || *e.Drift != want {
+		want := domain.WebhookDrift{Reason: string(assembler.DriftVersionLowered), BasedOnVersion: b.Version + 1, BuiltinVersion: b.Version}
+		if e.Type != domain.EventDrifted || e.Module != "base.identity" || e.Revision != 1 || e.Drift == nil || *e.Drift != want {
 			t.Errorf("event %+v, want override.drifted %+v", e, want)
 		}
 	case <-time.After(10 * time.Second):
@@ -397,7 +402,7 @@ func TestPruneKeepsPending(t *testing.T) {
 	h := webhook.New(st, quiet, fast)
 	addEndpoint(t, h, "http://127.0.0.1:9/")
 	for _, k := range []string{"done", "waiting"} {
-		if err := h.Record(ctx, event(k)); err != nil {
+		if err := h.RecordDrift(ctx, event(k)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -420,7 +425,7 @@ func TestPruneKeepsPending(t *testing.T) {
 	}
 	// A pruned key may be recorded again (a drift still there after the
 	// log forgot it is announced again).
-	if err := h.Record(ctx, event("done")); err != nil {
+	if err := h.RecordDrift(ctx, event("done")); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := h.Deliveries(ctx, 0, 10); len(list) != 2 {
@@ -467,7 +472,7 @@ func TestSlowEndpointHoldsUpNoOther(t *testing.T) {
 	for i := range 5 {
 		key := fmt.Sprintf("k%d", i)
 		sent := time.Now()
-		if err := h.Record(context.Background(), event(key)); err != nil {
+		if err := h.RecordDrift(context.Background(), event(key)); err != nil {
 			t.Fatal(err)
 		}
 		deadline := sent.Add(2 * time.Second)

@@ -26,20 +26,28 @@ type Created struct {
 }
 
 // Delivery is one line of the delivery log: the event, where it went,
-// its state, how many attempts, the last answer's status ("" for none),
-// the last error, and the attempts (times formatted).
+// its state, how many attempts (and redeliveries), the last answer's
+// status ("" for none), the last error, and the attempts (times
+// formatted). A failed one has a button to send it again.
 type Delivery struct {
-	Event      string // the event type
-	Key        string // the idempotency key
-	URL        string
-	Status     string // pending, delivered or failed
-	Attempts   int
-	LastStatus string
-	LastError  string
-	Created    string // when the event was recorded
-	Updated    string // when the delivery last changed
-	Next       string // when a pending one is due, else ""
-	AttemptLog []Attempt
+	ID        int64
+	WebhookID int64
+	Event     string // the event type
+	Key       string // the idempotency key
+	URL       string
+	Status    string // pending, delivered or failed
+	Attempts  int    // every attempt, across redeliveries
+	// RoundAttempts is the attempts since the latest redelivery, which the
+	// attempt limit counts.
+	RoundAttempts int
+	Redeliveries  int  // times sent again after failing
+	Failed        bool // every attempt of its round failed: it can be sent again
+	LastStatus    string
+	LastError     string
+	Created       string // when the event was recorded
+	Updated       string // when the delivery last changed
+	Next          string // when a pending one is due, else ""
+	AttemptLog    []Attempt
 }
 
 // Attempt is one attempt of a delivery.
@@ -57,4 +65,6 @@ type Model struct {
 	Deliveries []Delivery
 	Form       Form
 	Created    *Created
+	// Flash reports the redelivery just asked for.
+	Flash string
 }
