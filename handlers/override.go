@@ -445,10 +445,9 @@ func (h *Overrides) Create(c echo.Context) error {
 		BackURL:     "/",
 		FieldErrors: map[string]string{},
 	}
-	layer, name, _ := strings.Cut(e.ID, ".")
-	switch {
-	case !library.ValidLayer(library.Layer(layer)) || !library.ValidName(name):
-		e.FieldErrors["id"] = "an id is <layer>.<name>: a layer (base, env, task, agent, tool, aux, style), a dot, and lowercase [a-z0-9._-]"
+	switch problem := library.IDProblem(e.ID); {
+	case problem != "":
+		e.FieldErrors["id"] = problem
 	case v.Library.Has(e.ID):
 		e.FieldErrors["id"] = fmt.Sprintf("%s is a builtin module: override it from its page instead", e.ID)
 	}
