@@ -163,7 +163,7 @@ func (h *Overrides) Save(c echo.Context) error {
 	}
 	e := h.editor(v, id, locale)
 	e.Text, e.Merged = c.FormValue("text"), c.FormValue("merged") != ""
-	e.Revision, err = formInt(c, "revision")
+	e.Revision, err = formRevision(c, "revision")
 	if err != nil || e.Revision < 0 {
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
 		return h.editorPage(c, http.StatusUnprocessableEntity, e)
@@ -278,7 +278,7 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if err != nil {
 		return err
 	}
-	rev, err := formInt(c, "revision")
+	rev, err := formRevision(c, "revision")
 	if err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rev, err := formInt(c, "revision")
+	rev, err := formRevision(c, "revision")
 	if err != nil {
 		return err
 	}
