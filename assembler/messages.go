@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -90,8 +91,8 @@ func Pins(revisions map[string]int) ([]Pin, error) {
 		if err != nil {
 			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: library.LocaleProblem(loc)}
 		}
-		if n < 1 {
-			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1", n)}
+		if n < 1 || n > domain.MaxRevision {
+			return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("revision %d: revisions count from 1 to %d", n, domain.MaxRevision)}
 		}
 		out = append(out, Pin{ID: id, Locale: canon, Revision: n, Field: field})
 	}

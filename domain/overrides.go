@@ -4,8 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"time"
 )
+
+// MaxRevision is the largest revision number: revisions are stored as
+// 4-byte integers, so a larger one names no revision and must be refused
+// before it reaches a query.
+const MaxRevision = math.MaxInt32
 
 // Override is an operator's replacement for one module in one locale:
 // the full module file plus what the drift view needs. It is the head of

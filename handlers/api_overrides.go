@@ -224,7 +224,7 @@ func ifMatch(c echo.Context) (revision int, present bool, err error) {
 		digits = raw[1 : len(raw)-1]
 	}
 	n, err := strconv.Atoi(digits)
-	if err != nil || n < 0 || strings.ContainsAny(digits, "+-") {
+	if err != nil || n < 0 || n > domain.MaxRevision || strings.ContainsAny(digits, "+-") {
 		return 0, true, &library.Error{Code: library.CodeInvalidRequest, Field: "If-Match",
 			Msg: fmt.Sprintf("%q is not a revision: send the ETag GET returned (\"3\"; \"0\" to create)", raw)}
 	}

@@ -207,6 +207,9 @@ func TestAPIOverrideUserModule(t *testing.T) {
 	const url = "/api/v1/overrides/task.api-notes?locale=en-US"
 	text := "---\nid: task.api-notes\nlayer: task\nversion: 1\ntitle: API notes\ndescription: Notes taken through the API\n" +
 		"priority: 10\ntriggers:\n- kind: command\n  command: /apinotes\n---\nTake notes.\n"
+	long := "task." + strings.Repeat("n", 300)
+	wantError(t, "id of 305 characters", a.putText("/api/v1/overrides/"+long+"?locale=en-US", strings.ReplaceAll(text, "task.api-notes", long), ""),
+		http.StatusUnprocessableEntity, "invalid_request", "text", "at most 128")
 	wantSaved(t, "create user module", a.putText(url, text, ""), true, 1, "draft")
 	wantOverride(t, "GET user module", a.api(http.MethodGet, url, ""), handlers.APIOverride{Text: text, Revision: 1, Status: "draft", Kind: "user-module"})
 	wantError(t, "other locale", a.api(http.MethodGet, "/api/v1/overrides/task.api-notes?locale=de-DE", ""), http.StatusNotFound, "not_found", "locale", "de-DE")

@@ -113,7 +113,7 @@ func (h *APIOverrides) Revisions(c echo.Context) error {
 func revisionParam(c echo.Context) (int, error) {
 	s := c.Param("n")
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || strings.HasPrefix(s, "+") {
+	if err != nil || n < 1 || n > domain.MaxRevision || strings.HasPrefix(s, "+") {
 		return 0, &library.Error{Code: library.CodeInvalidRequest, Field: "n", Msg: fmt.Sprintf("%q is not a revision number (1, 2, …)", s)}
 	}
 	return n, nil

@@ -95,6 +95,19 @@ func TestAPIRevisions(t *testing.T) {
 		http.StatusUnprocessableEntity, "invalid_request", "revisions.base.identity")
 	wantError(t, "pin to 0", a.api(http.MethodPost, "/api/v1/assemble", `{"revisions":{"base.identity@en-US":0}}`),
 		http.StatusUnprocessableEntity, "invalid_request", "revisions.base.identity@en-US")
+	// Revisions are 4-byte integers in the database: a larger number is
+	// refused by name before it reaches a query.
+	const overInt4 = "2147483648"
+	for path, module := range map[string]string{"/api/v1/assemble": "", "/api/v1/render": `"module":"base.identity",`} {
+		wantError(t, "pin over 2^31-1 to "+path, a.api(http.MethodPost, path, `{`+module+`"revisions":{"base.identity@en-US":`+overInt4+`}}`),
+			http.StatusUnprocessableEntity, "invalid_request", "revisions.base.identity@en-US", "2147483647")
+	}
+	wantError(t, "revision over 2^31-1", a.api(http.MethodGet, "/api/v1/overrides/base.identity/revisions/"+overInt4+"?locale=en-US", ""),
+		http.StatusUnprocessableEntity, "invalid_request", "n")
+	wantError(t, "restore over 2^31-1", a.api(http.MethodPost, "/api/v1/overrides/base.identity/revisions/"+overInt4+"/restore?locale=en-US", "", "If-Match", "2"),
+		http.StatusUnprocessableEntity, "invalid_request", "n")
+	wantError(t, "DELETE If-Match over 2^31-1", a.api(http.MethodDelete, identityURL, "", "If-Match", overInt4),
+		http.StatusUnprocessableEntity, "invalid_request", "If-Match")
 
 	// Restore: a draft through the same write path as the console.
 	restoreURL := "/api/v1/overrides/base.identity/revisions/1/restore?locale=en-US"

@@ -48,7 +48,7 @@ func (h *Overrides) Impact(c echo.Context) error {
 	}
 	e := h.editor(v, id, locale)
 	e.Text, e.Impact, e.Merged = text, panel, c.FormValue("merged") != ""
-	if e.Revision, err = formInt(c, "revision"); err != nil || e.Revision < 0 {
+	if e.Revision, err = formRevision(c, "revision"); err != nil || e.Revision < 0 {
 		e.Revision = 0
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
 		status = http.StatusUnprocessableEntity

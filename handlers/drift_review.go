@@ -239,7 +239,7 @@ func (h *DriftReview) Act(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	base, err := formInt(c, "base")
+	base, err := formRevision(c, "base")
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -43,15 +44,16 @@ func WantsJSON(c echo.Context) bool {
 	return strings.Contains(c.Request().Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
 }
 
-// formInt reads an integer form field; empty is 0.
-func formInt(c echo.Context, name string) (int, error) {
+// formRevision reads a revision form field: a whole number up to
+// domain.MaxRevision; empty is 0. Errors: library.ErrInvalid.
+func formRevision(c echo.Context, name string) (int, error) {
 	v := strings.TrimSpace(c.FormValue(name))
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s must be a whole number, got %q: %w", name, v, library.ErrInvalid)
+	if err != nil || n > domain.MaxRevision {
+		return 0, fmt.Errorf("%s must be a revision, a whole number up to %d, got %q: %w", name, domain.MaxRevision, v, library.ErrInvalid)
 	}
 	return n, nil
 }

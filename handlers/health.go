@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -42,7 +45,7 @@ const readyPingTimeout = time.Second
 // readyBody is the JSON of GET /readyz.
 type readyBody struct {
 	Status   string `json:"status"`   // ReadyOK or ReadyDegraded
-	Database string `json:"database"` // "ok" or "unreachable: <error>"
+	Database string `json:"database"` // "ok" or "unreachable: <cause>" (dbCause)
 	// Writes is "ok", or "failing: <cause> (SQLSTATE <code>)" while the
 	// database refuses writes for want of resources.
 	Writes             string       `json:"writes"`
@@ -96,7 +99,7 @@ func (h *Health) Ready(c echo.Context) error {
 	}
 	if err != nil {
 		h.Served.Unreachable(err)
-		body.Database = "unreachable: " + err.Error()
+		body.Database = "unreachable: " + dbCause(err)
 	}
 	if since, stale := h.Served.StaleSince(); stale {
 		body.Status, body.StaleSince = ReadyDegraded, &since
@@ -113,4 +116,21 @@ func (h *Health) Ready(c echo.Context) error {
 		body.Library.Broken = append(body.Library.Broken, readyBroken{Path: b.File, Line: b.Line, Field: b.Field, Error: b.Msg, Serving: b.Serving, Instead: b.Instead})
 	}
 	return WriteJSON(c, http.StatusOK, body)
+}
+
+// dbCause is why the database check failed, in words that name no host,
+// user or database: /readyz answers anyone, and a driver's error quotes
+// the connection settings.
+func dbCause(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer within " + readyPingTimeout.String()
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection lost"
+	case errors.Is(err, domain.ErrUnavailable):
+		return "not reachable"
+	}
+	return "the check failed"
 }

@@ -146,11 +146,11 @@ func (h *History) Restore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rev, err := formInt(c, "revision")
+	rev, err := formRevision(c, "revision")
 	if err != nil {
 		return err
 	}
-	base, err := formInt(c, "base")
+	base, err := formRevision(c, "base")
 	if err != nil {
 		return err
 	}

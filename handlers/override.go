@@ -163,7 +163,7 @@ func (h *Overrides) Save(c echo.Context) error {
 	}
 	e := h.editor(v, id, locale)
 	e.Text, e.Merged = c.FormValue("text"), c.FormValue("merged") != ""
-	e.Revision, err = formInt(c, "revision")
+	e.Revision, err = formRevision(c, "revision")
 	if err != nil || e.Revision < 0 {
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
 		return h.editorPage(c, http.StatusUnprocessableEntity, e)
@@ -278,7 +278,7 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if err != nil {
 		return err
 	}
-	rev, err := formInt(c, "revision")
+	rev, err := formRevision(c, "revision")
 	if err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rev, err := formInt(c, "revision")
+	rev, err := formRevision(c, "revision")
 	if err != nil {
 		return err
 	}
@@ -445,10 +445,9 @@ func (h *Overrides) Create(c echo.Context) error {
 		BackURL:     "/",
 		FieldErrors: map[string]string{},
 	}
-	layer, name, _ := strings.Cut(e.ID, ".")
-	switch {
-	case !library.ValidLayer(library.Layer(layer)) || !library.ValidName(name):
-		e.FieldErrors["id"] = "an id is <layer>.<name>: a layer (base, env, task, agent, tool, aux, style), a dot, and lowercase [a-z0-9._-]"
+	switch problem := library.IDProblem(e.ID); {
+	case problem != "":
+		e.FieldErrors["id"] = problem
 	case v.Library.Has(e.ID):
 		e.FieldErrors["id"] = fmt.Sprintf("%s is a builtin module: override it from its page instead", e.ID)
 	}

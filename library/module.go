@@ -6,6 +6,7 @@
 package library
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -160,6 +161,25 @@ func IDFromFileName(file string) (id string, ok bool) {
 		return "", false
 	}
 	return layer + "." + name, true
+}
+
+// MaxIDLength is the longest module id in bytes: an id becomes a file
+// name (FileName) when a library is exported or copied, and file systems
+// refuse names over 255 bytes.
+const MaxIDLength = 128
+
+// IDProblem says what is wrong with a module id, "" when nothing: an id
+// is <layer>.<name>, a layer (ValidLayer), a dot and a ValidName, at most
+// MaxIDLength bytes long.
+func IDProblem(id string) string {
+	layer, name, cut := strings.Cut(id, ".")
+	switch {
+	case !cut || !ValidLayer(Layer(layer)) || !ValidName(name):
+		return fmt.Sprintf("id %q must be <layer>.<name>: a layer (base, env, task, agent, tool, aux, style), a dot, and lowercase [a-z0-9._-]", id)
+	case len(id) > MaxIDLength:
+		return fmt.Sprintf("id %.40q… is %d bytes long; an id has at most %d", id, len(id), MaxIDLength)
+	}
+	return ""
 }
 
 // ValidName reports whether s uses only lowercase [a-z0-9._-] and is not empty.

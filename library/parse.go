@@ -666,11 +666,12 @@ func checkModule(file string, m *Module, prior FileErrors) FileErrors {
 		errs = append(errs, &FileError{File: file, Line: m.FieldLine(field), Field: field, Msg: msg})
 	}
 	ok := func(field string) bool { return !prior.Has(field) }
-	layer, name, cut := strings.Cut(m.ID, ".")
-	idOK := ok("id") && cut && ValidName(name) && ValidName(layer)
+	layer, _, _ := strings.Cut(m.ID, ".")
+	problem := IDProblem(m.ID)
+	idOK := ok("id") && problem == ""
 	layerOK := ok("layer") && ValidLayer(m.Layer)
 	if ok("id") && !idOK {
-		bad("id", fmt.Sprintf("id %q must be <layer>.<name> with lowercase [a-z0-9._-]", m.ID))
+		bad("id", problem)
 	}
 	if ok("layer") && !layerOK {
 		bad("layer", fmt.Sprintf("unknown layer %q (allowed: base, env, task, agent, tool, aux, style)", m.Layer))

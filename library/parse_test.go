@@ -107,6 +107,7 @@ func TestParseRules(t *testing.T) {
 		{"bad layer", strings.Replace(head, "layer: base", "layer: core", 1) + "---\nB\n", "layer", 3},
 		{"layer mismatch", strings.Replace(head, "layer: base", "layer: env", 1) + "---\nB\n", "layer", 3},
 		{"uppercase id", strings.Replace(head, "base.a", "base.A", 1) + "---\nB\n", "id", 2},
+		{"id too long for a file name", strings.Replace(head, "base.a", "base."+strings.Repeat("a", MaxIDLength), 1) + "---\nB\n", "id", 2},
 		{"triggers outside task", head + "triggers:\n- kind: manual\n---\nB\n", "triggers", 7},
 		{"bad trigger kind", strings.Replace(head, "base", "task", 2) + "triggers:\n- kind: regex\n---\nB\n", "triggers[0].kind", 8},
 		{"command without slash", strings.Replace(head, "base", "task", 2) + "triggers:\n- kind: command\n  command: minutes\n---\nB\n", "triggers[0].command", 8},

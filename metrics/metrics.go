@@ -9,6 +9,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -79,6 +80,14 @@ func New() *Metrics {
 	return m
 }
 
+// OtherMethod is the method label of a request whose method is not one
+// of HTTP's standard ones.
+const OtherMethod = "other"
+
+// standardMethods are the methods HTTP defines (RFC 9110, and PATCH).
+var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace}
+
 // Handler serves the metrics in the Prometheus text format; errors while
 // gathering are answered with a 500 and logged by promhttp.
 func (m *Metrics) Handler() http.Handler {
@@ -87,7 +96,13 @@ func (m *Metrics) Handler() http.Handler {
 
 // Request records one answered request: method, route template (not the
 // raw path; Unmatched when no route matched), status sent and duration.
+// A method other than HTTP's standard ones is recorded as OtherMethod:
+// the client chooses the method, and each label value is a series kept
+// for the life of the process.
 func (m *Metrics) Request(method, route string, status int, d time.Duration) {
+	if !slices.Contains(standardMethods, method) {
+		method = OtherMethod
+	}
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
 }

@@ -63,3 +63,32 @@ func TestUserNamesIgnoringCase(t *testing.T) {
 		t.Errorf("after down to 7: %v", err)
 	}
 }
+
+// 0013 keys the sessions open at upgrade by their token's SHA-256, so
+// they keep working under the store that looks them up that way.
+func TestSessionTokensHashed(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dbURL := storetest.NewDatabase(t)
+	migrateTo(t, dbURL, 12)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES ('open-session', '\x01', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	migrateTo(t, dbURL, 13)
+	var key string
+	if err := conn.QueryRow(ctx, `SELECT token FROM sessions`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	if key == "open-session" {
+		t.Fatal("the token is still stored as it is")
+	}
+	st := storetest.OpenOn(t, dbURL)
+	if b, found, err := st.Sessions().FindCtx(ctx, "open-session"); err != nil || !found || len(b) != 1 {
+		t.Errorf("the open session after 0013: %v %v %v", b, found, err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -27,6 +29,14 @@ type TokenSource interface {
 // TokenLookupTimeout bounds the database lookup of a token secret that is
 // not in memory (one created since the last load).
 const TokenLookupTimeout = 2 * time.Second
+
+// UnknownTokenLookups is how many database lookups of secrets not in
+// memory a process makes a second at most (and in a burst): every valid
+// token is in memory but one another process created in the moment
+// before its notification arrives, so a flood of invented secrets must
+// not become a flood of queries. A secret over the limit is refused as
+// unknown.
+const UnknownTokenLookups = 5
 
 // tokenUseQueue is how many token uses wait to be recorded at most; a use
 // that finds the queue full is not recorded (the next one, a minute later,
@@ -55,6 +65,9 @@ type Tokens struct {
 	stale    chan struct{}
 	uses     chan tokenUse
 	dropped  atomic.Int64
+	// lookups limits the database lookups of unknown secrets
+	// (UnknownTokenLookups).
+	lookups *rate.Limiter
 }
 
 // cachedToken is a token in memory, with when its last use was queued
@@ -77,7 +90,8 @@ func OpenTokens(ctx context.Context, src TokenSource, log *slog.Logger, unreacha
 	if unreachable == nil {
 		unreachable = func(error) {}
 	}
-	t := &Tokens{src: src, log: log, unreachable: unreachable, stale: make(chan struct{}, 1), uses: make(chan tokenUse, tokenUseQueue)}
+	t := &Tokens{src: src, log: log, unreachable: unreachable, stale: make(chan struct{}, 1), uses: make(chan tokenUse, tokenUseQueue),
+		lookups: rate.NewLimiter(UnknownTokenLookups, UnknownTokenLookups)}
 	if err := t.load(ctx); err != nil {
 		return nil, fmt.Errorf("api tokens: %w", err)
 	}
@@ -192,12 +206,16 @@ func (t *Tokens) List(ctx context.Context) ([]domain.Token, error) {
 
 // Create creates a token called name with scopes (audited with the
 // context's actor) and returns it with its secret, the only time the
-// secret is available. Authenticate takes the token at once (a secret
-// not in memory is looked up). Errors: library.ErrInvalid for a name
-// breaking library.NameProblem or a bad scope; library.ErrConflict when
-// the name is taken (revoked tokens keep theirs).
+// secret is available. This process's Authenticate takes the token at
+// once, from memory. Errors: library.ErrInvalid for a name breaking
+// library.NameProblem or a bad scope; library.ErrConflict when the name
+// is taken (revoked tokens keep theirs).
 func (t *Tokens) Create(ctx context.Context, name string, scopes []string) (domain.Token, string, error) {
-	return t.src.CreateToken(ctx, name, scopes)
+	tok, secret, err := t.src.CreateToken(ctx, name, scopes)
+	if err == nil {
+		t.add(domain.HashToken(secret), tok)
+	}
+	return tok, secret, err
 }
 
 // Revoke revokes the token called name (store.Store.RevokeToken) and
@@ -216,8 +234,9 @@ func (t *Tokens) Revoke(ctx context.Context, name string) (domain.Token, error) 
 
 // Authenticate returns the active token whose secret this is, like
 // store.Store.Authenticate, from memory. A secret not in memory is looked
-// up in the database within TokenLookupTimeout. Its use is queued for
-// recording. Errors: library.ErrNotFound for an unknown secret;
+// up in the database within TokenLookupTimeout, at most
+// UnknownTokenLookups a second; over that it is unknown. Its use is
+// queued for recording. Errors: library.ErrNotFound for an unknown secret;
 // domain.ErrTokenRevoked for a revoked one; domain.ErrUnavailable for a
 // secret not in memory while the database cannot be reached.
 func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error) {
@@ -227,6 +246,9 @@ func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) 
 	hash := domain.HashToken(secret)
 	c := (*t.byHash.Load())[hash]
 	if c == nil {
+		if !t.lookups.Allow() {
+			return domain.Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
+		}
 		var err error
 		if c, err = t.lookup(ctx, hash); err != nil {
 			return domain.Token{}, err
@@ -254,11 +276,17 @@ func (t *Tokens) lookup(ctx context.Context, hash string) (*cachedToken, error) 
 	case err != nil:
 		return nil, err
 	}
+	return t.add(hash, tok), nil
+}
+
+// add adds tok, whose secret hashes to hash, to the copy in memory and
+// returns it as held there (the one already held, if any).
+func (t *Tokens) add(hash string, tok domain.Token) *cachedToken {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
 	old := *t.byHash.Load()
 	if c := old[hash]; c != nil {
-		return c, nil
+		return c
 	}
 	m := make(map[string]*cachedToken, len(old)+1)
 	for h, c := range old {
@@ -267,7 +295,7 @@ func (t *Tokens) lookup(ctx context.Context, hash string) (*cachedToken, error) 
 	c := &cachedToken{tok: tok, queued: new(atomic.Int64)}
 	m[hash] = c
 	t.byHash.Store(&m)
-	return c, nil
+	return c
 }
 
 // queueUse queues a use of c for recording when its last recorded or

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -85,6 +86,11 @@ func TestMetrics(t *testing.T) {
 		apiCall(t, srv.URL(), http.MethodGet, "/api/v1/modules/"+id, "", token, "")
 	}
 	apiCall(t, srv.URL(), http.MethodGet, "/no/such/page/42", "", "", "")
+	// Methods a client invents are one label value, not one each.
+	const invented = 50
+	for i := range invented {
+		apiCall(t, srv.URL(), fmt.Sprintf("INVENTED%d", i), "/api/v1/modules", "", token, "")
+	}
 	if code := apiCall(t, srv.URL(), http.MethodGet, metrics.Path, "", "", ""); code == http.StatusOK {
 		t.Error("the console's port answers /metrics")
 	}
@@ -98,6 +104,7 @@ func TestMetrics(t *testing.T) {
 		{map[string]string{"method": "GET", "route": "/api/v1/modules/:id", "status": "200"}, 1},
 		{map[string]string{"method": "GET", "route": "/api/v1/modules/:id", "status": "404"}, 1},
 		{map[string]string{"method": "GET", "route": metrics.Unmatched, "status": "404"}, 2}, // the page and /metrics
+		{map[string]string{"method": metrics.OtherMethod}, invented},
 	} {
 		if got := value(after, "promptdesk_http_requests_total", c.labels); got != c.want {
 			t.Errorf("promptdesk_http_requests_total%v = %v, want %v", c.labels, got, c.want)
@@ -105,6 +112,9 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, f := range after["promptdesk_http_requests_total"].GetMetric() {
 		for _, l := range f.GetLabel() {
+			if l.GetName() == "method" && strings.HasPrefix(l.GetValue(), "INVENTED") {
+				t.Errorf("a client's invented method became a label: %q", l.GetValue())
+			}
 			if l.GetName() == "route" && (strings.Contains(l.GetValue(), "base.identity") || strings.Contains(l.GetValue(), "42")) {
 				t.Errorf("a raw path became a route label: %q", l.GetValue())
 			}

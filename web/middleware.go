@@ -130,7 +130,10 @@ func unlessNoSession(mw echo.MiddlewareFunc) echo.MiddlewareFunc {
 	}
 }
 
-// sessions loads and saves the console session (scs, in Postgres).
+// sessions loads and saves the console session (scs, in Postgres). A
+// console response is never stored by a browser or proxy cache: every
+// page carries the user's data or a CSRF token, and Back after logging
+// out must not show it again.
 func (s *Server) sessions() echo.MiddlewareFunc {
 	load := echo.WrapMiddleware(s.sessionManager.LoadAndSave)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -139,6 +142,7 @@ func (s *Server) sessions() echo.MiddlewareFunc {
 			if noSession(c) {
 				return next(c)
 			}
+			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 			return withSession(c)
 		}
 	}

@@ -28,7 +28,8 @@ import (
 )
 
 // TestSecurityHeadersOnEveryResponse checks that pages, the API, static
-// files, errors and health checks all carry the security headers.
+// files, errors and health checks all carry the security headers, and
+// that no console response may be stored by a cache.
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
@@ -73,6 +74,10 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 			if got := rec.Header().Get(k); got != v {
 				t.Errorf("%s %s (%d): %s = %q, want %q", c.method, c.path, rec.Code, k, got, v)
 			}
+		}
+		console := !strings.HasPrefix(c.path, "/api/") && !strings.HasPrefix(c.path, "/static/") && c.path != "/healthz" && c.path != "/readyz"
+		if got := rec.Header().Get("Cache-Control"); console != (got == "no-store") {
+			t.Errorf("%s %s (%d): Cache-Control %q", c.method, c.path, rec.Code, got)
 		}
 	}
 	for _, d := range []string{"script-src 'self';", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"} {

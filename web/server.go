@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
@@ -174,9 +173,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.Store.WithLock(ctx, "seed", func() error { return s.scenarios.Seed(domain.WithActor(ctx, "system")) }); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	// No cleanup goroutine of pgxstore's own: its start races with
-	// StopCleanup (go test -race); startRefresh runs the cleanup instead.
-	s.sessionManager = handlers.NewSessions(pgxstore.NewWithCleanupInterval(cfg.Store.Pool(), 0), cfg.SecureCookies)
+	// Expired sessions are deleted by startRefresh.
+	s.sessionManager = handlers.NewSessions(cfg.Store.Sessions(), cfg.SecureCookies)
 	// A session that cannot be loaded or saved (the database is
 	// unreachable) gets the error page of every other failure, not scs's
 	// plain-text 500.
