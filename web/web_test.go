@@ -29,6 +29,7 @@ import (
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web/apitest"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
@@ -57,6 +58,8 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 		Library:   reload.Fixed(lib),
 		Assembler: assembler.New(assembler.Config{CountTokens: true}),
 		Now:       func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
+		// The tests' receivers listen on 127.0.0.1.
+		Webhooks: webhook.Policy{PrivateNetworks: true},
 	})
 	if err != nil {
 		t.Fatal(err)

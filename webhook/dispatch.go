@@ -36,6 +36,11 @@ type Policy struct {
 	// Keep is how long finished deliveries stay in the log; Run deletes
 	// older events (and their deliveries) every hour.
 	Keep time.Duration
+	// PrivateNetworks lets endpoints be on loopback, private-network and
+	// link-local addresses; off, such an endpoint is refused when saved
+	// (an address or localhost in its URL) and when a delivery connects
+	// (a name resolving to one).
+	PrivateNetworks bool
 }
 
 // DefaultPolicy is the Policy of zero fields: 10 s per attempt, 8
@@ -104,12 +109,7 @@ const maxErrorBody = 200
 // ends, attempts in flight get shutdownGrace to finish, and Run returns
 // once they have.
 func (h *Webhooks) Run(ctx context.Context) {
-	client := &http.Client{
-		Timeout: h.policy.Timeout,
-		// A redirect is an answer that is not 2xx: the endpoint's URL is
-		// the admin's to fix.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	client := newClient(h.policy.Timeout, h.policy.PrivateNetworks)
 	defer client.CloseIdleConnections()
 	tick := time.NewTicker(h.policy.Poll)
 	defer tick.Stop()

@@ -82,7 +82,7 @@ func TestLoadWithFaultsLosesNothing(t *testing.T) {
 	const writers, rounds = 4, 12
 	deadline := time.Now().Add(8 * time.Second)
 	var wg sync.WaitGroup
-	acked := make([][]string, writers)  // keys of the publishes answered as success
+	acked := make([][]string, writers)   // keys of the publishes answered as success
 	refused := make([][]string, writers) // keys of those answered as failure
 	for w := range writers {
 		id := lib.IDs()[w]

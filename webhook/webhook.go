@@ -79,12 +79,13 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // Unwrap makes a FieldError match library.ErrInvalid.
 func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 
-// check refuses a URL that is not absolute http(s) or carries
-// credentials, a secret (unless
+// check refuses a URL that is not absolute http(s), carries credentials
+// or, unless privateNetworks, names an internal host (hostProblem), a
+// secret (unless
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
 // spaces, an over-long description, and a NUL in the secret or the
 // description (the database cannot store it).
-func check(w domain.Webhook) error {
+func check(w domain.Webhook, privateNetworks bool) error {
 	u, err := url.Parse(w.URL)
 	switch {
 	case w.URL == "":
@@ -97,6 +98,8 @@ func check(w domain.Webhook) error {
 		return &FieldError{"url", fmt.Sprintf("%q is not an http:// or https:// URL with a host", w.URL)}
 	case u.User != nil:
 		return &FieldError{"url", "the URL carries a user name or password, which the webhooks page would show: leave them out and check the signature (the secret) instead"}
+	case !privateNetworks && hostProblem(u.Hostname()) != "":
+		return &FieldError{"url", hostProblem(u.Hostname())}
 	case w.Secret != "" && utf8.RuneCountInString(w.Secret) < MinSecret:
 		return &FieldError{"secret", fmt.Sprintf("the secret has %d characters; at least %d", utf8.RuneCountInString(w.Secret), MinSecret)}
 	case utf8.RuneCountInString(w.Secret) > MaxSecret:
@@ -145,7 +148,7 @@ func (h *Webhooks) Get(ctx context.Context, id int64) (domain.Webhook, error) {
 // Errors: *FieldError for a refused field; else the store's.
 func (h *Webhooks) Create(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
-	if err := check(w); err != nil {
+	if err := check(w, h.policy.PrivateNetworks); err != nil {
 		return domain.Webhook{}, err
 	}
 	if w.Secret == "" {
@@ -159,7 +162,7 @@ func (h *Webhooks) Create(ctx context.Context, w domain.Webhook) (domain.Webhook
 // store's.
 func (h *Webhooks) Update(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
-	if err := check(w); err != nil {
+	if err := check(w, h.policy.PrivateNetworks); err != nil {
 		return domain.Webhook{}, err
 	}
 	return h.store.UpdateWebhook(ctx, w)

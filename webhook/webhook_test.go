@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // fast is a policy whose retries follow each other quickly.
-var fast = webhook.Policy{Timeout: 2 * time.Second, MaxAttempts: 4, FirstRetry: 20 * time.Millisecond, MaxRetry: 80 * time.Millisecond, Poll: 20 * time.Millisecond}
+var fast = webhook.Policy{Timeout: 2 * time.Second, MaxAttempts: 4, FirstRetry: 20 * time.Millisecond, MaxRetry: 80 * time.Millisecond, Poll: 20 * time.Millisecond, PrivateNetworks: true}
 
 func openStore(t *testing.T) *store.Store {
 	t.Helper()

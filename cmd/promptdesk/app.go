@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/pgcluster"
 	"github.com/promptdesk/promptdesk/web"
+	"github.com/promptdesk/promptdesk/webhook"
 )
 
 // app wires the parts in the order config → logger → Postgres →
@@ -178,7 +179,7 @@ func (a *app) serve(ctx context.Context) error {
 	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
-		DatabaseTimeout: cfg.DatabaseTimeout})
+		DatabaseTimeout: cfg.DatabaseTimeout, Webhooks: webhook.Policy{PrivateNetworks: cfg.WebhookPrivate}})
 	if err != nil {
 		return err
 	}

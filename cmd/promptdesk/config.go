@@ -88,6 +88,7 @@ type ServeFlags struct {
 	DatabaseTimeout   time.Duration `name:"database-timeout" env:"PROMPTDESK_DATABASE_TIMEOUT" default:"10s" help:"Time one request may take, its database calls above all: a database that stops answering fails the request with 503 after it (the change feed's wait is not bounded by it)."`
 	IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
 	ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
+	WebhookPrivate    bool          `name:"webhook-private-networks" env:"PROMPTDESK_WEBHOOK_PRIVATE_NETWORKS" help:"Let webhook endpoints be on loopback, private-network and link-local addresses (localhost, 10.x, 192.168.x, 169.254.x, fd00::/8 …). Off by default: an admin's URL must not reach the database or a cloud's metadata service."`
 	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
 }
 
