@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
@@ -21,22 +19,22 @@ type TokenSource interface {
 	ListTokens(ctx context.Context) ([]domain.Token, error)
 	CreateToken(ctx context.Context, name string, scopes []string) (domain.Token, string, error)
 	TokensByHash(ctx context.Context) (map[string]domain.Token, error)
-	TokenByHash(ctx context.Context, hash string) (domain.Token, error)
 	RecordTokenUse(ctx context.Context, id int64, method, path string) (time.Time, bool, error)
 	RevokeToken(ctx context.Context, name string) (domain.Token, error)
 }
 
-// TokenLookupTimeout bounds the database lookup of a token secret that is
-// not in memory (one created since the last load).
+// TokenLookupTimeout bounds the load of the token table for a secret
+// that is not in memory (one created since the last load).
 const TokenLookupTimeout = 2 * time.Second
 
-// UnknownTokenLookups is how many database lookups of secrets not in
-// memory a process makes a second at most (and in a burst): every valid
-// token is in memory but one another process created in the moment
-// before its notification arrives, so a flood of invented secrets must
-// not become a flood of queries. A secret over the limit is refused as
-// unknown.
-const UnknownTokenLookups = 5
+// UnknownTokenLoadGap is the least time between two loads of the token
+// table for secrets not in memory. Every valid token is in memory but
+// one another process created in the moment before its notification
+// arrived, so such a secret is checked by loading the table again — one
+// load for every secret that arrived before it began, and at most one a
+// gap, so that a flood of invented secrets is not a flood of queries (it
+// waits instead).
+const UnknownTokenLoadGap = 200 * time.Millisecond
 
 // tokenUseQueue is how many token uses wait to be recorded at most; a use
 // that finds the queue full is not recorded (the next one, a minute later,
@@ -65,9 +63,11 @@ type Tokens struct {
 	stale    chan struct{}
 	uses     chan tokenUse
 	dropped  atomic.Int64
-	// lookups limits the database lookups of unknown secrets
-	// (UnknownTokenLookups).
-	lookups *rate.Limiter
+	// missMu serialises the loads for unknown secrets; missLoad is when
+	// the last one began and missErr its error.
+	missMu   sync.Mutex
+	missLoad time.Time
+	missErr  error
 }
 
 // cachedToken is a token in memory, with when its last use was queued
@@ -90,8 +90,7 @@ func OpenTokens(ctx context.Context, src TokenSource, log *slog.Logger, unreacha
 	if unreachable == nil {
 		unreachable = func(error) {}
 	}
-	t := &Tokens{src: src, log: log, unreachable: unreachable, stale: make(chan struct{}, 1), uses: make(chan tokenUse, tokenUseQueue),
-		lookups: rate.NewLimiter(UnknownTokenLookups, UnknownTokenLookups)}
+	t := &Tokens{src: src, log: log, unreachable: unreachable, stale: make(chan struct{}, 1), uses: make(chan tokenUse, tokenUseQueue)}
 	if err := t.load(ctx); err != nil {
 		return nil, fmt.Errorf("api tokens: %w", err)
 	}
@@ -233,10 +232,10 @@ func (t *Tokens) Revoke(ctx context.Context, name string) (domain.Token, error) 
 }
 
 // Authenticate returns the active token whose secret this is, like
-// store.Store.Authenticate, from memory. A secret not in memory is looked
-// up in the database within TokenLookupTimeout, at most
-// UnknownTokenLookups a second; over that it is unknown. Its use is
-// queued for recording. Errors: library.ErrNotFound for an unknown secret;
+// store.Store.Authenticate, from memory. A secret not in memory is
+// checked against a load of the token table begun after it arrived
+// (loadAfter), within TokenLookupTimeout. Its use is queued for
+// recording. Errors: library.ErrNotFound for an unknown secret;
 // domain.ErrTokenRevoked for a revoked one; domain.ErrUnavailable for a
 // secret not in memory while the database cannot be reached.
 func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) (domain.Token, error) {
@@ -246,12 +245,11 @@ func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) 
 	hash := domain.HashToken(secret)
 	c := (*t.byHash.Load())[hash]
 	if c == nil {
-		if !t.lookups.Allow() {
-			return domain.Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
-		}
-		var err error
-		if c, err = t.lookup(ctx, hash); err != nil {
+		if err := t.loadAfter(ctx, time.Now()); err != nil {
 			return domain.Token{}, err
+		}
+		if c = (*t.byHash.Load())[hash]; c == nil {
+			return domain.Token{}, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
 		}
 	}
 	if c.tok.RevokedAt != nil {
@@ -261,22 +259,35 @@ func (t *Tokens) Authenticate(ctx context.Context, secret, method, path string) 
 	return c.tok, nil
 }
 
-// lookup reads the token with hash from the database and adds it to the
-// copy in memory.
-func (t *Tokens) lookup(ctx context.Context, hash string) (*cachedToken, error) {
+// loadAfter makes sure the tokens in memory come from a load of the
+// table that began after arrived: it waits for the load under way, or
+// begins one, at least UnknownTokenLoadGap after the one before. Errors:
+// domain.ErrUnavailable when the database cannot be reached.
+func (t *Tokens) loadAfter(ctx context.Context, arrived time.Time) error {
+	t.missMu.Lock()
+	defer t.missMu.Unlock()
+	if t.missLoad.After(arrived) {
+		return t.missErr
+	}
+	if wait := time.Until(t.missLoad.Add(UnknownTokenLoadGap)); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("checking the API token: %w: %w", domain.ErrUnavailable, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
 	lctx, cancel := context.WithTimeout(ctx, TokenLookupTimeout)
 	defer cancel()
-	tok, err := t.src.TokenByHash(lctx, hash)
-	switch {
-	case errors.Is(err, library.ErrNotFound):
-		return nil, fmt.Errorf("unknown API token: %w", library.ErrNotFound)
-	case err != nil && (errors.Is(err, domain.ErrUnavailable) || lctx.Err() != nil):
-		t.unreachable(err)
-		return nil, fmt.Errorf("checking the API token: %w: %w", domain.ErrUnavailable, err)
-	case err != nil:
-		return nil, err
+	t.missLoad = time.Now()
+	t.missErr = nil
+	if err := t.load(lctx); err != nil {
+		if errors.Is(err, domain.ErrUnavailable) || lctx.Err() != nil {
+			t.unreachable(err)
+			err = fmt.Errorf("checking the API token: %w: %w", domain.ErrUnavailable, err)
+		}
+		t.missErr = err
 	}
-	return t.add(hash, tok), nil
+	return t.missErr
 }
 
 // add adds tok, whose secret hashes to hash, to the copy in memory and
