@@ -779,7 +779,7 @@ func newIDIndex(ids []string) *idIndex {
 func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
 	ids = snap.IDs()
 	var more []string
-	for k := range st.Overrides {
+	for k := range st.Overrides.All() {
 		if !snap.Has(k.ID) && !contains(more, k.ID) {
 			more = append(more, k.ID)
 		}

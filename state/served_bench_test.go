@@ -49,7 +49,7 @@ func BenchmarkServedUpdate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if got := len(served.Current().State.Overrides); got != n {
+			if got := served.Current().State.Overrides.Len(); got != n {
 				b.Fatalf("%d overrides served, want %d", got, n)
 			}
 			m, _ := lib.Module("task.summarize", "en-US")
@@ -81,7 +81,7 @@ func BenchmarkServedUpdate(b *testing.B) {
 				after = append(after, time.Since(t0))
 				i += 2
 			}
-			if o := served.Current().State.Overrides[assembler.Key("task.summarize", "en-US")]; o == nil || o.Revision != head.Revision {
+			if o, _ := served.Current().State.Overrides.Get(assembler.Key("task.summarize", "en-US")); o == nil || o.Revision != head.Revision {
 				b.Fatalf("the last save is not served")
 			}
 			mb, ma := median(before), median(after)
