@@ -114,7 +114,7 @@ func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, prof
 // cur's.
 func (s *Served) withKey(lib *reload.State, cur *View, key assembler.OverrideKey, pub, draft *domain.Override) (next *View, touched []assembler.OverrideKey) {
 	v := *cur
-	v.Generation, v.LibraryBroken, v.listing = s.gen.Add(1), lib.Broken, &listing{}
+	v.Generation, v.LibraryBroken = s.gen.Add(1), lib.Broken
 	if s.parsed == nil {
 		s.parsed = map[parseKey]parsedRow{}
 	}
@@ -230,6 +230,7 @@ func (s *Served) withKey(lib *reload.State, cur *View, key assembler.OverrideKey
 	v.deps = deps.CommitOnly()
 	v.idx = cur.idx.with(lib.Snapshot, key.ID, v.Rows, v.Drafts)
 	v.published = cur.published.with(lib.Snapshot, key.ID, v.Rows)
+	v.listing = nextListing(cur, touched)
 	return &v, touched
 }
 
@@ -237,7 +238,7 @@ func (s *Served) withKey(lib *reload.State, cur *View, key assembler.OverrideKey
 // own, on cur's library; the overrides are shared with cur.
 func (s *Served) withProfiles(lib *reload.State, cur *View, profiles []domain.Profile) *View {
 	v := *cur
-	v.Generation, v.LibraryBroken, v.listing, v.profiles = s.gen.Add(1), lib.Broken, &listing{}, profiles
+	v.Generation, v.LibraryBroken, v.listing, v.profiles = s.gen.Add(1), lib.Broken, nextListing(cur, nil), profiles
 	v.State = &assembler.State{Overrides: cur.State.Overrides, Profiles: profileMap(profiles)}
 	v.WithDrafts = v.State
 	if cur.WithDrafts != cur.State {
