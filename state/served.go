@@ -65,10 +65,10 @@ func (nothing) ReadOperatorState(context.Context) (domain.OperatorState, error) 
 // each reload of a library folder, so that pages and assembly never query
 // the database per request. A change of one override or profile reads
 // that key alone (when the Source is a KeySource) and composes the new
-// View from the last one's rows, parsing only the texts it has not parsed
-// before; Changed, the periodic safety net and a change while the
-// database was unreachable read everything. It is safe for concurrent
-// use.
+// View from the last one, changing that key and what depends on it
+// (withKey); Changed, the periodic safety net and a change while the
+// database was unreachable read everything and compose every override
+// again. It is safe for concurrent use.
 type Served struct {
 	src Source
 	lib *reload.Library
@@ -82,7 +82,8 @@ type Served struct {
 	// View (searchText).
 	texts *moduleTexts
 	// parsed is the parse of every stored row of the current View, by key
-	// and revision (under mu): a compose parses only rows not in it.
+	// and revision (under mu): a compose parses only rows not in it, and
+	// withKey changes it in place.
 	parsed map[parseKey]parsedRow
 
 	// stale holds one token when an update has been asked for (Changed,
