@@ -20,6 +20,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gosimple/slug v1.15.0
+	github.com/hashicorp/go-immutable-radix/v2 v2.1.0
 	github.com/pb33f/libopenapi v0.41.8
 	github.com/pb33f/libopenapi-validator v0.16.2
 	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745
@@ -39,6 +40,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.12.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.2 // indirect
 	github.com/gosimple/unidecode v1.0.1 // indirect
+	github.com/hashicorp/golang-lru/v2 v2.0.0 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect

@@ -815,8 +815,9 @@ func newIDIndex(ids []string) *idIndex {
 func allIDs(snap *library.Snapshot, st *State) (ids []string, extra bool) {
 	ids = snap.IDs()
 	var more []string
-	for k := range st.Overrides {
-		if !snap.Has(k.ID) && !contains(more, k.ID) {
+	// Overrides list by id, so the locales of one id are adjacent.
+	for k := range st.Overrides.All() {
+		if !snap.Has(k.ID) && (len(more) == 0 || more[len(more)-1] != k.ID) {
 			more = append(more, k.ID)
 		}
 	}
@@ -854,13 +855,4 @@ func profileField(p *domain.Profile, f func(*domain.Profile) string) string {
 		return ""
 	}
 	return f(p)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -78,7 +78,7 @@ func (a *Assembler) Resolve(snap *library.Snapshot, st *State, id, locale string
 	// loc is a locale key (lower case), so no lookup lowers it again.
 	try := func(loc string, fallback bool) bool {
 		if st != nil {
-			if o, found := st.Overrides[OverrideKey{id, loc}]; found {
+			if o, found := st.Overrides.Get(OverrideKey{id, loc}); found {
 				s = Served{Module: o.Module, Source: SourceOverride, Locale: o.Locale, Fallback: fallback, Override: o}
 				s.Drift = DriftOf(o, snap)
 				switch {

@@ -382,9 +382,8 @@ func FuzzRender(f *testing.F) {
 				return // refused at load time: placeholders are checked on load
 			}
 		} else {
-			st = &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{
-				assembler.Key(id, "en-US"): {ID: m.ID, Module: m, Locale: "en-US"},
-			}}
+			st = &assembler.State{Overrides: assembler.ByKey[*assembler.Override]{}.With(
+				assembler.Key(id, "en-US"), &assembler.Override{ID: m.ID, Module: m, Locale: "en-US"})}
 		}
 		locale := fuzzLocales[(mode>>1)&3]
 		o := &fuzzOracle{snap: snap, fuzz: m, locale: locale, vars: vars, env: fuzzEnv(snap, locale), declared: map[string]bool{}}

@@ -131,9 +131,9 @@ func override(t testing.TB, m mod, basedOn int, baseSnapshot string) *assembler.
 
 // stateWith builds operator state holding the given overrides and profiles.
 func stateWith(overrides []*assembler.Override, profiles ...*domain.Profile) *assembler.State {
-	st := &assembler.State{Overrides: map[assembler.OverrideKey]*assembler.Override{}, Profiles: map[string]*domain.Profile{}}
+	st := &assembler.State{Profiles: map[string]*domain.Profile{}}
 	for _, o := range overrides {
-		st.Overrides[assembler.Key(o.Module.ID, o.Locale)] = o
+		st.Overrides = st.Overrides.With(assembler.Key(o.Module.ID, o.Locale), o)
 	}
 	for _, p := range profiles {
 		st.Profiles[p.ID] = p

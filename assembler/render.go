@@ -253,15 +253,7 @@ func (r *renderer) table(s *span, render func(), present bool) {
 }
 
 func (r *renderer) hasOverride(id string) bool {
-	if r.st == nil {
-		return false
-	}
-	for k := range r.st.Overrides {
-		if k.ID == id {
-			return true
-		}
-	}
-	return false
+	return r.st != nil && r.st.Overrides.HasID(id)
 }
 
 // xmlEscaper escapes & < > " ' for variables declared `escape: xml`, so a

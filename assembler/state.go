@@ -35,9 +35,11 @@ func Overrun(p *domain.Profile, res *Result) int {
 
 // State is the operator data an assembly reads: published overrides keyed
 // by OverrideKey, and profiles by id. It is built once per change, not per
-// request, and must not be modified while in use.
+// request, and must not be modified while in use; a change of one
+// override makes a new State whose Overrides share the rest with the
+// old one's (ByKey.With).
 type State struct {
-	Overrides map[OverrideKey]*Override
+	Overrides ByKey[*Override]
 	Profiles  map[string]*domain.Profile
 }
 

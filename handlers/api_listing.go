@@ -3,7 +3,6 @@ package handlers
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -49,9 +48,12 @@ func (h *APIOverrides) List(c echo.Context) error {
 		return &library.Error{Code: library.CodeInvalidRequest, Field: "status", Msg: fmt.Sprintf("%q is not draft, published or drifted", status)}
 	}
 	v := h.Served.Current()
-	keys := slices.Collect(maps.Keys(v.Rows))
-	for k := range v.Drafts {
-		if _, ok := v.Rows[k]; !ok {
+	var keys []assembler.OverrideKey
+	for k := range v.Rows.All() {
+		keys = append(keys, k)
+	}
+	for k := range v.Drafts.All() {
+		if _, ok := v.Rows.Get(k); !ok {
 			keys = append(keys, k)
 		}
 	}
@@ -65,7 +67,7 @@ func (h *APIOverrides) List(c echo.Context) error {
 			Revision: head.Revision, PublishedRevision: head.PublishedRevision, Author: head.Author, UpdatedAt: head.UpdatedAt.UTC(),
 			Drift: apiDrift(v, head)}
 		e.Drifted = e.Drift != nil
-		_, e.Broken = v.Broken[k]
+		_, e.Broken = v.Broken.Get(k)
 		if status == string(state.StatusDrifted) && !e.Drifted || status != "" && status != string(state.StatusDrifted) && e.Status != status {
 			continue
 		}

@@ -21,7 +21,7 @@ type Drift struct {
 func (h *Drift) List(c echo.Context) error {
 	v := h.Served.Current()
 	m := driftpage.Model{Flash: flashFor(c)}
-	for key, r := range v.Rows {
+	for key, r := range v.Rows.All() {
 		d := v.Drift(key.ID, r.Locale)
 		if !d.Drifted() {
 			continue

@@ -75,7 +75,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	// The review shows what serves: the published revision, also while a
 	// draft is pending on top of it.
 	shown := row
-	if served, ok := v.Rows[assembler.Key(id, locale)]; ok && row.Draft {
+	if served, ok := v.Rows.Get(assembler.Key(id, locale)); ok && row.Draft {
 		shown = served
 	}
 	r := &review{v: v, row: row, builtin: b}

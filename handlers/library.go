@@ -124,8 +124,9 @@ func (h *Library) List(c echo.Context) error {
 		}
 		at += len(mods)
 	}
-	for key, err := range v.Broken {
-		m.Broken = append(m.Broken, librarypage.Broken{ModuleID: key.ID, Locale: v.Rows[key].Locale, Message: err.Error()})
+	for key, err := range v.Broken.All() {
+		r, _ := v.Rows.Get(key)
+		m.Broken = append(m.Broken, librarypage.Broken{ModuleID: key.ID, Locale: r.Locale, Message: err.Error()})
 	}
 	slices.SortFunc(m.Broken, func(a, b librarypage.Broken) int {
 		return strings.Compare(a.ModuleID+" "+a.Locale, b.ModuleID+" "+b.Locale)

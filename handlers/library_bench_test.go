@@ -125,11 +125,17 @@ func benchLibrary(b *testing.B, size int) *library.Snapshot {
 // and a client logged in as an admin.
 func benchServer(b *testing.B, snap *library.Snapshot) (http.Handler, *benchClient, testStore) {
 	b.Helper()
+	return seededServer(b, snap, func(ctx context.Context, st *store.Store) error { return seedBench(ctx, st, snap) })
+}
+
+// seededServer is benchServer with the overrides seed stores, in one
+// transaction (at 10,000 ids seedBench makes 1,300 saves).
+func seededServer(b *testing.B, snap *library.Snapshot, seed func(context.Context, *store.Store) error) (http.Handler, *benchClient, testStore) {
+	b.Helper()
 	ctx := domain.WithActor(context.Background(), "bench")
 	st, _ := storetest.Open(b)
-	// One transaction: at 10,000 ids that is 1,300 saves.
 	err := st.WithTx(ctx, func(st *store.Store) error {
-		return seedBench(ctx, st, snap)
+		return seed(ctx, st)
 	})
 	if err != nil {
 		b.Fatal(err)

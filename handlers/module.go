@@ -74,13 +74,13 @@ func moduleModel(a *assembler.Assembler, v *state.View, id string) modulepage.Mo
 		}
 		if l.Source == string(state.StatusBroken) {
 			// Not served at all: a user module's locale with only a draft.
-			if o, ok := v.WithDrafts.Overrides[assembler.Key(id, loc)]; ok {
+			if o, ok := v.WithDrafts.Overrides.Get(assembler.Key(id, loc)); ok {
 				l.Source, l.ServedLocale = string(state.StatusDraft), loc
 				l.Version, l.Title, l.Body = o.Module.Version, o.Module.Title, o.Module.Body
 			}
 		}
 		key := assembler.Key(id, loc)
-		if r, ok := v.Rows[key]; ok {
+		if r, ok := v.Rows.Get(key); ok {
 			l.Override = &modulepage.Override{
 				Revision:       r.Revision,
 				Author:         r.Author,
@@ -90,11 +90,11 @@ func moduleModel(a *assembler.Assembler, v *state.View, id string) modulepage.Mo
 			if d := v.Drift(id, loc); d.Drifted() {
 				l.Override.Drift, l.Override.ReviewURL = d.Describe(), reviewURL(id, r.Locale)
 			}
-			if err, broken := v.Broken[key]; broken {
+			if err, broken := v.Broken.Get(key); broken {
 				l.Override.Broken = err.Error()
 			}
 		}
-		if d, ok := v.Drafts[key]; ok {
+		if d, ok := v.Drafts.Get(key); ok {
 			l.Draft = &modulepage.Draft{
 				Revision:   d.Revision,
 				Author:     d.Author,
@@ -102,7 +102,7 @@ func moduleModel(a *assembler.Assembler, v *state.View, id string) modulepage.Mo
 				PublishURL: overrideURL(id, loc) + "/publish",
 				DiscardURL: overrideURL(id, loc) + "/discard",
 			}
-			if err, broken := v.DraftBroken[key]; broken {
+			if err, broken := v.DraftBroken.Get(key); broken {
 				l.Draft.Broken = err.Error()
 			}
 		}

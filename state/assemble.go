@@ -171,8 +171,8 @@ func markDrafts(v *View, res *assembler.Result) int {
 			continue
 		}
 		key := assembler.Key(e.Module, e.Locale)
-		d, ok := v.Drafts[key]
-		if o := v.WithDrafts.Overrides[key]; !ok || o == nil || o.Revision != d.Revision {
+		d, ok := v.Drafts.Get(key)
+		if o, _ := v.WithDrafts.Overrides.Get(key); !ok || o == nil || o.Revision != d.Revision {
 			continue // no draft, or one that does not parse and so did not serve
 		}
 		e.Reason += DraftSuffix

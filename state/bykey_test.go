@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -36,8 +37,8 @@ func sameAsRebuild(t *testing.T, s *service, step string) {
 			t.Errorf("%s: %s after updates by key:\n%v\nafter a full read:\n%v", step, what, got, want)
 		}
 	}
-	same("rows", v.Rows, w.Rows)
-	same("drafts", v.Drafts, w.Drafts)
+	same("rows", maps.Collect(v.Rows.All()), maps.Collect(w.Rows.All()))
+	same("drafts", maps.Collect(v.Drafts.All()), maps.Collect(w.Drafts.All()))
 	same("broken", reasons(v.Broken), reasons(w.Broken))
 	same("broken drafts", reasons(v.DraftBroken), reasons(w.DraftBroken))
 	same("served overrides", served(v.State), served(w.State))
@@ -69,9 +70,9 @@ func sameAsRebuild(t *testing.T, s *service, step string) {
 }
 
 // reasons is each key's error text.
-func reasons(m map[assembler.OverrideKey]error) map[assembler.OverrideKey]string {
+func reasons(m assembler.ByKey[error]) map[assembler.OverrideKey]string {
 	out := map[assembler.OverrideKey]string{}
-	for k, err := range m {
+	for k, err := range m.All() {
 		out[k] = err.Error()
 	}
 	return out
@@ -80,10 +81,16 @@ func reasons(m map[assembler.OverrideKey]error) map[assembler.OverrideKey]string
 // served is each override of st with its revision and text.
 func served(st *assembler.State) map[assembler.OverrideKey]string {
 	out := map[assembler.OverrideKey]string{}
-	for k, o := range st.Overrides {
+	for k, o := range st.Overrides.All() {
 		out[k] = fmt.Sprintf("%s r%d\n%s", o.Locale, o.Revision, o.Module.Text)
 	}
 	return out
+}
+
+// get is m's value of k, the zero value when there is none.
+func get[V any](m assembler.ByKey[V], k assembler.OverrideKey) V {
+	v, _ := m.Get(k)
+	return v
 }
 
 func errText(err error) string {
@@ -206,13 +213,13 @@ func TestRemovingAnIncludedModuleBreaksTheIncluder(t *testing.T) {
 	// Drafts: a draft may include another draft's id.
 	signature := s.save(t, "aux.signature", sig, 0)
 	s.save(t, "base.identity", s.withLine(t, "base.identity", "{{aux.signature}}"), 0)
-	if err := s.Served.Current().DraftBroken[identity]; err != nil {
+	if err := get(s.Served.Current().DraftBroken, identity); err != nil {
 		t.Fatalf("the includer's draft is broken before the removal: %v", err)
 	}
 	if _, removed, err := s.Discard(ctx, "aux.signature", "en-US", signature.Revision); err != nil || !removed {
 		t.Fatalf("discard: %v, removed %v", err, removed)
 	}
-	if err := s.Served.Current().DraftBroken[identity]; err == nil || !strings.Contains(err.Error(), "unknown placeholder {{aux.signature}}") {
+	if err := get(s.Served.Current().DraftBroken, identity); err == nil || !strings.Contains(err.Error(), "unknown placeholder {{aux.signature}}") {
 		t.Errorf("the includer's draft after the removal: %v, want broken by the unknown placeholder", err)
 	}
 	sameAsRebuild(t, s, "draft removed")
@@ -227,7 +234,7 @@ func TestRemovingAnIncludedModuleBreaksTheIncluder(t *testing.T) {
 	if _, err := s.Publish(ctx, "base.identity", "en-US", head.Revision); err != nil {
 		t.Fatal(err)
 	}
-	if o := s.Served.Current().State.Overrides[identity]; o == nil {
+	if o := get(s.Served.Current().State.Overrides, identity); o == nil {
 		t.Fatal("the includer is not served")
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -239,17 +246,17 @@ func TestRemovingAnIncludedModuleBreaksTheIncluder(t *testing.T) {
 	}
 	s.Served.ChangedOverride("aux.signature", "en-US")
 	deadline := time.Now().Add(5 * time.Second)
-	for s.Served.Current().Broken[identity] == nil {
+	for get(s.Served.Current().Broken, identity) == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the includer is still served 5 s after the removal was named")
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 	v := s.Served.Current()
-	if err := v.Broken[identity]; !strings.Contains(err.Error(), "unknown placeholder {{aux.signature}}") {
+	if err := get(v.Broken, identity); !strings.Contains(err.Error(), "unknown placeholder {{aux.signature}}") {
 		t.Errorf("broken because %v, want the unknown placeholder", err)
 	}
-	if v.State.Overrides[identity] != nil || v.Exists("aux.signature") {
+	if get(v.State.Overrides, identity) != nil || v.Exists("aux.signature") {
 		t.Error("the includer or the removed module is still served")
 	}
 	if got := s.Served.Reads(); got.Full != before.Full || got.Keys != before.Keys+1 {
@@ -283,7 +290,7 @@ func TestUpdateByKeyKeepsABrokenRowBroken(t *testing.T) {
 	key := assembler.Key("base.caution", "en-US")
 	s.Served.ChangedOverride("base.caution", "en-us")
 	deadline := time.Now().Add(5 * time.Second)
-	for s.Served.Current().Broken[key] == nil {
+	for get(s.Served.Current().Broken, key) == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the broken row is not listed")
 		}
@@ -294,8 +301,8 @@ func TestUpdateByKeyKeepsABrokenRowBroken(t *testing.T) {
 	if _, err := s.Publish(s.ctx, "base.caution", "en-US", good.Revision); err != nil {
 		t.Fatal(err)
 	}
-	if v := s.Served.Current(); v.Broken[key] != nil || v.State.Overrides[key] == nil {
-		t.Errorf("after the fix: broken %v, served %v", v.Broken[key], v.State.Overrides[key] != nil)
+	if v := s.Served.Current(); get(v.Broken, key) != nil || get(v.State.Overrides, key) == nil {
+		t.Errorf("after the fix: broken %v, served %v", get(v.Broken, key), get(v.State.Overrides, key) != nil)
 	}
 	sameAsRebuild(t, s, "fixed")
 	if got := s.Served.Reads(); got.Full != 1 {

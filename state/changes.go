@@ -122,8 +122,10 @@ func (s *Served) ChangesSince(ctx context.Context, since int64, wait time.Durati
 
 // diff lists what changed for the runtime API from old to v (v's
 // ServedGeneration on each): the published overrides served, their drift, the
-// profiles and the library's module texts.
-func diff(old, v *View) []ServedChange {
+// profiles and the library's module texts. Every override key is compared
+// when every is set; else only touched, the keys whose override may
+// differ (the others are shared with old, on the same library).
+func diff(old, v *View, touched []assembler.OverrideKey, every bool) []ServedChange {
 	var out []ServedChange
 	add := func(c ServedChange) {
 		c.Generation = v.ServedGeneration
@@ -133,21 +135,35 @@ func diff(old, v *View) []ServedChange {
 	// The same parse on the same library changed in nothing, so only the
 	// other keys are sorted and judged.
 	var keys []assembler.OverrideKey
-	for k, was := range old.State.Overrides {
-		if was != v.State.Overrides[k] || old.Library != v.Library {
-			keys = append(keys, k)
-		}
+	changed := func(k assembler.OverrideKey) bool {
+		was, _ := old.State.Overrides.Get(k)
+		now, _ := v.State.Overrides.Get(k)
+		return was != now || was != nil && old.Library != v.Library
 	}
-	for k := range v.State.Overrides {
-		if old.State.Overrides[k] == nil {
-			keys = append(keys, k)
+	if every {
+		for k := range old.State.Overrides.All() {
+			if changed(k) {
+				keys = append(keys, k)
+			}
+		}
+		for k := range v.State.Overrides.All() {
+			if _, was := old.State.Overrides.Get(k); !was {
+				keys = append(keys, k)
+			}
+		}
+	} else {
+		for _, k := range touched {
+			if changed(k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	slices.SortFunc(keys, func(a, b assembler.OverrideKey) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Locale, b.Locale))
 	})
 	for _, k := range keys {
-		was, now := old.State.Overrides[k], v.State.Overrides[k]
+		was, _ := old.State.Overrides.Get(k)
+		now, _ := v.State.Overrides.Get(k)
 		switch {
 		case now == nil:
 			add(ServedChange{Subject: ChangeOverride, ID: k.ID, Locale: was.Locale, Action: ActionRemoved})
@@ -222,8 +238,9 @@ func sameProfile(a, b domain.Profile) bool {
 
 // swap makes v the current View (the caller holds s.mu). v's
 // ServedGeneration is the current one's when nothing the runtime API
-// serves changed, else one more, and the changes go to the feed.
-func (s *Served) swap(v *View) {
+// serves changed, else one more, and the changes go to the feed. touched
+// and every say which override keys to compare (diff).
+func (s *Served) swap(v *View, touched []assembler.OverrideKey, every bool) {
 	old := s.cur.Load()
 	if old == nil {
 		// The first generation is the time of opening in microseconds,
@@ -238,7 +255,7 @@ func (s *Served) swap(v *View) {
 		return
 	}
 	v.ServedGeneration = old.ServedGeneration + 1
-	changes := diff(old, v)
+	changes := diff(old, v, touched, every)
 	if len(changes) == 0 {
 		v.ServedGeneration = old.ServedGeneration
 	}

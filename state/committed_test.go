@@ -88,7 +88,7 @@ func TestCommittedWriteIsASuccessWhenTheReadBackFails(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, stale := served.StaleSince()
-		if row, ok := served.Current().Rows[assembler.Key("base.identity", "en-US")]; ok && row.Revision == 1 && !stale {
+		if row, ok := served.Current().Rows.Get(assembler.Key("base.identity", "en-US")); ok && row.Revision == 1 && !stale {
 			break
 		}
 		if time.Now().After(deadline) {

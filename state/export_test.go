@@ -17,3 +17,9 @@ func (s *Served) FullRebuild(ctx context.Context) error {
 func (s *Served) UpdateOverride(ctx context.Context, id, locale string) error {
 	return s.update(ctx, overrideKey(id, locale))
 }
+
+// UpdateProfile is the update of one write to the profile id, as refresh
+// makes it.
+func (s *Served) UpdateProfile(ctx context.Context, id string) error {
+	return s.update(ctx, profileKey(id))
+}

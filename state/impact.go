@@ -3,7 +3,6 @@ package state
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -156,10 +155,10 @@ func (s *Overrides) assembly() *Assembly {
 
 // changed is v's served State with c on top.
 func (s *Overrides) changed(v *View, c Change) (*assembler.State, error) {
-	st := &assembler.State{Overrides: maps.Clone(v.State.Overrides), Profiles: v.State.Profiles}
+	st := &assembler.State{Overrides: v.State.Overrides, Profiles: v.State.Profiles}
 	key := assembler.Key(c.ID, c.Locale)
 	if c.Remove {
-		delete(st.Overrides, key)
+		st.Overrides = st.Overrides.Without(key)
 		return st, nil
 	}
 	out := s.Check(c.ID, c.Locale, c.Text)
@@ -174,7 +173,7 @@ func (s *Overrides) changed(v *View, c Change) (*assembler.State, error) {
 	} else if b, ok := s.BuiltinBase(v, c.ID, c.Locale); ok {
 		o.BasedOnVersion, o.BaseSnapshot = b.Version, b.Text
 	}
-	st.Overrides[key] = o
+	st.Overrides = st.Overrides.With(key, o)
 	return st, nil
 }
 
@@ -188,7 +187,7 @@ func (s *Overrides) servedText(v *View, st *assembler.State, id, locale, mine st
 	from := fmt.Sprintf("builtin %s v%d", sv.Locale, sv.Module.Version)
 	if sv.Override != nil {
 		from = fmt.Sprintf("override revision %d (%s)", sv.Override.Revision, sv.Locale)
-		if served, ok := v.State.Overrides[assembler.Key(id, sv.Locale)]; mine != "" && (!ok || served != sv.Override) {
+		if served, ok := v.State.Overrides.Get(assembler.Key(id, sv.Locale)); mine != "" && (!ok || served != sv.Override) {
 			from = fmt.Sprintf("%s (%s)", mine, sv.Locale)
 		}
 	}

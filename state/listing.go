@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
@@ -34,6 +35,45 @@ type listing struct {
 	once sync.Once
 	a    *assembler.Assembler
 	l    *Listing
+	done atomic.Bool // a and l are set
+	// basis, until the listing is built, is what it may copy.
+	basis atomic.Pointer[listingBasis]
+}
+
+// listingBasis is an earlier View whose listing is built (from), and the
+// ids changed since (changed): a listing copies from's entries of the
+// other ids, which depend on nothing but the id's own rows.
+type listingBasis struct {
+	from    *View
+	changed map[string]bool
+}
+
+// maxRelisted is how many changed ids a listing recomputes from its
+// basis before it is built afresh.
+const maxRelisted = 256
+
+// nextListing is the listing, not built yet, of a View composed from prev
+// by a change of the ids of keys: based on prev's listing when that is
+// built, else on prev's basis with the changes of both.
+func nextListing(prev *View, keys []assembler.OverrideKey) *listing {
+	next := &listing{}
+	b := prev.listing.basis.Load()
+	nb := &listingBasis{from: prev, changed: map[string]bool{}}
+	switch {
+	case prev.listing.done.Load():
+	case b != nil:
+		nb.from = b.from
+		maps.Copy(nb.changed, b.changed)
+	default:
+		return next
+	}
+	for _, k := range keys {
+		nb.changed[k.ID] = true
+	}
+	if len(nb.changed) <= maxRelisted {
+		next.basis.Store(nb)
+	}
+	return next
 }
 
 // Listing is every module of a View's IDs that has a text (Primary), in
@@ -49,39 +89,88 @@ type Listing struct {
 // assembler that asks (a server has one), and afresh for any other, so
 // that a listing of 10,000 modules costs a pass over one slice rather
 // than a status, a drift and a lookup per locale of every module on each
-// request. It is the View's: do not modify it.
+// request; a View composed by a change of a few ids copies the other
+// entries from the listing before it. It is the View's: do not modify
+// it.
 func (v *View) Listing(a *assembler.Assembler) *Listing {
 	v.listing.once.Do(func() {
-		v.listing.a, v.listing.l = a, v.newListing(a)
+		v.listing.a, v.listing.l = a, v.newListing(a, v.listing.basis.Load())
+		v.listing.done.Store(true)
+		v.listing.basis.Store(nil) // the older View may go
 	})
 	if v.listing.a != a {
-		return v.newListing(a)
+		return v.newListing(a, nil)
 	}
 	return v.listing.l
 }
 
-func (v *View) newListing(a *assembler.Assembler) *Listing {
+// newListing builds v's Listing for a: the entries of b's View but for
+// its changed ids when b (nil: none) has a listing built for a, else
+// every entry afresh.
+func (v *View) newListing(a *assembler.Assembler, b *listingBasis) *Listing {
+	if b != nil && b.from.listing.a != a {
+		b = nil
+	}
 	l := &Listing{Modules: make([]Listed, 0, len(v.idx.ids))}
+	var old []Listed
+	if b != nil {
+		old = b.from.listing.l.Modules
+	}
+	j := 0
+	for _, id := range v.idx.ids {
+		if b != nil && !b.changed[id] {
+			for j < len(old) && old[j].ID < id {
+				j++
+			}
+			if j < len(old) && old[j].ID == id {
+				l.Modules = append(l.Modules, old[j])
+			}
+			continue
+		}
+		if e, ok := v.listed(a, id); ok {
+			l.Modules = append(l.Modules, e)
+		}
+	}
+	if b != nil && sameLocales(v, b.from, b.changed) {
+		l.Locales = b.from.listing.l.Locales
+		return l
+	}
 	locales := map[string]bool{}
 	for _, id := range v.idx.ids {
-		locs := v.Locales(id)
-		for _, loc := range locs {
+		for _, loc := range v.Locales(id) {
 			locales[loc] = true
 		}
-		m, _, ok := v.Primary(a, id)
-		if !ok {
-			continue // a user module whose only rows are broken
-		}
-		e := Listed{ID: id, Module: m, Status: v.ModuleStatus(id), Locales: locs, search: v.searchText(id)}
-		for _, loc := range locs {
-			if v.HasDraft(id, loc) {
-				e.Drafts = append(e.Drafts, loc)
-			}
-		}
-		l.Modules = append(l.Modules, e)
 	}
 	l.Locales = slices.Sorted(maps.Keys(locales))
 	return l
+}
+
+// sameLocales reports whether every id of ids has the same Locales in v
+// as in w (an id gone or new has none in one of them).
+func sameLocales(v, w *View, ids map[string]bool) bool {
+	for id := range ids {
+		if !slices.Equal(v.Locales(id), w.Locales(id)) {
+			return false
+		}
+	}
+	return true
+}
+
+// listed is the entry of id in v's listing; ok is false when id has no
+// text (a user module whose only rows are broken).
+func (v *View) listed(a *assembler.Assembler, id string) (e Listed, ok bool) {
+	m, _, ok := v.Primary(a, id)
+	if !ok {
+		return Listed{}, false
+	}
+	locs := v.Locales(id)
+	e = Listed{ID: id, Module: m, Status: v.ModuleStatus(id), Locales: locs, search: v.searchText(id)}
+	for _, loc := range locs {
+		if v.HasDraft(id, loc) {
+			e.Drafts = append(e.Drafts, loc)
+		}
+	}
+	return e, true
 }
 
 // MatchesListed is Matches for a module of v's Listing, without looking

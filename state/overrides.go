@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 
@@ -246,12 +245,13 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
 	key := assembler.Key(id, locale)
 	v := s.Served.Current()
-	if d, ok := v.Drafts[key]; ok && d.Revision == revision {
-		if perr, broken := v.DraftBroken[key]; broken {
+	if d, ok := v.Drafts.Get(key); ok && d.Revision == revision {
+		if perr, broken := v.DraftBroken.Get(key); broken {
 			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
 				revision, id, locale, perr, library.ErrInvalid)
 		}
-		if err := s.servable(v, v.WithDrafts.Overrides[key]); err != nil {
+		o, _ := v.WithDrafts.Overrides.Get(key)
+		if err := s.servable(v, o); err != nil {
 			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
 				revision, id, locale, err, library.ErrInvalid)
 		}
@@ -270,13 +270,8 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 // draft on top: its placeholders name published modules only, and its
 // includes make no cycle.
 func (s *Overrides) servable(v *View, o *assembler.Override) error {
-	st := &assembler.State{Overrides: maps.Clone(v.State.Overrides), Profiles: v.State.Profiles}
-	st.Overrides[assembler.Key(o.ID, o.Locale)] = o
-	published := map[string]bool{}
-	for key := range st.Overrides {
-		published[key.ID] = true
-	}
-	if err := v.Library.CheckPlaceholdersWith(o.Module, func(id string) bool { return published[id] }); err != nil {
+	st := &assembler.State{Overrides: v.State.Overrides.With(assembler.Key(o.ID, o.Locale), o), Profiles: v.State.Profiles}
+	if err := v.Library.CheckPlaceholdersWith(o.Module, st.Overrides.HasID); err != nil {
 		return err
 	}
 	return s.Assembler.CheckIncludes(v.Library, st, o.Module, o.Locale)
@@ -320,14 +315,14 @@ func (s *Overrides) includedBy(id, locale string) error {
 	if v.Library.Has(id) {
 		return nil
 	}
-	for key := range v.State.Overrides {
-		if key.ID == id && key != assembler.Key(id, locale) {
+	for key := range v.State.Overrides.ID(id) {
+		if key != assembler.Key(id, locale) {
 			return nil
 		}
 	}
 	var by []string
-	for key, o := range v.State.Overrides {
-		if key.ID != id && includes(o.Module, id) {
+	for _, key := range dependents(v.deps.Root(), id, false) {
+		if o, ok := v.State.Overrides.Get(key); ok && key.ID != id && includes(o.Module, id) {
 			by = append(by, fmt.Sprintf("%s (%s, override)", key.ID, o.Locale))
 		}
 	}

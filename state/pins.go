@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
@@ -27,10 +26,7 @@ func Pinned(ctx context.Context, src RevisionSource, v *View, st *assembler.Stat
 	if len(pins) == 0 {
 		return st, nil
 	}
-	out := &assembler.State{Overrides: maps.Clone(st.Overrides), Profiles: st.Profiles}
-	if out.Overrides == nil {
-		out.Overrides = map[assembler.OverrideKey]*assembler.Override{}
-	}
+	out := &assembler.State{Overrides: st.Overrides, Profiles: st.Profiles}
 	for _, p := range pins {
 		bad := func(msg string) error {
 			return &library.Error{Code: library.CodeInvalidRequest, Module: p.ID, Field: p.Field, Msg: msg}
@@ -52,7 +48,7 @@ func Pinned(ctx context.Context, src RevisionSource, v *View, st *assembler.Stat
 		if err != nil {
 			return nil, bad(fmt.Sprintf("revision %d of %s cannot be served: %v", p.Revision, OverrideFile(p.ID, p.Locale), err))
 		}
-		out.Overrides[assembler.Key(p.ID, p.Locale)] = o
+		out.Overrides = out.Overrides.With(assembler.Key(p.ID, p.Locale), o)
 	}
 	return out, nil
 }

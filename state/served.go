@@ -65,10 +65,10 @@ func (nothing) ReadOperatorState(context.Context) (domain.OperatorState, error) 
 // each reload of a library folder, so that pages and assembly never query
 // the database per request. A change of one override or profile reads
 // that key alone (when the Source is a KeySource) and composes the new
-// View from the last one's rows, parsing only the texts it has not parsed
-// before; Changed, the periodic safety net and a change while the
-// database was unreachable read everything. It is safe for concurrent
-// use.
+// View from the last one, changing that key and what depends on it
+// (withKey); Changed, the periodic safety net and a change while the
+// database was unreachable read everything and compose every override
+// again. It is safe for concurrent use.
 type Served struct {
 	src Source
 	lib *reload.Library
@@ -82,7 +82,8 @@ type Served struct {
 	// View (searchText).
 	texts *moduleTexts
 	// parsed is the parse of every stored row of the current View, by key
-	// and revision (under mu): a compose parses only rows not in it.
+	// and revision (under mu): a compose parses only rows not in it, and
+	// withKey changes it in place.
 	parsed map[parseKey]parsedRow
 
 	// stale holds one token when an update has been asked for (Changed,
@@ -263,7 +264,7 @@ func (s *Served) LibraryChanged() {
 	if cur == nil {
 		return
 	}
-	s.swap(s.compose(s.lib.Current(), cur.rows, cur.drafts, cur.profiles))
+	s.swap(s.compose(s.lib.Current(), values(cur.Rows), values(cur.Drafts), cur.profiles), nil, true)
 }
 
 // Current returns the latest View, never nil after Open.
@@ -299,7 +300,8 @@ func overrideKey(id, locale string) changeKey {
 func profileKey(id string) changeKey { return changeKey{subject: domain.SubjectProfile, id: id} }
 
 // update reads the key k alone and swaps in the View with that key
-// replaced. It reads everything instead (rebuild) when the Source is not
+// replaced, composed from the last View (withKey, withProfiles), so that
+// it costs the same whatever the number of overrides. It reads everything instead (rebuild) when the Source is not
 // a KeySource, when k is the zero key, and while the database is found
 // unreachable, since changes may have been missed meanwhile. Errors are
 // the store's.
@@ -310,8 +312,9 @@ func (s *Served) update(ctx context.Context, k changeKey) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cur := s.cur.Load()
-	rows, drafts, profiles := cur.rows, cur.drafts, cur.profiles
+	cur, lib := s.cur.Load(), s.lib.Current()
+	var next *View
+	var touched []assembler.OverrideKey
 	switch k.subject {
 	case domain.SubjectOverride:
 		read, err := ks.ReadOverrideKey(ctx, k.id, k.locale)
@@ -319,9 +322,22 @@ func (s *Served) update(ctx context.Context, k changeKey) error {
 			return fmt.Errorf("operator state: %w", err)
 		}
 		key := assembler.OverrideKey{ID: k.id, Locale: k.locale}
-		rows, drafts = withRow(rows, key, read.Published), withRow(drafts, key, read.Draft)
+		if lib.Snapshot == cur.Library {
+			next, touched = s.withKey(lib, cur, key, read.Published, read.Draft)
+			break
+		}
+		// A library reload not composed yet: everything is checked again.
+		rows, drafts := cur.Rows.Without(key), cur.Drafts.Without(key)
+		if read.Published != nil {
+			rows = rows.With(key, *read.Published)
+		}
+		if read.Draft != nil {
+			drafts = drafts.With(key, *read.Draft)
+		}
+		next = s.compose(lib, values(rows), values(drafts), cur.profiles)
 	case domain.SubjectProfile:
 		p, err := ks.GetProfile(ctx, k.id)
+		profiles := cur.profiles
 		switch {
 		case errors.Is(err, library.ErrNotFound):
 			profiles = withProfile(profiles, k.id, nil)
@@ -330,31 +346,26 @@ func (s *Served) update(ctx context.Context, k changeKey) error {
 		default:
 			profiles = withProfile(profiles, k.id, &p)
 		}
+		if lib.Snapshot == cur.Library {
+			next = s.withProfiles(lib, cur, profiles)
+		} else {
+			next = s.compose(lib, values(cur.Rows), values(cur.Drafts), profiles)
+		}
 	default:
 		return fmt.Errorf("operator state: a change of %q is not served: %w", k.subject, library.ErrInvalid)
 	}
 	s.keyReads.Add(1)
-	s.swap(s.compose(s.lib.Current(), rows, drafts, profiles))
+	s.swap(next, touched, next.Library != cur.Library)
 	return nil
 }
 
-// withRow returns rows (ordered by module id, then locale, byte order, as
-// the store lists them) with the row of key replaced by r, or removed when
-// r is nil; rows itself is not modified.
-func withRow(rows []domain.Override, key assembler.OverrideKey, r *domain.Override) []domain.Override {
-	out := make([]domain.Override, 0, len(rows)+1)
-	for _, row := range rows {
-		if assembler.Key(row.ModuleID, row.Locale) != key {
-			out = append(out, row)
-		}
+// values is every value of m, in key order.
+func values(m assembler.ByKey[domain.Override]) []domain.Override {
+	out := make([]domain.Override, 0, m.Len())
+	for _, r := range m.All() {
+		out = append(out, r)
 	}
-	if r == nil {
-		return out
-	}
-	i, _ := slices.BinarySearchFunc(out, *r, func(a, b domain.Override) int {
-		return cmp.Or(strings.Compare(a.ModuleID, b.ModuleID), strings.Compare(a.Locale, b.Locale))
-	})
-	return slices.Insert(out, i, *r)
+	return out
 }
 
 // withProfile returns profiles (ordered by id, byte order) with the
@@ -381,7 +392,7 @@ func (s *Served) rebuild(ctx context.Context) error {
 		return fmt.Errorf("operator state: %w", err)
 	}
 	s.fullReads.Add(1)
-	s.swap(s.compose(s.lib.Current(), read.Overrides, read.Drafts, read.Profiles))
+	s.swap(s.compose(s.lib.Current(), read.Overrides, read.Drafts, read.Profiles), nil, true)
 	s.healthMu.Lock()
 	s.staleSince = time.Time{}
 	s.healthMu.Unlock()
@@ -428,111 +439,16 @@ func (s *Served) LastNotification() time.Time {
 	return s.notified
 }
 
-// compose builds the View of the operator state on lib, with no
-// ServedGeneration yet (swap gives it one); the caller holds s.mu. An
-// override whose text no longer parses, or uses a placeholder that is
-// neither a variable, an environment value, a library module nor a
-// stored override's id, is kept in Broken (DraftBroken for a draft) and
-// not served: the builtin serves instead of an override that would fail
-// every assembly. Texts are parsed once (s.parsed); the placeholders of
-// every override are checked again on each compose, since they depend on
-// the library and on which ids are stored, which any change may move.
-func (s *Served) compose(lib *reload.State, rows, drafts []domain.Override, profiles []domain.Profile) *View {
-	v := &View{
-		Generation:    s.gen.Add(1),
-		Library:       lib.Snapshot,
-		LibraryBroken: lib.Broken,
-		State: &assembler.State{
-			Overrides: make(map[assembler.OverrideKey]*assembler.Override, len(rows)),
-			Profiles:  make(map[string]*domain.Profile, len(profiles)),
-		},
-		Rows:        make(map[assembler.OverrideKey]domain.Override, len(rows)),
-		Broken:      map[assembler.OverrideKey]error{},
-		Drafts:      make(map[assembler.OverrideKey]domain.Override, len(drafts)),
-		DraftBroken: map[assembler.OverrideKey]error{},
-		rows:        rows,
-		drafts:      drafts,
-		profiles:    profiles,
-		texts:       s.texts,
-		listing:     &listing{},
-	}
-	// A published override may include another published override's id; a
-	// draft may also include a draft's.
-	published, any := map[string]bool{}, map[string]bool{}
-	for _, r := range rows {
-		published[r.ModuleID], any[r.ModuleID] = true, true
-	}
-	for _, r := range drafts {
-		any[r.ModuleID] = true
-	}
-	parsed := make(map[parseKey]parsedRow, len(rows)+len(drafts))
-	defer func() { s.parsed = parsed }()
-	parse := func(r domain.Override, stored map[string]bool) (*assembler.Override, error) {
-		k := parseKey{r.ModuleID, library.LocaleKey(r.Locale), r.Revision}
-		p, ok := s.parsed[k]
-		if !ok || !p.parses(r) {
-			p.row = r
-			p.o, p.err = parseOverride(r)
-		}
-		parsed[k] = p
-		o, err := p.o, p.err
-		if err != nil {
-			return nil, err
-		}
-		if err := lib.Snapshot.CheckPlaceholdersWith(o.Module, func(id string) bool { return stored[id] }); err != nil {
-			return nil, fmt.Errorf("it no longer fits the library: %w", err)
-		}
-		return o, nil
-	}
-	for _, r := range rows {
-		key := assembler.Key(r.ModuleID, r.Locale)
-		v.Rows[key] = r
-		ov, err := parse(r, published)
-		if err != nil {
-			if prev := s.cur.Load(); prev == nil || prev.Broken[key] == nil || prev.Rows[key].Revision != r.Revision {
-				// Logged when it stops serving, not again on every change.
-				s.log.Warn("override not served", "module", r.ModuleID, "locale", r.Locale, "revision", r.Revision, "err", err)
-			}
-			v.Broken[key] = err
-			continue
-		}
-		v.State.Overrides[key] = ov
-	}
-	v.WithDrafts = v.State
-	for _, r := range drafts {
-		key := assembler.Key(r.ModuleID, r.Locale)
-		v.Drafts[key] = r
-		ov, err := parse(r, any)
-		if err != nil {
-			v.DraftBroken[key] = err
-			continue
-		}
-		if v.WithDrafts == v.State {
-			v.WithDrafts = &assembler.State{Overrides: maps.Clone(v.State.Overrides)}
-		}
-		v.WithDrafts.Overrides[key] = ov
-	}
-	for _, p := range profiles {
-		// A copy: the assembler must not share the slice of the View's rows.
-		p.PromptModules = slices.Clone(p.PromptModules)
-		v.State.Profiles[p.ID] = &p
-	}
-	if v.WithDrafts != v.State {
-		v.WithDrafts.Profiles = v.State.Profiles
-	}
-	v.idx = newIndex(lib.Snapshot, v.Rows, v.Drafts)
-	v.published = v.idx
-	if len(v.Drafts) > 0 {
-		v.published = newIndex(lib.Snapshot, v.Rows)
-	}
-	return v
-}
-
 // parseKey is what a stored row's parse is kept by: its module id, its
 // LocaleKey and its revision.
 type parseKey struct {
 	id, locale string
 	revision   int
+}
+
+// parseKeyOf is r's parseKey.
+func parseKeyOf(r domain.Override) parseKey {
+	return parseKey{r.ModuleID, library.LocaleKey(r.Locale), r.Revision}
 }
 
 // parsedRow is the parse of row (parseOverride): o, or err.

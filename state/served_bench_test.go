@@ -17,16 +17,17 @@ import (
 )
 
 // BenchmarkServedUpdate times the update of the served state after one
-// published override save, with N published overrides stored: before,
-// the whole operator state read and every text parsed (the full rebuild
-// each write made, twice counting its own notification), and after, the
-// saved key read alone and the View composed from the last one's parsed
-// texts. Each iteration saves and times one of each in turn, so that both
-// see the same machine; the medians are reported as before-ns/update and
-// after-ns/update, their ratio as before/after (ns/op counts the two
-// saves too). The N overrides: one per builtin module (35, en-US), then
+// published override save, with N published overrides stored: full, the
+// whole operator state read and every text parsed (what the periodic
+// safety net does, and what each write once did), and by key, the saved
+// key read alone and the View composed from the last one (withKey). Each
+// iteration saves and times one of each in turn, so that both see the
+// same machine; the medians are reported as full-ns/update and
+// bykey-ns/update, their ratio as full/bykey (ns/op counts the two saves
+// too). The N overrides: one per builtin module (10 or 35, en-US), then
 // generated user modules (aux layer, a few hundred bytes each, one in ten
-// including the one before it). Figures in BENCHMARKS.md:
+// including the one before it). The by-key figure at 5,000 against the
+// one at 10 is the target (at most twice). Figures in BENCHMARKS.md:
 //
 //	go test ./state -run '^$' -bench '^BenchmarkServedUpdate$' -benchtime 30x -count 3
 func BenchmarkServedUpdate(b *testing.B) {
@@ -34,7 +35,7 @@ func BenchmarkServedUpdate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{35, 1000, 5000} {
+	for _, n := range []int{10, 35, 1000, 5000} {
 		b.Run(fmt.Sprintf("overrides=%d", n), func(b *testing.B) {
 			ctx := domain.WithActor(context.Background(), "bench")
 			st, err := store.Open(ctx, storetest.NewDatabase(b))
@@ -49,7 +50,7 @@ func BenchmarkServedUpdate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if got := len(served.Current().State.Overrides); got != n {
+			if got := served.Current().State.Overrides.Len(); got != n {
 				b.Fatalf("%d overrides served, want %d", got, n)
 			}
 			m, _ := lib.Module("task.summarize", "en-US")
@@ -81,22 +82,23 @@ func BenchmarkServedUpdate(b *testing.B) {
 				after = append(after, time.Since(t0))
 				i += 2
 			}
-			if o := served.Current().State.Overrides[assembler.Key("task.summarize", "en-US")]; o == nil || o.Revision != head.Revision {
+			if o, _ := served.Current().State.Overrides.Get(assembler.Key("task.summarize", "en-US")); o == nil || o.Revision != head.Revision {
 				b.Fatalf("the last save is not served")
 			}
 			mb, ma := median(before), median(after)
-			b.ReportMetric(float64(mb.Nanoseconds()), "before-ns/update")
-			b.ReportMetric(float64(ma.Nanoseconds()), "after-ns/update")
-			b.ReportMetric(float64(mb)/float64(ma), "before/after")
+			b.ReportMetric(float64(mb.Nanoseconds()), "full-ns/update")
+			b.ReportMetric(float64(ma.Nanoseconds()), "bykey-ns/update")
+			b.ReportMetric(float64(mb)/float64(ma), "full/bykey")
 		})
 	}
 }
 
 // seedOverrides publishes n overrides through tx: one per builtin module
-// in en-US, then user modules.
+// in en-US (task.summarize, the one saved, first), then user modules.
 func seedOverrides(ctx context.Context, tx *store.Store, lib *library.Snapshot, n int) error {
 	i := 0
-	for _, id := range lib.IDs() {
+	ids := append([]string{"task.summarize"}, slices.DeleteFunc(slices.Clone(lib.IDs()), func(id string) bool { return id == "task.summarize" })...)
+	for _, id := range ids {
 		if i == n {
 			return nil
 		}

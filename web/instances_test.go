@@ -57,6 +57,12 @@ func startOn(t *testing.T, dbURL string, refresh time.Duration) *Server {
 }
 
 // eventually waits up to limit for ok to hold.
+// has reports whether m has a value for key.
+func has[V any](m assembler.ByKey[V], key assembler.OverrideKey) bool {
+	_, ok := m.Get(key)
+	return ok
+}
+
 func eventually(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
@@ -92,17 +98,17 @@ func TestStartedServerFollowsNotifications(t *testing.T) {
 	// The draft's notification brings it to the server's drafts, not to
 	// what it serves.
 	eventually(t, time.Second, "draft seen", func() bool {
-		d, ok := srv.served.Current().Drafts[key]
+		d, ok := srv.served.Current().Drafts.Get(key)
 		return ok && strings.Contains(d.Text, "Notified marker 7f3a.")
 	})
-	if srv.served.Current().State.Overrides[key] != nil {
+	if has(srv.served.Current().State.Overrides, key) {
 		t.Fatal("the draft is served")
 	}
 	if _, err := other.Publish(t.Context(), "base.identity", "en-US", 1); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Second, "override served", func() bool {
-		o := srv.served.Current().State.Overrides[key]
+		o, _ := srv.served.Current().State.Overrides.Get(key)
 		return o != nil && strings.Contains(o.Module.Text, "Notified marker 7f3a.")
 	})
 	if _, err := other.CreateProfile(t.Context(), domain.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {

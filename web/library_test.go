@@ -303,7 +303,7 @@ func TestLibraryFolderReloadsWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 5*time.Second, "the override served", func() bool {
-		return srv.served.Current().State.Overrides[assembler.Key(m.ID, "en-US")] != nil
+		return has(srv.served.Current().State.Overrides, assembler.Key(m.ID, "en-US"))
 	})
 	if strings.Contains(serve(h, http.MethodGet, "/drift").Body.String(), "task.reload-notes") {
 		t.Fatal("drift listed before the folder's version moved")
@@ -447,13 +447,13 @@ func TestLibraryFolderDropsAModuleAnOverrideIncludes(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := assembler.Key(m.ID, "en-US")
-	eventually(t, 5*time.Second, "the override served", func() bool { return srv.served.Current().State.Overrides[key] != nil })
+	eventually(t, 5*time.Second, "the override served", func() bool { return has(srv.served.Current().State.Overrides, key) })
 	if err := os.Remove(filepath.Join(dir, sig)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the override listed as not served", func() bool { return srv.served.Current().Broken[key] != nil })
+	eventually(t, 10*time.Second, "the override listed as not served", func() bool { return has(srv.served.Current().Broken, key) })
 	v := srv.served.Current()
-	if err := v.Broken[key]; !strings.Contains(err.Error(), "unknown placeholder {{aux.sig}}") {
+	if err, _ := v.Broken.Get(key); !strings.Contains(err.Error(), "unknown placeholder {{aux.sig}}") {
 		t.Errorf("broken because %v, want the unknown placeholder named", err)
 	}
 	res, err := srv.cfg.Assembler.Assemble(v.Library, v.State, &assembler.Request{Locale: "en-US"}, time.Now())

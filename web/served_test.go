@@ -51,7 +51,7 @@ func TestOwnNotificationsSkippedOthersReadByKey(t *testing.T) {
 	}
 	key := assembler.Key("base.identity", "en-US")
 	eventually(t, 5*time.Second, "the other process's publish served", func() bool {
-		o := srv.served.Current().State.Overrides[key]
+		o, _ := srv.served.Current().State.Overrides.Get(key)
 		return o != nil && strings.Contains(o.Module.Text, "Own marker.")
 	})
 	if _, err := other.CreateProfile(ctx, domain.Profile{ID: "ops", Name: "Ops", Locale: "en-US"}); err != nil {

@@ -199,13 +199,13 @@ func (s *Server) metricsState() metrics.State {
 	m := metrics.State{
 		Generation:        v.ServedGeneration,
 		LibraryGeneration: v.Library.Generation,
-		Overrides:         len(v.State.Overrides),
-		Drafts:            len(v.Drafts),
-		Broken:            len(v.Broken),
+		Overrides:         v.State.Overrides.Len(),
+		Drafts:            v.Drafts.Len(),
+		Broken:            v.Broken.Len(),
 		LastNotification:  s.served.LastNotification(),
 		TokensLoadedAt:    s.tokens.LoadedAt(),
 	}
-	for key, r := range v.Rows {
+	for key, r := range v.Rows.All() {
 		if v.Drift(key.ID, r.Locale).Drifted() {
 			m.Drifted++
 		}

@@ -401,8 +401,8 @@ func TestStateLoadMatchesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	operator := served.Current().State
-	if len(operator.Overrides) != 1 || operator.Overrides[assembler.Key("base.identity", "en-us")].Module.Text != text {
-		t.Errorf("overrides %v: want only the parsed base.identity", operator.Overrides)
+	if o, ok := operator.Overrides.Get(assembler.Key("base.identity", "en-us")); operator.Overrides.Len() != 1 || !ok || o.Module.Text != text {
+		t.Errorf("%d overrides: want only the parsed base.identity", operator.Overrides.Len())
 	}
 	if p := operator.Profiles["desk"]; p == nil || p.Locale != "zh-CN" || p.PromptModules[0] != "base.identity" {
 		t.Errorf("profile %+v", p)

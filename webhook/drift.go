@@ -39,7 +39,7 @@ func (h *Webhooks) WatchDrift(ctx context.Context, served *state.Served) {
 func (h *Webhooks) recordDrift(ctx context.Context, v *state.View, seen map[string]bool) (ok bool) {
 	ok = true
 	current := map[string]bool{}
-	for key, r := range v.Rows {
+	for key, r := range v.Rows.All() {
 		d := v.Drift(key.ID, r.Locale)
 		if !d.Drifted() {
 			continue

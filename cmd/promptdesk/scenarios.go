@@ -67,7 +67,7 @@ func (a *app) scenariosCheck(ctx context.Context) error {
 	}
 	v := svc.Served.Current()
 	fmt.Fprintf(a.stdout, "\n%d scenarios on library %s (generation %d) with %d published overrides: %d changed, %d failed, %d never accepted, %d unchanged\n",
-		len(runs), v.Library.Source, v.Library.Generation, len(v.State.Overrides),
+		len(runs), v.Library.Source, v.Library.Generation, v.State.Overrides.Len(),
 		counts[state.RunChanged], counts[state.RunFailed], counts[state.RunNeverAccepted], counts[state.RunUnchanged])
 	switch {
 	case counts[state.RunChanged]+counts[state.RunFailed] > 0:
