@@ -760,7 +760,7 @@ type idIndex struct{ base, tasks []string }
 // snapshot; with a State that has overrides, which ones are user modules
 // is learnt once per State and snapshot.
 func (a *Assembler) index(snap *library.Snapshot, st *State) *idIndex {
-	if st == nil || len(st.Overrides) == 0 {
+	if st == nil || st.Overrides.Len() == 0 {
 		return a.snapshotIndex(snap)
 	}
 	key := stateIndexKey{weak.Make(snap), weak.Make(st)}

@@ -111,28 +111,18 @@ func (a *Assembler) catalogue(snap *library.Snapshot, st *State, locale string, 
 // taskOverrides returns st's overrides of task modules (user modules
 // included) in key order; nil without any. It is made once per State.
 func (a *Assembler) taskOverrides(st *State) []*Override {
-	if st == nil || len(st.Overrides) == 0 {
+	if st == nil || st.Overrides.Len() == 0 {
 		return nil
 	}
 	key := weak.Make(st)
 	if v, ok := a.stateTasks.Load(key); ok {
 		return v.([]*Override)
 	}
-	var keys []OverrideKey
-	for k := range st.Overrides {
+	var list []*Override
+	for k, o := range st.Overrides.All() {
 		if strings.HasPrefix(k.ID, "task.") {
-			keys = append(keys, k)
+			list = append(list, o)
 		}
-	}
-	slices.SortFunc(keys, func(x, y OverrideKey) int {
-		if c := strings.Compare(x.ID, y.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Locale, y.Locale)
-	})
-	list := make([]*Override, len(keys))
-	for i, k := range keys {
-		list[i] = st.Overrides[k]
 	}
 	weakcache.Store(st, &a.stateTasks, key, list)
 	return list
