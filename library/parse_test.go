@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func mustParse(t *testing.T, file, text string) *Module {
@@ -385,5 +386,30 @@ func TestParseCommentAfterPlainValue(t *testing.T) {
 	}
 	if !reflect.DeepEqual(m.Frontmatter, want) {
 		t.Fatalf("got  %+v\nwant %+v", m.Frontmatter, want)
+	}
+}
+
+// Values written as they are in the frontmatter are held as part of Text,
+// not as second copies; a value the YAML decoder changes (folded over
+// lines, an escape in quotes) keeps its decoded text.
+func TestParseValuesShareText(t *testing.T) {
+	m := mustParse(t, "task-x.md", "---\nid: task.x\nlayer: task\nversion: 1\ntitle: \"Summarise minutes\"\n"+
+		"description: Turns a meeting transcript into minutes with decisions and owners.\n"+
+		"outputContract: \"Line one\\nline two\"\n---\nBody.\n")
+	in := func(s string) bool {
+		p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(m.Text)))
+		return p >= start && p+uintptr(len(s)) <= start+uintptr(len(m.Text))
+	}
+	if m.Title != "Summarise minutes" || !in(m.Title) {
+		t.Errorf("title %q: not a substring of Text", m.Title)
+	}
+	if m.Description != "Turns a meeting transcript into minutes with decisions and owners." || !in(m.Description) {
+		t.Errorf("description %q: not a substring of Text", m.Description)
+	}
+	if m.ID != "task.x" || !in(m.ID) {
+		t.Errorf("id %q: not a substring of Text", m.ID)
+	}
+	if m.OutputContract != "Line one\nline two" || in(m.OutputContract) {
+		t.Errorf("outputContract %q: want the decoded escape, a string of its own", m.OutputContract)
 	}
 }

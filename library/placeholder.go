@@ -22,32 +22,53 @@ type Piece struct {
 // text is merged, so the result alternates literal and placeholder pieces.
 func Scan(text string) []Piece {
 	var pieces []Piece
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			pieces = append(pieces, Piece{Literal: lit.String()})
-			lit.Reset()
+	// The literal run so far as spans [from, to) of text, adjacent spans
+	// merged: a run without an escape is one span, a substring of text
+	// rather than a copy (a library holds every module's pieces).
+	var run [][2]int
+	add := func(from, to int) {
+		switch {
+		case from == to:
+		case len(run) > 0 && run[len(run)-1][1] == from:
+			run[len(run)-1][1] = to
+		default:
+			run = append(run, [2]int{from, to})
 		}
+	}
+	flush := func() {
+		switch len(run) {
+		case 0:
+			return
+		case 1:
+			pieces = append(pieces, Piece{Literal: text[run[0][0]:run[0][1]]})
+		default:
+			var b strings.Builder
+			for _, r := range run {
+				b.WriteString(text[r[0]:r[1]])
+			}
+			pieces = append(pieces, Piece{Literal: b.String()})
+		}
+		run = run[:0]
 	}
 	i := 0
 	for {
 		j := strings.Index(text[i:], "{{")
 		if j < 0 {
-			lit.WriteString(text[i:])
+			add(i, len(text))
 			break
 		}
 		j += i
 		name, end, ok := placeholderAt(text, j)
 		if !ok {
-			lit.WriteString(text[i : j+1])
+			add(i, j+1)
 			i = j + 1
 			continue
 		}
 		if j > i && text[j-1] == '\\' {
-			lit.WriteString(text[i : j-1])
-			lit.WriteString(text[j:end])
+			add(i, j-1)
+			add(j, end)
 		} else {
-			lit.WriteString(text[i:j])
+			add(i, j)
 			flush()
 			pieces = append(pieces, Piece{Name: name})
 		}

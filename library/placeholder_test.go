@@ -3,6 +3,7 @@ package library
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 func TestScan(t *testing.T) {
@@ -36,5 +37,24 @@ func TestPlaceholderLines(t *testing.T) {
 	want := []Placeholder{{"x", 2}, {"y", 4}, {"z", 4}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// A literal run without an escape is a substring of the scanned text,
+// not a copy (a library holds the pieces of every module); one with an
+// escape is the run's text with the backslash dropped.
+func TestScanSharesText(t *testing.T) {
+	text := "Answer {{ }} in {{lang}}, {not {{x} a placeholder}, then \\{{y}} stays."
+	pieces := Scan(text)
+	want := []Piece{{Literal: "Answer {{ }} in "}, {Name: "lang"}, {Literal: ", {not {{x} a placeholder}, then {{y}} stays."}}
+	if !reflect.DeepEqual(pieces, want) {
+		t.Fatalf("Scan:\n got %#v\nwant %#v", pieces, want)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(pieces[0].Literal))); p != start {
+		t.Errorf("the first literal is a copy, not text[0:]")
+	}
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(pieces[2].Literal))); p >= start && p < start+uintptr(len(text)) {
+		t.Errorf("the literal with an escape points into text; it must be a new string without the backslash")
 	}
 }

@@ -7,9 +7,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/text/language"
 )
@@ -109,6 +112,16 @@ func LoadDir(dir string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// moduleFile is a module file Load reads: its path in the folder and
+// the locale of its folder.
+type moduleFile struct{ path, locale string }
+
+// parsedFile is what Load made of one moduleFile.
+type parsedFile struct {
+	m   *Module
+	err error
+}
+
 // Load reads a library from fsys. prefix is prepended to paths in
 // messages. A locale without a label file has the embedded library's
 // labels of that locale, when there are some (Parts.EmbeddedLabels); for
@@ -128,6 +141,7 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 		}
 		return nil, FileErrors{{File: display("modules"), Msg: "no modules folder: " + err.Error()}}
 	}
+	var todo []moduleFile
 	for _, ld := range localeDirs {
 		if !IsDir(fsys, path.Join("modules", ld.Name()), ld) {
 			if problem, ok := DanglingLink(fsys, path.Join("modules", ld.Name())); ok {
@@ -151,18 +165,34 @@ func Load(fsys fs.FS, prefix string) (*Snapshot, error) {
 			if !IsModuleFileName(f.Name()) || IsDir(fsys, p, f) {
 				continue
 			}
-			data, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				report(&FileError{File: display(p), Msg: ReadProblem(fsys, p, err)})
-				continue
-			}
-			m, err := ParseModuleFile(display(p), locale, data)
-			if err != nil {
-				report(err)
-				continue
-			}
-			parts.Modules = append(parts.Modules, m)
+			todo = append(todo, moduleFile{path: p, locale: locale})
 		}
+	}
+	// Reading and parsing is most of a load and each file stands alone:
+	// every core takes files; the results keep the folder's order.
+	parsed := make([]parsedFile, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
+				p := todo[i].path
+				data, err := fs.ReadFile(fsys, p)
+				if err != nil {
+					parsed[i].err = &FileError{File: display(p), Msg: ReadProblem(fsys, p, err)}
+					continue
+				}
+				parsed[i].m, parsed[i].err = ParseModuleFile(display(p), todo[i].locale, data)
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range parsed {
+		if r.err != nil {
+			report(r.err)
+			continue
+		}
+		parts.Modules = append(parts.Modules, r.m)
 	}
 
 	labelFiles, err := fs.ReadDir(fsys, "labels")

@@ -116,15 +116,15 @@ func (b bitset) and(c bitset) bitset {
 }
 
 // searchText is the lower-case text a search for id reads: the id, then
-// the title and description of every text of Modules, each module's in
-// one string with a NUL between them so that no match spans the two.
+// the title and the description of every text of Modules, each on its
+// own so that no match spans the two.
 func (v *View) searchText(id string) []searchable {
 	ms := v.Modules(id)
-	out := make([]searchable, 0, 1+len(ms))
+	out := make([]searchable, 0, 1+2*len(ms))
 	lid := strings.ToLower(id)
 	out = append(out, searchable{lid, byteSet(lid)})
 	for _, m := range ms {
-		out = append(out, v.texts.lower(m))
+		out = append(out, v.texts.lower(m)...)
 	}
 	return out
 }
@@ -135,19 +135,22 @@ func (v *View) searchText(id string) []searchable {
 // hundreds of milliseconds at 10,000 modules, and the texts of a library
 // and of the parsed overrides outlive many Views.
 type moduleTexts struct {
-	m sync.Map // weak.Pointer[library.Module] → searchable
+	m sync.Map // weak.Pointer[library.Module] → [2]searchable
 }
 
-// lower is m's title and description, lower case, NUL between them.
-func (c *moduleTexts) lower(m *library.Module) searchable {
+// lower is m's title and description, lower case. Each is lowered on its
+// own: a text without upper case (Chinese, Japanese, Korean) is then the
+// module's own string, not a copy, which at 10,000 modules is most of
+// the bytes.
+func (c *moduleTexts) lower(m *library.Module) []searchable {
 	key := weak.Make(m)
 	if t, ok := c.m.Load(key); ok {
-		return t.(searchable)
+		return t.(*[2]searchable)[:]
 	}
-	text := strings.ToLower(m.Title + "\x00" + m.Description)
-	t := searchable{text, byteSet(text)}
+	title, desc := strings.ToLower(m.Title), strings.ToLower(m.Description)
+	t := &[2]searchable{{title, byteSet(title)}, {desc, byteSet(desc)}}
 	weakcache.Store(m, &c.m, key, t)
-	return t
+	return t[:]
 }
 
 // Profiles returns the stored profiles the View serves, ordered by id.

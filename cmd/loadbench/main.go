@@ -2,6 +2,10 @@
 // beside an I/O floor, in one run:
 //
 //	go run ./cmd/loadbench [--request FILE] [--duration 5s] [--rounds 3]
+//	go run ./cmd/loadbench library [--size 10000] [--runs 3] [--requests 1000]
+//
+// The second form measures serve --library at a large library (time to
+// ready, resident memory after mixed requests; see libraryBench).
 //
 // It builds cmd/promptdesk (or takes --binary), creates an API token and
 // starts `promptdesk serve` on a free local port, with a private Postgres
@@ -49,6 +53,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "library" {
+		if err := libraryBench(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench library:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "floor" {
 		if err := floor(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench floor:", err)
@@ -123,26 +134,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "lb")
+	tmp, binary, err := prepare(o.binary)
+	defer os.RemoveAll(tmp)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	// The private cluster runs as the postgres OS user, which must enter
-	// the folder.
-	if err := os.Chmod(tmp, 0o711); err != nil {
-		return err
-	}
-	if o.binary == "" {
-		o.binary = filepath.Join(tmp, "promptdesk")
-		build := exec.Command("go", "build", "-o", o.binary, "./cmd/promptdesk")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/promptdesk (run from the project root, or pass --binary): %w", err)
-		}
-	}
+	o.binary = binary
 	dataDir := filepath.Join(tmp, "d")
-	token, err := createToken(o.binary, dataDir)
+	token, err := createToken(o.binary, dataDir, "assemble")
 	if err != nil {
 		return err
 	}
@@ -290,10 +289,10 @@ func describe(path string) string {
 	return path
 }
 
-// createToken creates an API token with the assemble scope through the
-// CLI and returns its secret.
-func createToken(binary, dataDir string) (string, error) {
-	cmd := exec.Command(binary, "token", "add", "--data-dir", dataDir, "--log-level", "warn", "--scope", "assemble", "loadbench")
+// createToken creates an API token with scopes (comma-separated) through
+// the CLI and returns its secret.
+func createToken(binary, dataDir, scopes string) (string, error) {
+	cmd := exec.Command(binary, "token", "add", "--data-dir", dataDir, "--log-level", "warn", "--scope", scopes, "loadbench")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {

@@ -150,6 +150,14 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger) (*store.Store, fu
 	return st, func() { st.Close(); stopDB() }, nil
 }
 
+// openedStore is what openStore returned, passed from the goroutine that
+// starts Postgres while the library loads.
+type openedStore struct {
+	st    *store.Store
+	close func()
+	err   error
+}
+
 func (a *app) serve(ctx context.Context) error {
 	log := a.logger()
 	cfg := a.cli.Serve
@@ -161,21 +169,42 @@ func (a *app) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lib, err := a.library(log)
-	if err != nil {
-		return err
+	// A library folder takes a while to load (seconds at 10,000
+	// modules), so Postgres starts meanwhile; the embedded library loads
+	// in milliseconds and is checked before anything starts.
+	opened := make(chan openedStore, 1)
+	startStore := func() {
+		st, closeStore, err := a.openStore(ctx, log)
+		opened <- openedStore{st, closeStore, err}
 	}
-	if err := fallbackLabels(lib.Current().Snapshot, asm.FallbackLocale()); err != nil {
+	folder := a.cli.Library != ""
+	if folder {
+		go startStore()
+	}
+	lib, err := a.library(log)
+	if err == nil {
+		err = fallbackLabels(lib.Current().Snapshot, asm.FallbackLocale())
+	}
+	if err != nil {
+		if folder {
+			if o := <-opened; o.err == nil {
+				o.close()
+			}
+		}
 		return err
 	}
 	// While Postgres starts: the first request should not load the
 	// tokenizer's vocabulary.
 	go asm.Warm(lib.Current().Snapshot)
-	st, closeStore, err := a.openStore(ctx, log)
-	if err != nil {
-		return err
+	if !folder {
+		go startStore()
 	}
-	defer closeStore()
+	o := <-opened
+	if o.err != nil {
+		return o.err
+	}
+	defer o.close()
+	st := o.st
 	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/lint"
+	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
 // With --library, serve takes a folder with a broken file (the broken
@@ -97,5 +99,46 @@ func TestFallbackLocaleWithoutLabelsIsRefused(t *testing.T) {
 	}
 	if err := a.serve(t.Context()); err == nil || err.Error() != want {
 		t.Errorf("serve: %v\nwant %s", err, want)
+	}
+}
+
+// serve on a library folder starts Postgres while the folder loads: a
+// folder that loads serves (the console line names it), and one that
+// does not is refused with the loader's error once the store that
+// started meanwhile is closed again.
+func TestServeLoadsAFolderWhilePostgresStarts(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, library.BuiltinFS()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--library", dir, "--database-url", dbURL, "--log-level", "error"}, out, io.Discard)
+	}()
+	deadline := time.After(time.Minute)
+	// The setup link is the last line serve prints before it waits.
+	for !strings.Contains(out.String(), "(library: "+dir+", ") || !strings.Contains(out.String(), "No users yet") {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended before serving: %v\n%s", err, out.String())
+		case <-deadline:
+			t.Fatalf("serve printed no console line in a minute:\n%s", out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve after cancel: %v", err)
+	}
+
+	empty := t.TempDir()
+	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--library", empty, "--database-url", dbURL, "--log-level", "error"}, io.Discard, io.Discard)
+	if want := "library: library folder " + empty + " has no modules folder"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("serve on a folder without modules: %v, want %s…", err, want)
 	}
 }

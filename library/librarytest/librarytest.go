@@ -9,6 +9,8 @@ import (
 	_ "embed"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing/fstest"
 	"unicode/utf8"
@@ -187,4 +189,25 @@ func Library(size int) (*library.Snapshot, error) {
 		return nil, err
 	}
 	return library.Load(fsys, fmt.Sprintf("generated-%d", size))
+}
+
+// Write writes FS(size) into the folder dir (created when missing, with
+// modules/<locale>/ and labels/ below it), so that a server or a command
+// can load the library as an operator's folder (`serve --library dir`).
+// Errors: those of FS, and of creating the folders and files.
+func Write(dir string, size int) error {
+	fsys, err := FS(size)
+	if err != nil {
+		return err
+	}
+	for p, f := range fsys {
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

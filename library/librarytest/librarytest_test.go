@@ -1,6 +1,8 @@
 package librarytest_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"unicode/utf8"
@@ -59,6 +61,35 @@ func TestLargeLibrary(t *testing.T) {
 	for p, f := range a {
 		if string(b[p].Data) != string(f.Data) {
 			t.Fatalf("%s differs between two generations", p)
+		}
+	}
+}
+
+// A written library is an operator's folder: LoadDir reads back every
+// generated file, with the same ids and locales as the library loaded
+// from FS.
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	const size = 300
+	if err := librarytest.Write(dir, size); err != nil {
+		t.Fatal(err)
+	}
+	got, err := library.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := librarytest.Library(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.IDs(), want.IDs()) || !slices.Equal(got.Locales(), want.Locales()) || len(got.IDs()) != size {
+		t.Errorf("written folder: %d ids in %v, want %d in %v", len(got.IDs()), got.Locales(), len(want.IDs()), want.Locales())
+	}
+	fsys, _ := librarytest.FS(size)
+	for p, f := range fsys {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || string(data) != string(f.Data) {
+			t.Fatalf("%s: written differently (%v)", p, err)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -413,6 +414,8 @@ func (l *Library) stat(found []entry, e entry) []entry {
 func (l *Library) reload(dirty map[string]bool) {
 	found, locales, problems, held := l.scan()
 	seen := make(map[string]bool, len(found))
+	var toRead []*file
+	var infos []fs.FileInfo
 	for _, e := range found {
 		seen[e.rel] = true
 		f := l.files[e.rel]
@@ -428,8 +431,9 @@ func (l *Library) reload(dirty map[string]bool) {
 		if f.read && !dirty[e.rel] && e.info.Size() == f.size && e.info.ModTime().Equal(f.mtime) {
 			continue
 		}
-		l.readFile(f, e.info)
+		toRead, infos = append(toRead, f), append(infos, e.info)
 	}
+	l.readFiles(toRead, infos)
 	for rel, f := range l.files {
 		if seen[rel] || held[path.Dir(rel)] || (!f.labels && held["modules"]) {
 			continue
@@ -477,6 +481,27 @@ func (l *Library) reload(dirty map[string]bool) {
 	for _, fn := range subs {
 		fn()
 	}
+}
+
+// readFiles reads and parses each of files (with its stat in infos) as
+// readFile does, on every core: parsing is most of the first load of a
+// large folder (a few seconds for 24,000 module files on one core), and
+// each file is read and parsed alone.
+func (l *Library) readFiles(files []*file, infos []fs.FileInfo) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				l.readFile(files[i], infos[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // readFile reads and parses f when its content changed since last read.
