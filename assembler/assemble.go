@@ -100,6 +100,11 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 		if catalogue, err = a.fitSkills(r, *pl.skills, a.SkillBudget(profile)); err != nil {
 			return nil, err
 		}
+		// A budget too small for even one skill leaves the segment out:
+		// its text would announce a list that is empty.
+		if len(r.skillRows) == 0 {
+			pl.skills, catalogue.Mode = nil, SkillModeNone
+		}
 	}
 	r.out.Grow(estimate(pl, r))
 	r.uses = make([]placeholderUse, 0, 16)
@@ -236,12 +241,14 @@ func (a *Assembler) Assemble(snap *library.Snapshot, st *State, req *Request, no
 				res.Report = append(res.Report, skillEntry(KindSkillListed, row))
 			}
 			for _, ref := range r.skillCut {
-				if ref >= 0 {
-					res.Report = append(res.Report, r.pool.cat.cut[ref])
-				} else {
-					res.Report = append(res.Report, skillEntry(KindSkillCut, r.pool.row(ref)))
-				}
+				res.Report = append(res.Report, cutEntry(r.pool, ref))
 			}
+		}
+	}
+	if pl.skills == nil {
+		// Every skill was cut: the entries stand where the segment would.
+		for _, ref := range r.skillCut {
+			res.Report = append(res.Report, cutEntry(r.pool, ref))
 		}
 	}
 	if profileText.set {
@@ -514,6 +521,15 @@ func warnings(ents []entered, pl *plan, profile *domain.Profile, res *Result) []
 		out = append(out, ReportEntry{Kind: KindWarning, Module: "command", Reason: "matches-no-task-module:" + pl.unknownCommand})
 	}
 	return out
+}
+
+// cutEntry is the skill-cut report entry of ref: a task module's made
+// ready by its catalogue.
+func cutEntry(p *skillPool, ref int32) ReportEntry {
+	if ref >= 0 {
+		return p.cat.cut[ref]
+	}
+	return skillEntry(KindSkillCut, p.row(ref))
 }
 
 // skillEntry is the report entry of kind (KindSkillListed or

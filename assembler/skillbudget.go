@@ -22,6 +22,9 @@ const (
 	SkillModeMixed = "mixed"
 	// SkillModeNamesOnly: every listed skill is listed by name alone.
 	SkillModeNamesOnly = "names-only"
+	// SkillModeNone: the budget had room for no skill, so the segment is
+	// left out and every skill is cut.
+	SkillModeNone = "none"
 )
 
 // maxBytesPerToken bounds the bytes per token of a skill table taken as

@@ -301,3 +301,30 @@ func TestSkillBudgetMeasuresTheRenderedModule(t *testing.T) {
 		}
 	}
 }
+
+// A budget too small for a single skill leaves the segment out rather
+// than announcing an empty list: mode none, nothing listed, every skill
+// reported cut.
+func TestSkillBudgetTooSmallForOneSkill(t *testing.T) {
+	t.Parallel()
+	snap := builtinLib(t)
+	res, err := assembler.New(assembler.Config{SkillBudget: 5}).Assemble(snap, nil, &assembler.Request{Locale: "en-US", Message: "hello"}, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Segments {
+		if s.Layer == assembler.SegmentSkillsAvailable {
+			t.Errorf("skills-available segment present (%d tokens) with a budget of 5", s.Tokens)
+		}
+	}
+	k := res.Skills
+	if k == nil || k.Mode != assembler.SkillModeNone || k.Listed != 0 || k.Cut == 0 {
+		t.Fatalf("catalogue %+v, want mode none, nothing listed, skills cut", k)
+	}
+	if n := len(entries(res, assembler.KindSkillCut)); n != k.Cut {
+		t.Errorf("%d skill-cut entries, catalogue says %d", n, k.Cut)
+	}
+	if res.Tables.Skills != "" {
+		t.Errorf("a skill table in the text: %q", res.Tables.Skills)
+	}
+}
