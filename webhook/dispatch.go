@@ -184,13 +184,13 @@ func (h *Webhooks) claim(ctx, sendCtx context.Context, client *http.Client, infl
 // attempt sends d once and records the attempt and what follows.
 func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d domain.Delivery) {
 	start := h.now()
-	status, errText := h.send(ctx, client, d, start)
+	status, errText, final := h.send(ctx, client, d, start)
 	a := domain.DeliveryAttempt{Attempt: d.Attempts, At: start, Duration: h.now().Sub(start), Status: status, Error: errText}
 	var out domain.AttemptOutcome
 	switch {
 	case errText == "":
 		out.Delivered = true
-	case d.Round() < h.policy.MaxAttempts:
+	case d.Round() < h.policy.MaxAttempts && !final:
 		out.RetryIn = h.policy.RetryAfter(d.Round())
 	}
 	// Recorded even when ctx ended meanwhile: the attempt happened.
@@ -212,11 +212,12 @@ func (h *Webhooks) attempt(ctx context.Context, client *http.Client, d domain.De
 }
 
 // send posts d's body signed at now; errText is "" for a 2xx answer, else
-// why it failed (status is 0 when no answer came).
-func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Delivery, now time.Time) (status int, errText string) {
+// why it failed (status is 0 when no answer came); final when trying
+// again cannot help (a receiver on an internal address).
+func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Delivery, now time.Time) (status int, errText string, final bool) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), false
 	}
 	ts := now.Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -229,20 +230,24 @@ func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Deliv
 	resp, err := client.Do(req)
 	if err != nil {
 		var uerr interface{ Timeout() bool }
-		if errors.As(err, &uerr) && uerr.Timeout() {
-			return 0, fmt.Sprintf("no answer within %s", h.policy.Timeout)
+		var refused *refusedReceiver
+		switch {
+		case errors.As(err, &refused):
+			return 0, refused.Error(), true
+		case errors.As(err, &uerr) && uerr.Timeout():
+			return 0, fmt.Sprintf("no answer within %s", h.policy.Timeout), false
 		}
-		return 0, err.Error()
+		return 0, err.Error(), false
 	}
 	defer resp.Body.Close()
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // lets the connection be reused
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return resp.StatusCode, ""
+		return resp.StatusCode, "", false
 	}
 	msg := "HTTP " + resp.Status
 	if s := strings.TrimSpace(strings.ToValidUTF8(string(head), "")); s != "" {
 		msg += ": " + s
 	}
-	return resp.StatusCode, msg
+	return resp.StatusCode, msg, false
 }

@@ -69,10 +69,17 @@ func dialControl(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("webhook receiver %s: not an IP address", address)
 	}
 	if why := blockedAddress(ip); why != "" {
-		return fmt.Errorf("webhook receiver refused: %s is %s (allowed with %s)", host, why, PrivateNetworksFlag)
+		return &refusedReceiver{fmt.Sprintf("webhook receiver refused: %s is %s (allowed with %s)", host, why, PrivateNetworksFlag)}
 	}
 	return nil
 }
+
+// refusedReceiver is dialControl's refusal. Trying again connects to the
+// same address, so the delivery fails at once rather than after every
+// attempt; it can be sent again once the URL is fixed.
+type refusedReceiver struct{ msg string }
+
+func (e *refusedReceiver) Error() string { return e.msg }
 
 // newClient is the HTTP client of deliveries: each attempt within
 // timeout, redirects not followed, and unless privateNetworks, no

@@ -16,8 +16,8 @@ import (
 // Without PrivateNetworks an endpoint on an internal address is refused
 // when saved (an address literal or localhost in its URL, field url,
 // naming the flag) and when a delivery connects (a name that resolves to
-// one, or an endpoint stored before): the receiver hears nothing and the
-// log says why.
+// one, or an endpoint stored before): the receiver hears nothing, the
+// delivery fails at its first attempt and the log says why.
 func TestInternalEndpointsRefused(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
@@ -72,6 +72,9 @@ func TestInternalEndpointsRefused(t *testing.T) {
 		}
 		if d.Status != domain.DeliveryFailed || !strings.Contains(d.LastError, "loopback") || !strings.Contains(d.LastError, webhook.PrivateNetworksFlag) {
 			t.Errorf("delivery to %s: %s, last error %q; want failed, refused as loopback", inward, d.Status, d.LastError)
+		}
+		if d.Attempts != 1 {
+			t.Errorf("a refused receiver was tried %d times; the address does not change by trying again", d.Attempts)
 		}
 	}
 	if n := heard.Load(); n != 0 {
