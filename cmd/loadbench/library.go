@@ -302,7 +302,7 @@ func mixedRequests(base, token string, examples []assembler.Example) []benchRequ
 	out = append(out,
 		benchRequest{"GET /api/v1/modules", "list", api(http.MethodGet, "/api/v1/modules", nil)},
 		benchRequest{"render aux.title-gen", "render", api(http.MethodPost, "/api/v1/render",
-			[]byte(`{"module": "aux.title-gen", "locale": "zh-CN", "variables": {"conversation": "用户：帮我总结会议纪要。"}}`))},
+			[]byte(`{"module": "aux.title-gen", "locale": "zh-CN", "variables": {"conversation": "user: please summarise the meeting notes"}}`))},
 	)
 	return out
 }
