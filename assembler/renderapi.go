@@ -39,6 +39,10 @@ type Rendered struct {
 	Locale   string    `json:"locale"`
 	Fallback bool      `json:"fallback"`
 	Messages []Message `json:"messages,omitempty"`
+	// Report is absent but while the server answers from the state it
+	// last read (the database unreachable): then it holds the entry that
+	// says so.
+	Report []ReportEntry `json:"report,omitempty"`
 }
 
 // Render renders one module by id through the override chain.

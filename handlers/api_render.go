@@ -38,14 +38,6 @@ func (h *API) Render(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(report) > 0 {
-		return WriteJSON(c, http.StatusOK, staleRendered{Rendered: out, Report: report})
-	}
+	out.Report = report
 	return WriteJSON(c, http.StatusOK, out)
-}
-
-// staleRendered is a render's answer while the database is unreachable.
-type staleRendered struct {
-	*assembler.Rendered
-	Report []assembler.ReportEntry `json:"report"`
 }
