@@ -215,7 +215,12 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	// An unknown API route is still the JSON 404, and a known path with
 	// another method the 405, token or not.
 	wantAPIError(t, "unknown route", serve(h, http.MethodGet, "/api/v1/nothing"), http.StatusNotFound, "not_found")
-	wantAPIError(t, "405", serve(h, http.MethodDelete, "/api/v1/modules"), http.StatusMethodNotAllowed, "method_not_allowed")
+	rec := serve(h, http.MethodDelete, "/api/v1/modules")
+	wantAPIError(t, "405", rec, http.StatusMethodNotAllowed, "method_not_allowed")
+	// GET routes answer HEAD too, so the Allow header says so.
+	if allow := rec.Header().Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "HEAD") {
+		t.Errorf("405 Allow %q, want GET and HEAD", allow)
+	}
 }
 
 // TestAPIWritesRecordTheToken: an override written through the API is

@@ -125,6 +125,20 @@ func kindOf(e *library.Error) (int, string) {
 	return http.StatusInternalServerError, "internal"
 }
 
+// withHead adds HEAD to a 405's Allow header that has GET: every GET
+// route answers HEAD too (headAsGet), though the router lists only the
+// methods it has routes for.
+func withHead(h http.Header) {
+	allow := h.Get(echo.HeaderAllow)
+	if allow == "" {
+		return
+	}
+	methods := strings.Split(allow, ", ")
+	if slices.Contains(methods, http.MethodGet) && !slices.Contains(methods, http.MethodHead) {
+		h.Set(echo.HeaderAllow, allow+", "+http.MethodHead)
+	}
+}
+
 // httpError describes an *echo.HTTPError: the router's 404 of an unknown
 // API route and its 405 in words, any other by its status, the code
 // being the status text in snake case.
@@ -156,6 +170,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// The page is written even when the request's deadline has passed
 	// or its client has gone: that is often why it failed.
 	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+	withHead(c.Response().Header())
 	status, body := describe(err, c)
 	api := isAPI(c) || handlers.WantsJSON(c)
 	if body.Code == CodeDatabaseUnavailable {
