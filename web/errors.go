@@ -69,8 +69,13 @@ const CodeDatabaseResources = "database_out_of_resources"
 // cause in words and its SQLSTATE.
 const resourcesMessage = "The database is out of resources (%s, SQLSTATE %s), so this could not be done and nothing was saved; it works again once an operator frees them. Assembly keeps serving the last state read."
 
-// unavailableMessage is the message of CodeDatabaseUnavailable.
-const unavailableMessage = "The database is unreachable, so this could not be done and nothing was saved; try again in a moment. Assembly keeps serving the last state read."
+// unavailableMessage is the message of CodeDatabaseUnavailable for a
+// request that changes something; unavailableReadMessage for a GET or
+// HEAD, which had nothing to save.
+const (
+	unavailableMessage     = "The database is unreachable, so this could not be done and nothing was saved; try again in a moment. Assembly keeps serving the last state read."
+	unavailableReadMessage = "The database is unreachable, so this could not be read; try again in a moment. Assembly keeps serving the last state read."
+)
 
 // internalMessage is the message of a 500: the error itself goes to the
 // log, never to the client.
@@ -95,7 +100,11 @@ func describe(err error, c echo.Context) (int, apiError) {
 	case errors.As(err, &re):
 		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseResources, Message: fmt.Sprintf(resourcesMessage, re.Cause, re.Code)}
 	case store.IsUnavailable(err):
-		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseUnavailable, Message: unavailableMessage}
+		msg := unavailableMessage
+		if m := c.Request().Method; m == http.MethodGet || m == http.MethodHead {
+			msg = unavailableReadMessage
+		}
+		return http.StatusServiceUnavailable, apiError{Code: CodeDatabaseUnavailable, Message: msg}
 	case errors.As(err, &le):
 		field := le.Field
 		if field == "" && le.Placeholder != "" && (le.Code == library.CodeMissingVariable || le.Code == library.CodeExtraVariable) {

@@ -21,6 +21,7 @@ func TestDescribe(t *testing.T) {
 	for _, c := range []struct {
 		err    error
 		path   string // default /api/v1/x
+		method string // default GET
 		status int
 		want   apiError
 	}{
@@ -44,8 +45,8 @@ func TestDescribe(t *testing.T) {
 		{err: &library.Error{Code: library.CodePreconditionRequired, Field: "If-Match", Msg: "send it"}, status: 428, want: apiError{"precondition_required", "field If-Match: send it", "If-Match"}},
 		{err: echo.ErrMethodNotAllowed, status: 405, want: apiError{"method_not_allowed", "GET is not allowed on /api/v1/x; allowed: ", ""}},
 		{err: errors.New("disk on fire"), status: 500, want: apiError{"internal", internalMessage, ""}},
-		{err: fmt.Errorf("list: %w", &pgconn.ConnectError{}), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
-		{err: fmt.Errorf("save: %w", domain.ErrUnavailable), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
+		{err: fmt.Errorf("list: %w", &pgconn.ConnectError{}), status: 503, want: apiError{CodeDatabaseUnavailable, unavailableReadMessage, ""}},
+		{err: fmt.Errorf("save: %w", domain.ErrUnavailable), method: http.MethodPut, status: 503, want: apiError{CodeDatabaseUnavailable, unavailableMessage, ""}},
 
 		{err: &library.Error{Code: library.CodeInvalidRequest, Field: "name", Msg: "name: required"}, status: 422, want: apiError{"invalid_request", "name: required", "name"}},
 		// A code whose status depends on its kind: an HTTP request that
@@ -68,7 +69,11 @@ func TestDescribe(t *testing.T) {
 		if path == "" {
 			path = "/api/v1/x"
 		}
-		ctx := echo.New().NewContext(httptest.NewRequest(http.MethodGet, path, nil), httptest.NewRecorder())
+		method := c.method
+		if method == "" {
+			method = http.MethodGet
+		}
+		ctx := echo.New().NewContext(httptest.NewRequest(method, path, nil), httptest.NewRecorder())
 		status, got := describe(c.err, ctx)
 		if status != c.status || got != c.want {
 			t.Errorf("describe(%v) = %d %+v, want %d %+v", c.err, status, got, c.status, c.want)
