@@ -226,7 +226,7 @@ func ifMatch(c echo.Context) (revision int, present bool, err error) {
 	n, err := strconv.Atoi(digits)
 	if err != nil || n < 0 || n > domain.MaxRevision || strings.ContainsAny(digits, "+-") {
 		return 0, true, &library.Error{Code: library.CodeInvalidRequest, Field: "If-Match",
-			Msg: fmt.Sprintf("%q is not a revision: send the ETag GET returned (\"3\"; \"0\" to create)", raw)}
+			Msg: fmt.Sprintf("%q is not a revision: send the ETag that GET returned, a quoted number such as \"4\" (\"0\" to create)", raw)}
 	}
 	return n, true, nil
 }
@@ -244,8 +244,16 @@ func (h *APIOverrides) preconditionFailed(c echo.Context, id, locale string, why
 		return err
 	}
 	setETag(c, cur)
-	return &library.Error{Code: library.CodePreconditionFailed, Field: "If-Match",
-		Msg: fmt.Sprintf("%s; %s (%s) is at revision %d: GET the override, merge your change into its text and send If-Match: \"%d\"", why, id, locale, cur, cur)}
+	msg := library.KindText(why)
+	if !strings.Contains(msg, fmt.Sprintf("at revision %d", cur)) {
+		msg += fmt.Sprintf("; %s (%s) is at revision %d", id, locale, cur)
+	}
+	if c.Request().Method == http.MethodDelete {
+		msg += fmt.Sprintf(": GET the override, check it is still to go, and send If-Match: \"%d\"", cur)
+	} else {
+		msg += fmt.Sprintf(": GET the override, merge your change into its text and send If-Match: \"%d\"", cur)
+	}
+	return &library.Error{Code: library.CodePreconditionFailed, Field: "If-Match", Msg: msg}
 }
 
 // setETag sends the revision as the response's entity tag, the value of

@@ -331,3 +331,23 @@ func TestAPIOverridePutWarnings(t *testing.T) {
 		t.Errorf("ja-JP text: warnings %+v notices %+v, want no warnings and one cues notice", got.Warnings, got.Notices)
 	}
 }
+
+// A 412 says once where the override is and what to do: no kind word
+// tacked on, the current revision named once, and no "merge" for a
+// DELETE, where there is nothing to merge.
+func TestAPIPreconditionFailedMessages(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	decode[handlers.APIOverrideSaved](t, a.putText(identityURL, identityText(t, a, "You are revision one."), ""))
+	decode[handlers.APIOverrideSaved](t, a.putText(identityURL, identityText(t, a, "You are revision two."), "1"))
+	stale := a.putText(identityURL, identityText(t, a, "You are late."), "1")
+	wantError(t, "stale PUT", stale, http.StatusPreconditionFailed, "precondition_failed", "If-Match", "at revision 2", "merge your change", `If-Match: "2"`)
+	del := a.api(http.MethodDelete, identityURL, "", "If-Match", "1")
+	wantError(t, "stale DELETE", del, http.StatusPreconditionFailed, "precondition_failed", "If-Match", "at revision 2", "still to go")
+	for what, rec := range map[string]*httptest.ResponseRecorder{"PUT": stale, "DELETE": del} {
+		body := rec.Body.String()
+		if strings.Count(body, "at revision 2") != 1 || strings.Contains(body, "conflict") || (what == "DELETE" && strings.Contains(body, "merge")) {
+			t.Errorf("%s 412: %s", what, body)
+		}
+	}
+}
