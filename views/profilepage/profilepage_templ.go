@@ -578,7 +578,7 @@ func FormPage(f Form) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "\" placeholder=\"e.g. zh-CN\"> <span class=\"hint\">BCP 47 tag; empty uses the request's, then the fallback locale.</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "\" placeholder=\"e.g. zh-CN\"> <span class=\"hint\">BCP 47 tag, used when a request names no locale of its own (a request's locale wins); empty: the server's fallback locale.</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
