@@ -39,9 +39,10 @@ type catalogue struct {
 	// attachment are the tasks an attachment fires without a keyword.
 	attachment []int32
 	// rows are the tasks' skill-table rows; rowBytes[i] is the length of
-	// row i as written, with its line break.
-	rows     []skillRow
-	rowBytes []int
+	// row i as written, with its line break, and tableBytes their sum.
+	rows       []skillRow
+	rowBytes   []int
+	tableBytes int
 	// docs, postings and totalLength are the ranking's index: each task's
 	// search document, the tasks whose document holds a term (ascending)
 	// with its weighted frequency there, and the sum of the documents'
@@ -49,10 +50,8 @@ type catalogue struct {
 	docs        []*skillDoc
 	postings    map[string][]posting
 	totalLength float64
-	// cut and cutSkills are each task's skill-cut report entry (its Line
-	// set) and its CutSkill.
-	cut       []ReportEntry
-	cutSkills []CutSkill
+	// cut is each task's skill-cut report entry, its Line set.
+	cut []ReportEntry
 }
 
 // posting is one task whose search document holds a term, with the
@@ -143,7 +142,7 @@ func (a *Assembler) buildCatalogue(snap *library.Snapshot, st *State, locale str
 	}
 	n := len(c.tasks)
 	c.rows, c.rowBytes, c.docs = make([]skillRow, 0, n), make([]int, 0, n), make([]*skillDoc, 0, n)
-	c.cut, c.cutSkills = make([]ReportEntry, 0, n), make([]CutSkill, 0, n)
+	c.cut = make([]ReportEntry, 0, n)
 	for i := range c.tasks {
 		c.index(a, lab, int32(i))
 	}
@@ -188,6 +187,7 @@ func (c *catalogue) index(a *Assembler, lab labeler, ref int32) {
 	var line strings.Builder
 	writeSkillRow(&line, &row)
 	c.rowBytes = append(c.rowBytes, line.Len()+1)
+	c.tableBytes += line.Len() + 1
 	d := a.moduleDoc(m)
 	c.docs = append(c.docs, d)
 	c.totalLength += d.length
@@ -197,7 +197,6 @@ func (c *catalogue) index(a *Assembler, lab labeler, ref int32) {
 	cut := skillEntry(KindSkillCut, row)
 	cut.Line = cut.TextForm()
 	c.cut = append(c.cut, cut)
-	c.cutSkills = append(c.cutSkills, CutSkill{Name: m.ID, Source: SkillSourceTask, Reason: CutReasonBudget})
 }
 
 // addKeyword adds the task ref to the tasks of keyword k, folded.

@@ -187,11 +187,11 @@ func (a *Assembler) fitSkills(r *renderer, s Served, budget int) (*SkillCatalogu
 	})
 	cat.CutSkills = make([]CutSkill, len(r.skillCut))
 	for i, ref := range r.skillCut {
-		if ref >= 0 {
-			cat.CutSkills[i] = p.cat.cutSkills[ref]
-		} else {
-			cat.CutSkills[i] = CutSkill{Name: p.name(ref), Source: SkillSourceRuntime, Reason: CutReasonBudget}
+		source := SkillSourceTask
+		if ref < 0 {
+			source = SkillSourceRuntime
 		}
+		cat.CutSkills[i] = CutSkill{Name: p.name(ref), Source: source, Reason: CutReasonBudget}
 	}
 	r.skillRows = listed
 	r.prepareSkillTable()

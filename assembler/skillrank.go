@@ -188,10 +188,7 @@ func (p *skillPool) isExcluded(ref int32) bool {
 // tableBytes is the length of the whole skill table without its header:
 // every row and its line break.
 func (p *skillPool) tableBytes() int {
-	n := 0
-	for _, b := range p.cat.rowBytes {
-		n += b
-	}
+	n := p.cat.tableBytes
 	for _, ref := range p.excluded {
 		n -= p.cat.rowBytes[ref]
 	}
