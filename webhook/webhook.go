@@ -87,6 +87,10 @@ func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 // description (the database cannot store it).
 func check(w domain.Webhook, privateNetworks bool) error {
 	u, err := url.Parse(w.URL)
+	internal := ""
+	if err == nil && !privateNetworks {
+		internal = hostProblem(u.Hostname())
+	}
 	switch {
 	case w.URL == "":
 		return &FieldError{"url", "the endpoint's URL is required"}
@@ -98,8 +102,8 @@ func check(w domain.Webhook, privateNetworks bool) error {
 		return &FieldError{"url", fmt.Sprintf("%q is not an http:// or https:// URL with a host", w.URL)}
 	case u.User != nil:
 		return &FieldError{"url", "the URL carries a user name or password, which the webhooks page would show: leave them out and check the signature (the secret) instead"}
-	case !privateNetworks && hostProblem(u.Hostname()) != "":
-		return &FieldError{"url", hostProblem(u.Hostname())}
+	case internal != "":
+		return &FieldError{"url", internal}
 	case w.Secret != "" && utf8.RuneCountInString(w.Secret) < MinSecret:
 		return &FieldError{"secret", fmt.Sprintf("the secret has %d characters; at least %d", utf8.RuneCountInString(w.Secret), MinSecret)}
 	case utf8.RuneCountInString(w.Secret) > MaxSecret:
