@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,14 +172,7 @@ func (r libraryRun) print(name, run string) {
 
 // medianRun takes each figure's median over the runs.
 func medianRun(rs []libraryRun) libraryRun {
-	pick := func(f func(libraryRun) int64) int64 {
-		v := make([]int64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
+	pick := func(f func(libraryRun) int64) int64 { return medianOf(rs, f) }
 	return libraryRun{
 		ready:    time.Duration(pick(func(r libraryRun) int64 { return int64(r.ready) })),
 		readyCPU: time.Duration(pick(func(r libraryRun) int64 { return int64(r.readyCPU) })),
@@ -257,16 +249,9 @@ func serveOnce(binary, dataDir, dir, token string, user *viewer, examples []asse
 			list = append(list, lat[k]...)
 		}
 	}
-	r.assemble, r.page, r.list = medianOf(asm), medianOf(page), medianOf(list)
+	same := func(d time.Duration) time.Duration { return d }
+	r.assemble, r.page, r.list = medianOf(asm, same), medianOf(page, same), medianOf(list, same)
 	return r, nil
-}
-
-func medianOf(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	slices.Sort(d)
-	return d[len(d)/2]
 }
 
 // benchRequest is one request of the mix; kind groups the latencies.

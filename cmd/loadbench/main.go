@@ -30,6 +30,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -474,16 +475,24 @@ func countTargeter(t vegeta.Targeter, n int) vegeta.Targeter {
 	}
 }
 
+// medianOf is the median of f over rs (the upper one of an even
+// count; zero for none).
+func medianOf[R any, T cmp.Ordered](rs []R, f func(R) T) T {
+	v := make([]T, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	if len(v) == 0 {
+		var zero T
+		return zero
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
 // median takes each figure's median over the rounds.
 func median(rs []result) result {
-	pick := func(f func(result) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
+	pick := func(f func(result) float64) float64 { return medianOf(rs, f) }
 	return result{
 		rps:       pick(func(r result) float64 { return r.rps }),
 		p50:       time.Duration(pick(func(r result) float64 { return float64(r.p50) })),
