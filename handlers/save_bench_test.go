@@ -16,6 +16,7 @@ import (
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
 // BenchmarkSave times a save of an override end to end through the whole
@@ -47,7 +48,7 @@ func BenchmarkSave(b *testing.B) {
 	}
 	var servers []*server
 	for _, n := range []int{10, 5000} {
-		h, _, st := seededServer(b, lib, func(ctx context.Context, st *store.Store) error { return seedPublished(ctx, st, lib, n) })
+		h, _, st := seededServer(b, lib, func(ctx context.Context, st *store.Store) error { return storetest.PublishOverrides(ctx, st, lib, n) })
 		_, secret, err := st.CreateToken(domain.WithActor(context.Background(), "bench"), "bench-api", domain.Scopes)
 		if err != nil {
 			b.Fatal(err)
@@ -120,38 +121,4 @@ func medianOf(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// seedPublished publishes n overrides through st: one per builtin module
-// in en-US (task.summarize first), then user modules.
-func seedPublished(ctx context.Context, st *store.Store, lib *library.Snapshot, n int) error {
-	ids := append([]string{"task.summarize"}, slices.DeleteFunc(slices.Clone(lib.IDs()), func(id string) bool { return id == "task.summarize" })...)
-	i := 0
-	for _, id := range ids {
-		m, ok := lib.Module(id, "en-US")
-		if i == n || !ok {
-			continue
-		}
-		o := domain.Override{ModuleID: id, Locale: "en-US", Text: withLine(m.Text, "Answer briefly."), Title: m.Title,
-			Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}
-		if _, err := st.SaveOverride(ctx, o, 0); err != nil {
-			return err
-		}
-		i++
-	}
-	for ; i < n; i++ {
-		id := fmt.Sprintf("aux.user-%05d", i)
-		var body strings.Builder
-		for p := range 3 {
-			fmt.Fprintf(&body, "Paragraph %d of module %d: the assistant reads the request, checks every figure against the documents and answers in the user's language.\n\n", p, i)
-		}
-		if i%10 == 0 {
-			fmt.Fprintf(&body, "{{aux.user-%05d}}\n", i-1)
-		}
-		text := fmt.Sprintf("---\nid: %s\nlayer: aux\nversion: %d\ntitle: Generated module %d\ndescription: A generated user module, number %d\n---\n%s", id, 2+i%4, i, i, body.String())
-		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: id, Locale: "en-US", Text: text, Title: fmt.Sprintf("Generated module %d", i), Version: 2 + i%4, Publish: true}, 0); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -43,7 +43,7 @@ func BenchmarkServedUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(st.Close)
-			if err := st.WithTx(ctx, func(tx *store.Store) error { return seedOverrides(ctx, tx, lib, n) }); err != nil {
+			if err := st.WithTx(ctx, func(tx *store.Store) error { return storetest.PublishOverrides(ctx, tx, lib, n) }); err != nil {
 				b.Fatal(err)
 			}
 			served, err := state.Load(ctx, st, lib, discard())
@@ -91,43 +91,6 @@ func BenchmarkServedUpdate(b *testing.B) {
 			b.ReportMetric(float64(mb)/float64(ma), "full/bykey")
 		})
 	}
-}
-
-// seedOverrides publishes n overrides through tx: one per builtin module
-// in en-US (task.summarize, the one saved, first), then user modules.
-func seedOverrides(ctx context.Context, tx *store.Store, lib *library.Snapshot, n int) error {
-	i := 0
-	ids := append([]string{"task.summarize"}, slices.DeleteFunc(slices.Clone(lib.IDs()), func(id string) bool { return id == "task.summarize" })...)
-	for _, id := range ids {
-		if i == n {
-			return nil
-		}
-		m, ok := lib.Module(id, "en-US")
-		if !ok {
-			continue
-		}
-		o := domain.Override{ModuleID: id, Locale: "en-US", Text: strings.TrimRight(m.Text, "\n") + "\n\nAnswer briefly.\n", Title: m.Title,
-			Version: m.Version, BasedOnVersion: m.Version, BaseSnapshot: m.Text, BaseHash: domain.TextHash(m.Text), Publish: true}
-		if _, err := tx.SaveOverride(ctx, o, 0); err != nil {
-			return err
-		}
-		i++
-	}
-	for ; i < n; i++ {
-		id := fmt.Sprintf("aux.user-%05d", i)
-		var body strings.Builder
-		for p := range 3 {
-			fmt.Fprintf(&body, "Paragraph %d of module %d: the assistant reads the request, checks every figure against the documents and answers in the user's language.\n\n", p, i)
-		}
-		if i%10 == 0 {
-			fmt.Fprintf(&body, "{{aux.user-%05d}}\n", i-1)
-		}
-		text := fmt.Sprintf("---\nid: %s\nlayer: aux\nversion: %d\ntitle: Generated module %d\ndescription: A generated user module, number %d\n---\n%s", id, 2+i%4, i, i, body.String())
-		if _, err := tx.SaveOverride(ctx, domain.Override{ModuleID: id, Locale: "en-US", Text: text, Title: fmt.Sprintf("Generated module %d", i), Version: 2 + i%4, Publish: true}, 0); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // median is the middle of ds (the upper one of an even count).
