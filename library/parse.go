@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/library/mdcode"
 )
 
 // MaxModuleBytes is the largest module file accepted: 256 KiB, the API's
@@ -77,7 +79,7 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		return fatal(&FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)})
 	}
 	text := Normalize(data)
-	if e := ConflictMarkers(file, linediff.MarkerLines(text)); e != nil {
+	if e := ConflictMarkers(file, proseMarkerLines(text)); e != nil {
 		// Checked before the frontmatter: a marker line there would only
 		// show as a YAML error, and one in the body as stray text.
 		return fatal(e)
@@ -111,6 +113,19 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		}
 	}
 	return m, errs
+}
+
+// proseMarkerLines are the conflict marker lines of text outside fenced
+// code blocks: a block showing markers (how to resolve a merge) is an
+// example the model reads, not an unresolved merge. The merge review
+// itself, which wrote the markers, counts them everywhere.
+func proseMarkerLines(text string) []int {
+	lines := linediff.MarkerLines(text)
+	if len(lines) == 0 {
+		return nil
+	}
+	code := mdcode.CodeLines(text)
+	return slices.DeleteFunc(lines, func(n int) bool { return code[n] })
 }
 
 // ConflictMarkers is the one error of a text that still holds conflict

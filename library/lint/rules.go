@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/mdcode"
 )
 
 // The layers each checklist rule applies to (docs/lint.md says why).
@@ -268,19 +269,19 @@ func (k *checker) toolWording() {
 // which the renderer leaves as written like any other text that is no
 // {{name}}.
 func (k *checker) braces() {
-	var fence codeFence
+	var fence mdcode.Fence
 	for i, l := range strings.Split(k.m.Body, "\n") {
-		if fence.line(l) {
+		if fence.Line(l) {
 			continue
 		}
-		spans := codeSpans(l)
+		spans := mdcode.Spans(l)
 		for at := 0; ; at += 2 {
 			j := strings.Index(l[at:], "{{")
 			if j < 0 {
 				break
 			}
 			at += j
-			if at > 0 && l[at-1] == '\\' || inSpan(spans, at) {
+			if at > 0 && l[at-1] == '\\' || mdcode.InSpan(spans, at) {
 				continue
 			}
 			rest := l[at+2:]
@@ -327,76 +328,4 @@ func short(s string) string {
 		return string(r[:24]) + "…"
 	}
 	return s
-}
-
-// codeFence follows the fenced code blocks of a markdown text line by
-// line (CommonMark: a run of at least three backticks or tildes indented
-// at most three spaces opens a block; a run of the same character at
-// least as long, with nothing after it, closes it).
-type codeFence struct {
-	char byte // '`' or '~' while inside a block, else 0
-	n    int  // length of the opening run
-}
-
-// line reads the next line and reports whether it belongs to a code
-// block (its fences included).
-func (f *codeFence) line(l string) bool {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 || t == "" || t[0] != '`' && t[0] != '~' {
-		return f.char != 0
-	}
-	n := len(t) - len(strings.TrimLeft(t, t[:1]))
-	switch {
-	case n < 3:
-		return f.char != 0
-	case f.char == 0:
-		if t[0] == '`' && strings.Contains(t[n:], "`") {
-			return false // an info string with a backtick: inline code, not a fence
-		}
-		f.char, f.n = t[0], n
-	case t[0] == f.char && n >= f.n && strings.TrimSpace(t[n:]) == "":
-		f.char = 0
-	}
-	return true
-}
-
-// codeSpans returns the byte ranges [start, end) of the inline code spans
-// of line l: a run of backticks up to the next run of the same length.
-func codeSpans(l string) [][2]int {
-	var out [][2]int
-	for i := 0; i < len(l); {
-		if l[i] != '`' {
-			i++
-			continue
-		}
-		n := len(l[i:]) - len(strings.TrimLeft(l[i:], "`"))
-		closed := false
-		for j := i + n; j < len(l); {
-			if l[j] != '`' {
-				j++
-				continue
-			}
-			m := len(l[j:]) - len(strings.TrimLeft(l[j:], "`"))
-			if m == n {
-				out = append(out, [2]int{i, j + m})
-				i, closed = j+m, true
-				break
-			}
-			j += m
-		}
-		if !closed {
-			i += n
-		}
-	}
-	return out
-}
-
-// inSpan reports whether byte offset at lies inside one of spans.
-func inSpan(spans [][2]int, at int) bool {
-	for _, s := range spans {
-		if at >= s[0] && at < s[1] {
-			return true
-		}
-	}
-	return false
 }
