@@ -57,6 +57,14 @@ type Options struct {
 	// zh-CN, else en-US. MaiBot sources take their locale from the folder
 	// and refuse this option.
 	Locale string
+	// Hidden enters hidden folders (names starting with a dot, such as
+	// .claude/skills) except .git; by default they are listed once as
+	// skipped and not read.
+	Hidden bool
+	// FallbackLocale is the locale whose MaiBot prompt is inserted where
+	// the includer's locale has none of that name: MaiBot's default
+	// locale. "" is zh-CN, MaiBot's own default (docs/importers.md).
+	FallbackLocale string
 }
 
 // Status is what became of one source item.
@@ -69,6 +77,10 @@ const (
 	// StatusNotImported: the item belongs to the format but could not be
 	// mapped; Outcome.Reasons say why. Import exits 1 when any item has it.
 	StatusNotImported Status = "not imported"
+	// StatusAttached: a resource file of an item (an Agent Skill's
+	// script, reference or asset) that its text may refer to; it is no
+	// module and comes in with nothing, but it is no failure either.
+	StatusAttached Status = "attached"
 	// StatusUsed: a manifest (.meta.toml, index.json) whose entries were
 	// applied to the modules; its entries that could not be are outcomes
 	// of their own.
@@ -348,6 +360,10 @@ type spec struct {
 	description string
 	variables   []string
 	body        string
+	// bodyLine is the source file's line where body begins, when body is
+	// the source text as written (an Agent Skill's): the module's parse
+	// errors then cite the source's line. 0 otherwise.
+	bodyLine int
 }
 
 // module builds the module file of s for outcome i. A problem fails the
@@ -386,7 +402,7 @@ func (b *builder) module(i int, s spec) bool {
 	}
 	m, err := library.Parse(p, []byte(text))
 	if err != nil {
-		b.fail(i, Note{Msg: "the module does not parse: " + err.Error()})
+		b.fail(i, parseReason(err, s, text, body))
 		return false
 	}
 	if m.Title != s.title || m.Description != s.description {
@@ -395,6 +411,23 @@ func (b *builder) module(i int, s spec) bool {
 	b.mods[p] = &Module{Path: p, ID: id, Locale: s.locale, Text: text, outcome: i}
 	b.out(i).Modules = append(b.out(i).Modules, p)
 	return true
+}
+
+// parseReason is the reason for a module text that does not parse. When
+// the body is the source's text as written (s.bodyLine), an error in the
+// body cites the source file's line, not one of the module file, which
+// is never written.
+func parseReason(err error, s spec, text, body string) Note {
+	var fe *library.FileError
+	if s.bodyLine == 0 || !errors.As(err, &fe) || fe.Line == 0 {
+		return Note{Msg: "the module does not parse: " + err.Error()}
+	}
+	moduleBody := strings.Count(text, "\n") - strings.Count(body, "\n")
+	if fe.Line < moduleBody {
+		return Note{Msg: "the module does not parse: " + err.Error()}
+	}
+	trimmed := len(s.body) - len(strings.TrimLeft(s.body, "\n"))
+	return Note{Line: s.bodyLine + trimmed + fe.Line - moduleBody, Msg: "the text does not make a module: " + fe.Msg}
 }
 
 // internal fails outcome i for a bug of the importer, never for bad input.
@@ -620,7 +653,7 @@ func (r *Result) Report(w io.Writer, root string) {
 		}
 	}
 	n := r.Counts()
-	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted; %d findings\n",
-		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules), r.Findings())
+	fmt.Fprintf(w, "%s: imported %d, not imported %d, attached %d, used %d, skipped %d of %d source items from %s; %d module files converted; %d findings\n",
+		r.Format, n[StatusImported], n[StatusNotImported], n[StatusAttached], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules), r.Findings())
 	fmt.Fprintln(w, "Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.")
 }

@@ -54,7 +54,7 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 	if isDir(fsys, "prompts") {
 		root = "prompts"
 	}
-	files, hidden, err := walk(fsys, root)
+	files, hidden, err := b.walk(fsys, root)
 	if err != nil {
 		return err
 	}

@@ -247,14 +247,15 @@ func lineAt(s string, off int) int { return 1 + strings.Count(s[:off], "\n") }
 
 // walk lists the files under root in fsys (slash paths relative to fsys,
 // sorted) and the hidden folders (names starting with a dot) it did not
-// enter.
-func walk(fsys fs.FS, root string) (files, hidden []string, err error) {
+// enter: all of them, or with Options.Hidden only .git (a repository's
+// object store, never prompts).
+func (b *builder) walk(fsys fs.FS, root string) (files, hidden []string, err error) {
 	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && strings.HasPrefix(d.Name(), ".") {
+			if p != root && strings.HasPrefix(d.Name(), ".") && (!b.opts.Hidden || d.Name() == ".git") {
 				hidden = append(hidden, p)
 				return fs.SkipDir
 			}
@@ -270,7 +271,11 @@ func walk(fsys fs.FS, root string) (files, hidden []string, err error) {
 // skipHidden records the hidden folders walk did not enter.
 func (b *builder) skipHidden(hidden []string) {
 	for _, h := range hidden {
-		b.skip(h+"/", "hidden folder, not read")
+		if b.opts.Hidden {
+			b.skip(h+"/", "a git repository's own folder, not read")
+			continue
+		}
+		b.skip(h+"/", "hidden folder, not read (--hidden reads it)")
 	}
 }
 
