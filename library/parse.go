@@ -79,7 +79,7 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		return fatal(&FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)})
 	}
 	text := Normalize(data)
-	if e := ConflictMarkers(file, proseMarkerLines(text)); e != nil {
+	if e := ConflictMarkers(file, ProseMarkerLines(text)); e != nil {
 		// Checked before the frontmatter: a marker line there would only
 		// show as a YAML error, and one in the body as stray text.
 		return fatal(e)
@@ -115,11 +115,12 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 	return m, errs
 }
 
-// proseMarkerLines are the conflict marker lines of text outside fenced
-// code blocks: a block showing markers (how to resolve a merge) is an
-// example the model reads, not an unresolved merge. The merge review
-// itself, which wrote the markers, counts them everywhere.
-func proseMarkerLines(text string) []int {
+// ProseMarkerLines are the 1-based numbers of the conflict marker lines
+// of text (linediff.MarkerLines) outside fenced code blocks: a block
+// showing markers (how to resolve a merge) is an example the model reads,
+// not an unresolved merge. The merge review itself, which wrote the
+// markers, counts them everywhere.
+func ProseMarkerLines(text string) []int {
 	lines := linediff.MarkerLines(text)
 	if len(lines) == 0 {
 		return nil

@@ -360,10 +360,6 @@ type spec struct {
 	description string
 	variables   []string
 	body        string
-	// bodyLine is the source file's line where body begins, when body is
-	// the source text as written (an Agent Skill's): the module's parse
-	// errors then cite the source's line. 0 otherwise.
-	bodyLine int
 }
 
 // module builds the module file of s for outcome i. A problem fails the
@@ -402,7 +398,7 @@ func (b *builder) module(i int, s spec) bool {
 	}
 	m, err := library.Parse(p, []byte(text))
 	if err != nil {
-		b.fail(i, parseReason(err, s, text, body))
+		b.fail(i, Note{Msg: "the module does not parse: " + err.Error()})
 		return false
 	}
 	if m.Title != s.title || m.Description != s.description {
@@ -411,23 +407,6 @@ func (b *builder) module(i int, s spec) bool {
 	b.mods[p] = &Module{Path: p, ID: id, Locale: s.locale, Text: text, outcome: i}
 	b.out(i).Modules = append(b.out(i).Modules, p)
 	return true
-}
-
-// parseReason is the reason for a module text that does not parse. When
-// the body is the source's text as written (s.bodyLine), an error in the
-// body cites the source file's line, not one of the module file, which
-// is never written.
-func parseReason(err error, s spec, text, body string) Note {
-	var fe *library.FileError
-	if s.bodyLine == 0 || !errors.As(err, &fe) || fe.Line == 0 {
-		return Note{Msg: "the module does not parse: " + err.Error()}
-	}
-	moduleBody := strings.Count(text, "\n") - strings.Count(body, "\n")
-	if fe.Line < moduleBody {
-		return Note{Msg: "the module does not parse: " + err.Error()}
-	}
-	trimmed := len(s.body) - len(strings.TrimLeft(s.body, "\n"))
-	return Note{Line: s.bodyLine + trimmed + fe.Line - moduleBody, Msg: "the text does not make a module: " + fe.Msg}
 }
 
 // internal fails outcome i for a bug of the importer, never for bad input.

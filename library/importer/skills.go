@@ -218,6 +218,16 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 	if !ok {
 		return
 	}
+	// Checked here, not when the module parses, so that the lines are the
+	// SKILL.md's.
+	if marks := library.ProseMarkerLines(bodyText); len(marks) > 0 {
+		for k := range marks {
+			marks[k] += bodyLine - 1
+		}
+		e := library.ConflictMarkers(p, marks)
+		b.fail(i, Note{Line: e.Line, Msg: e.Msg})
+		return
+	}
 	var w body
 	w.text(bodyText)
 	out := w.String()
@@ -238,7 +248,6 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		title:       rawName,
 		description: desc,
 		body:        out,
-		bodyLine:    bodyLine,
 	})
 }
 
