@@ -206,7 +206,7 @@ func TestImportFlags(t *testing.T) {
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--into", "db"}, "choose one"},
 		{[]string{"--from", "skills", dir, "--into", "files"}, `--into "files": the only target is "db"`},
 		{[]string{"--from", "promptdesk", dir, "--out", t.TempDir()}, "in the library layout already"},
-		{[]string{"--from", "promptdesk", dir, "--layer", "aux"}, "--layer, --locale, --hidden and --fallback-locale apply to the converted formats"},
+		{[]string{"--from", "promptdesk", dir, "--layer", "aux"}, "--layer, --locale, --hidden and --maibot-locale apply to the converted formats"},
 		{[]string{"--from", "skills", dir, "--into", "db", "--force"}, "--force applies to --out only"},
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--layer", "notes"}, `layer "notes": unknown layer`},
 		{[]string{"--from", "maibot", filepath.Join(fixtures, "maibot"), "--out", t.TempDir(), "--locale", "en-US"}, "--locale does not apply to MaiBot"},

@@ -289,8 +289,9 @@ func maiBotCases(dir string) func(t *testing.T, res *Result) []fidelityCase {
 		if st, err := os.Stat(filepath.Join(dir, "prompts")); err == nil && st.IsDir() {
 			root = filepath.Join(dir, "prompts")
 		}
-		// The prompts MaiBot has in each locale: its own, else en-US's
-		// (the locale promptdesk falls back to as well).
+		// The prompts MaiBot has in each locale: its own, else those of
+		// its default locale, zh-CN (an include that promptdesk would
+		// fill from en-US instead is not imported).
 		sets := map[string]map[string]string{}
 		files, err := filepath.Glob(filepath.Join(root, "*", "*.prompt"))
 		if err != nil {
@@ -310,7 +311,7 @@ func maiBotCases(dir string) func(t *testing.T, res *Result) []fidelityCase {
 			}
 			loc := path.Base(path.Dir(o.Source))
 			set := map[string]string{}
-			for k, v := range sets["en-US"] {
+			for k, v := range sets["zh-CN"] {
 				set[k] = v
 			}
 			for k, v := range sets[loc] {

@@ -61,9 +61,14 @@ type Options struct {
 	// .claude/skills) except .git; by default they are listed once as
 	// skipped and not read.
 	Hidden bool
-	// FallbackLocale is the locale whose MaiBot prompt is inserted where
-	// the includer's locale has none of that name: MaiBot's default
-	// locale. "" is zh-CN, MaiBot's own default (docs/importers.md).
+	// MaiBotLocale is MaiBot's default locale: the locale whose prompt
+	// MaiBot inserts where the includer's locale has none of that name.
+	// "" is zh-CN, MaiBot's own default.
+	MaiBotLocale string
+	// FallbackLocale is the locale promptdesk serves where the requested
+	// one has no text (serve's --fallback-locale); "" is en-US. A MaiBot
+	// include that promptdesk would fill from another locale than MaiBot
+	// does is refused at import.
 	FallbackLocale string
 }
 
@@ -192,6 +197,21 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("locale %s", library.LocaleProblem(opts.Locale))
 		}
 		opts.Locale = loc
+	}
+	for _, l := range []struct {
+		flag string
+		v    *string
+		def  string
+	}{{"--maibot-locale", &opts.MaiBotLocale, "zh-CN"}, {"--fallback-locale", &opts.FallbackLocale, "en-US"}} {
+		if *l.v == "" {
+			*l.v = l.def
+			continue
+		}
+		loc, err := library.CanonicalLocale(*l.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s", l.flag, library.LocaleProblem(*l.v))
+		}
+		*l.v = loc
 	}
 	b := &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
 	var err error

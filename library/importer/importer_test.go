@@ -353,7 +353,8 @@ func TestIncludeCycleIsNotImported(t *testing.T) {
 // imported either, with a reason naming the missing prompt, and so on up
 // the chain: the module would otherwise render without the included text
 // (or, were the field made a variable, ask the caller for it). The prompt
-// MaiBot inserts is the one of the includer's locale, else en-US's, so a
+// MaiBot inserts is the one of the includer's locale, else the one of its
+// default locale (here en-US, as promptdesk's fallback locale), so a
 // zh-CN prompt whose zh-CN include was refused stays out even though the
 // en-US one came in (promptdesk would serve the en-US text there).
 func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
@@ -370,7 +371,7 @@ func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
 		"zh-CN/via.prompt":     "经 {mid}。\n",
 		"en-US/__.prompt":      "No module name.\n",
 		"en-US/unnamed.prompt": "Uses {__}.\n",
-	}), Options{})
+	}), Options{MaiBotLocale: "en-US"})
 	wantCounts(t, res, 4, 8, 0, 0)
 	for _, c := range []struct {
 		source string
