@@ -218,3 +218,56 @@ func TestImportFlags(t *testing.T) {
 		}
 	}
 }
+
+// A skill with scripts exits 0 (its files are attached, no failure);
+// --hidden reads .claude/skills.
+func TestImportSkillsAttachedAndHidden(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, ".claude", "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Fills PDF forms.\n---\nRun scripts/fill.py.\n")
+	writeFile(t, filepath.Join(src, ".claude", "skills", "pdf", "scripts", "fill.py"), "print(1)\n")
+	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "no Agent Skills folder") {
+		t.Fatalf("without --hidden the .claude folder is not read: err %v\n%s", err, stdout)
+	}
+	stdout, err = cliRun(t, "import", "--from", "skills", "--hidden", src, "--out", t.TempDir())
+	if err != nil {
+		t.Fatalf("err %v, want exit 0\n%s", err, stdout)
+	}
+	for _, line := range []string{
+		"attached     " + filepath.Join(src, ".claude/skills/pdf/scripts/fill.py") + ": a resource of the skill in .claude/skills/pdf",
+		"skills: imported 1, not imported 0, attached 1, used 0, skipped 0 of 2 source items",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+}
+
+// MaiBot fills an include from its default locale (--maibot-locale,
+// zh-CN); with promptdesk's fallback locale the same, the prompt comes in.
+func TestImportMaiBotLocales(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "prompts", "zh-CN", "inner.prompt"), "Inner.\n")
+	writeFile(t, filepath.Join(src, "prompts", "en-US", "outer.prompt"), "Outer {inner}.\n")
+	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--out", t.TempDir())
+	if exitStatus(err) != 1 || !strings.Contains(stdout, "import with --fallback-locale zh-CN") {
+		t.Errorf("err %v, want exit 1 naming the include\n%s", err, stdout)
+	}
+	for _, args := range [][]string{
+		{"--fallback-locale", "zh-CN"},
+		{"--maibot-locale", "en-US"},
+	} {
+		out := t.TempDir()
+		stdout, err := cliRun(t, append([]string{"import", "--from", "maibot", src, "--out", out}, args...)...)
+		if args[0] == "--maibot-locale" {
+			// MaiBot set to en-US has no inner there: it cannot fill it.
+			if exitStatus(err) != 1 || !strings.Contains(stdout, "none in MaiBot's default locale en-US") {
+				t.Errorf("%v: err %v\n%s", args, err, stdout)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(stdout, "→ modules/en-US/aux-outer.md") {
+			t.Errorf("%v: err %v\n%s", args, err, stdout)
+		}
+	}
+}
