@@ -118,16 +118,26 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 // ProseMarkerLines are the 1-based numbers of the conflict marker lines
 // of text (linediff.MarkerLines) outside fenced code blocks: a block
 // showing markers (how to resolve a merge) is an example the model reads,
-// not an unresolved merge. The merge review itself, which wrote the
-// markers, counts them everywhere.
+// not an unresolved merge. Markers that promptdesk's own merges write
+// (ownMergeMarkers) count inside a block too: a conflict of two edits of
+// a code block lands there. The merge review counts them everywhere.
 func ProseMarkerLines(text string) []int {
 	lines := linediff.MarkerLines(text)
 	if len(lines) == 0 {
 		return nil
 	}
 	code := mdcode.CodeLines(text)
-	return slices.DeleteFunc(lines, func(n int) bool { return code[n] })
+	src := strings.Split(text, "\n")
+	return slices.DeleteFunc(lines, func(n int) bool {
+		return code[n] && !ownMergeMarkers.MatchString(strings.TrimRight(src[n-1], " \t\r"))
+	})
 }
+
+// ownMergeMarkers matches the marker lines promptdesk's merges write: the
+// drift review's (linediff.MarkerOverride, linediff.MarkerBuiltin) and a
+// stale save's (<<<<<<< yours, >>>>>>> theirs, state.MarkerYours and
+// state.MarkerTheirs, which this package cannot import).
+var ownMergeMarkers = regexp.MustCompile(`^(<<<<<<< (override|yours)|>>>>>>> (builtin|theirs))$`)
 
 // ConflictMarkers is the one error of a text that still holds conflict
 // marker lines at lines (1-based, ascending), as a merge leaves them:
