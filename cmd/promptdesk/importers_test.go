@@ -250,7 +250,7 @@ func TestImportMaiBotLocales(t *testing.T) {
 	writeFile(t, filepath.Join(src, "prompts", "zh-CN", "inner.prompt"), "Inner.\n")
 	writeFile(t, filepath.Join(src, "prompts", "en-US", "outer.prompt"), "Outer {inner}.\n")
 	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--out", t.TempDir())
-	if exitStatus(err) != 1 || !strings.Contains(stdout, "import with --fallback-locale zh-CN") {
+	if exitStatus(err) != 1 || !strings.Contains(stdout, "import and serve with --fallback-locale zh-CN") {
 		t.Errorf("err %v, want exit 1 naming the include\n%s", err, stdout)
 	}
 	for _, args := range [][]string{

@@ -4,8 +4,9 @@
 // template sets. Each converter is a pure function over an fs.FS rooted at
 // the source folder; its Result holds the module files it produced (in the
 // library layout, checked with library.Load) and one Outcome per source
-// file or entry: imported, not imported (with the reason and line) or
-// skipped (not part of the format). Nothing is dropped silently: what has
+// file or entry: imported, not imported (with the reason and line),
+// attached (a resource file of an item), used (a manifest) or skipped
+// (not part of the format). Nothing is dropped silently: what has
 // no place in the module format is named in an Outcome's notes.
 package importer
 

@@ -300,6 +300,6 @@ func (m *maiIncludes) unresolved(name, locale string, source func(*maiPrompt) st
 	if s := m.files[name][m.serve]; s != nil {
 		served = fmt.Sprintf("would serve the %s one (%s)", m.serve, source(s))
 	}
-	return fmt.Sprintf("field {%s}: there is no %s prompt %s, so MaiBot inserts the one of its default locale %s (%s), but promptdesk, whose fallback locale is %s, %s; import with --fallback-locale %s to serve as MaiBot does, or add the %s prompt",
+	return fmt.Sprintf("field {%s}: there is no %s prompt %s, so MaiBot inserts the one of its default locale %s (%s), but promptdesk, whose fallback locale is %s, %s; import and serve with --fallback-locale %s to fill it as MaiBot does, or add the %s prompt",
 		name, locale, name, m.maibot, source(t), m.serve, served, m.maibot, locale)
 }
