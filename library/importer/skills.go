@@ -25,8 +25,10 @@ const skillFile = "SKILL.md"
 // task.<name>: the frontmatter's name and description (joined into one
 // line, never cut) become the title and description, the body stays as
 // written. Other frontmatter fields are noted; other files of a skill
-// folder are listed as not imported (a module is one text); files outside
-// any skill folder are skipped.
+// folder are attached (a module is one text; the skill may refer to
+// them); files outside any skill folder are skipped. A locale folder in
+// a skill's path gives its locale (pathLocale), and skills without one
+// are converted first, so a translation never takes an original's module.
 func importSkills(b *builder, fsys fs.FS) error {
 	files, hidden, err := b.walk(fsys, ".")
 	if err != nil {
