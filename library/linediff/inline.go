@@ -24,7 +24,7 @@ type Span struct {
 // cells, its remaining changed lines keep whole-line marks.
 const (
 	pairWindow   = 8
-	inlineBudget = 1 << 24
+	inlineBudget = 1 << 22
 )
 
 // Tokens splits a line into the units an inline diff compares: words as

@@ -137,3 +137,20 @@ func TestInlineWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestInlineBudget(t *testing.T) {
+	t.Parallel()
+	// Every line of the benchmark's rewritten text costs 160,000 cells:
+	// the budget pairs the first 26 and leaves the rest whole.
+	old, new := largePair("rewritten")
+	lines := Diff(old, new)
+	paired := 0
+	for i, s := range Inline(lines) {
+		if s != nil && lines[i].Op == Insert {
+			paired++
+		}
+	}
+	if want := inlineBudget / (400 * 400); paired != want {
+		t.Errorf("%d lines paired, want %d", paired, want)
+	}
+}
