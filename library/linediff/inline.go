@@ -113,11 +113,12 @@ func (p *pairer) hunk(lines []Line, dels, ins []int, out [][]Span) {
 	if len(dels) == 0 || len(ins) == 0 {
 		return
 	}
-	toks := make(map[int][]string, len(dels)+len(ins))
-	tokensOf := func(i int) []string {
+	toks := make(map[int]tokens, len(dels)+len(ins))
+	tokensOf := func(i int) tokens {
 		t, ok := toks[i]
 		if !ok {
-			t = Tokens(lines[i].Text)
+			t.list = Tokens(lines[i].Text)
+			t.visible = visible(t.list)
 			toks[i] = t
 		}
 		return t
@@ -138,11 +139,20 @@ func (p *pairer) hunk(lines []Line, dels, ins []int, out [][]Span) {
 	}
 }
 
+// tokens are a line's tokens and how many of their runes are not spaces.
+type tokens struct {
+	list    []string
+	visible int
+}
+
 // pair compares two lines' tokens and returns their spans, or false when
-// the lines are not similar or the pair does not fit in the budget.
-func (p *pairer) pair(old, new []string) (a, b []Span, ok bool) {
-	shorter := min(visible(old), visible(new))
-	if shorter == 0 || 2*shared(old, new) < shorter {
+// the lines are not similar or the pair does not fit in the budget. The
+// cheap tests come first: the budget, then an upper bound of the text
+// the diff can keep.
+func (p *pairer) pair(ot, nt tokens) (a, b []Span, ok bool) {
+	old, new := ot.list, nt.list
+	shorter := min(ot.visible, nt.visible)
+	if shorter == 0 {
 		return nil, nil, false
 	}
 	pre := 0
@@ -158,10 +168,13 @@ func (p *pairer) pair(old, new []string) (a, b []Span, ok bool) {
 	if mid*mid > p.budget || mid > codeEnd-codeBase {
 		return nil, nil, false
 	}
+	kept := visible(old[:pre]) + visible(old[len(old)-suf:])
+	if 2*(kept+shared(om, nm)) < shorter {
+		return nil, nil, false
+	}
 	p.budget -= max(mid*mid, 1)
 	a = addSpan(a, old[:pre], false)
 	b = addSpan(b, new[:pre], false)
-	kept := visible(old[:pre]) + visible(old[len(old)-suf:])
 	ro, rn := encode(om, nm)
 	i, j := 0, 0
 	for _, d := range p.dmp.DiffCleanupSemantic(p.dmp.DiffMainRunes(ro, rn, false)) {
@@ -246,10 +259,9 @@ func visible(toks []string) int {
 	return n
 }
 
-// shared is the most visible runes the two lines can keep: the visible
-// runes of the tokens both have, counted as often as the rarer side has
-// them. It bounds what the diff keeps, so that unlike lines are let go
-// before the diff runs.
+// shared is the most visible runes a diff of two token lists can keep:
+// the visible runes of the tokens both have, counted as often as the
+// rarer side has them. It lets unlike lines go before the diff runs.
 func shared(old, new []string) int {
 	count := make(map[string]int, len(old))
 	for _, t := range old {
