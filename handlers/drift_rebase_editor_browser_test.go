@@ -71,7 +71,6 @@ func TestE2ERebaseEditorResolvesConflictsPerHunk(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("the server lists the conflicts at lines %v, want two", lines)
 	}
-	p.ShotViewport("rebase-editor-conflicts")
 
 	// Navigation: first, next, next again wraps to the first, previous
 	// wraps to the last.
@@ -83,6 +82,7 @@ func TestE2ERebaseEditorResolvesConflictsPerHunk(t *testing.T) {
 			t.Errorf("after %s the cursor is on line %s, want %s", step.button, got, step.line)
 		}
 	}
+	p.ShotViewport("rebase-editor-conflicts")
 
 	// Take mine on the first conflict, the builtin on the one left.
 	click(`[data-conflict="1"] [data-testid="hunk-take-mine"]`)
