@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestE2ERebaseEditorResolvesConflictsPerHunk(t *testing.T) {
 	status := func(want string) {
 		t.Helper()
 		sel := `[data-testid="conflict-status"]`
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('`+sel+`').textContent === `+jsString(want))); err != nil {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('`+sel+`').textContent === `+strconv.Quote(want))); err != nil {
 			t.Fatalf("conflict bar says %q, want %q", p.Text(sel), want)
 		}
 	}
@@ -104,9 +105,4 @@ func TestE2ERebaseEditorResolvesConflictsPerHunk(t *testing.T) {
 	if o := d.head(t); o.Revision != 2 || !o.Draft || o.Text != want {
 		t.Errorf("stored: revision %d, draft %v, text:\n%s\nwant:\n%s", o.Revision, o.Draft, o.Text, want)
 	}
-}
-
-// jsString quotes s as a JavaScript string literal.
-func jsString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
 }
