@@ -16,25 +16,30 @@ import (
 	"github.com/promptdesk/promptdesk/web/browsertest"
 )
 
-// A Chinese sentence and its edit: the full stop becomes a clause and a
-// full stop. Written with escapes: Go source holds no Chinese text.
+// A Chinese sentence and two edits: the full stop becomes a clause and a
+// full stop, then two characters go. Written with escapes: Go source
+// holds no Chinese text.
 const (
-	zhBefore = "\u7b80\u660e\u627c\u8981\u3002"
-	zhAdded  = "\uff0c\u91cd\u70b9\u7a81\u51fa"
-	zhAfter  = "\u7b80\u660e\u627c\u8981" + zhAdded + "\u3002"
+	zhBefore  = "\u7b80\u660e\u627c\u8981\u3002"
+	zhAdded   = "\uff0c\u91cd\u70b9\u7a81\u51fa"
+	zhAfter   = "\u7b80\u660e\u627c\u8981" + zhAdded + "\u3002"
+	zhDropped = "\u627c\u8981"
+	zhShort   = "\u7b80\u660e" + zhAdded + "\u3002"
 )
 
 // TestE2EHistoryMarksChangedCharacters: on the history page, a revision
 // that turns one Chinese full stop into a clause shows the two lines of
 // the paragraph with only the added characters marked (underlined, on a
 // stronger background, in a readable contrast in light and dark), and
-// nothing struck on the old line.
+// nothing struck on the old line; the next revision, which drops two
+// characters, strikes only those.
 func TestE2EHistoryMarksChangedCharacters(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	text := strings.TrimRight(builtinText(t, a.lib, "base.style", "zh-CN").Text, "\n") + "\n\n"
 	a.saveOverride("base.style", "zh-CN", text+zhBefore+"\n", 0)
 	a.saveOverride("base.style", "zh-CN", text+zhAfter+"\n", 1)
+	a.saveOverride("base.style", "zh-CN", text+zhShort+"\n", 2)
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
 	p := browsertest.Open(t, srv.URL, testUser, testPassword)
@@ -67,6 +72,12 @@ func TestE2EHistoryMarksChangedCharacters(t *testing.T) {
 	}
 	p.Shot("history-inline-diff")
 
+	rev3 := `[data-testid="revision"][data-revision="3"] [data-testid="revision-diff"]`
+	del := evaluate[[]string](t, p.Ctx, `[...document.querySelectorAll('`+rev3+` del')].map(e => e.textContent + " " + getComputedStyle(e).textDecorationLine)`)
+	if len(del) != 1 || del[0] != zhDropped+" line-through" {
+		t.Errorf("revision 3 strikes %q, want only %q", del, zhDropped)
+	}
+
 	for _, scheme := range []string{"light", "dark"} {
 		p.Step("emulate "+scheme, chromedp.Do(p.Ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -74,12 +85,15 @@ func TestE2EHistoryMarksChangedCharacters(t *testing.T) {
 			})
 			return err
 		})))
-		colours := evaluate[[]string](t, p.Ctx, `(() => { const s = getComputedStyle(document.querySelector('`+rev+` ins')); return [s.color, s.backgroundColor]; })()`)
-		if r := contrast(t, colours[0], colours[1]); r < 4.5 {
-			t.Errorf("%s: inserted characters %s on %s have contrast %.2f, want at least 4.5", scheme, colours[0], colours[1], r)
+		for _, mark := range []string{rev + " ins", rev3 + " del"} {
+			colours := evaluate[[]string](t, p.Ctx, `(() => { const s = getComputedStyle(document.querySelector('`+mark+`')); return [s.color, s.backgroundColor]; })()`)
+			if r := contrast(t, colours[0], colours[1]); r < 4.5 {
+				t.Errorf("%s: %s text %s on %s has contrast %.2f, want at least 4.5", scheme, mark, colours[0], colours[1], r)
+			}
 		}
-		if colours[1] == evaluate[string](t, p.Ctx, `getComputedStyle(document.querySelector('`+rev+` [data-kind="insert"]')).backgroundColor`) {
-			t.Errorf("%s: the mark has the line's background %s", scheme, colours[1])
+		mark := evaluate[string](t, p.Ctx, `getComputedStyle(document.querySelector('`+rev+` ins')).backgroundColor`)
+		if line := evaluate[string](t, p.Ctx, `getComputedStyle(document.querySelector('`+rev+` [data-kind="insert"]')).backgroundColor`); mark == line {
+			t.Errorf("%s: the mark has the line's background %s", scheme, line)
 		}
 	}
 }
