@@ -371,6 +371,19 @@ func TestWebhookWithoutSecretKey(t *testing.T) {
 	admin := newToken(t, st, "hooks", domain.ScopeAdmin)
 	wantAPIError(t, "an endpoint without a secret key", serveAPI(srv.Handler(), http.MethodPost, "/api/v1/webhooks", `{"url":"https://example.com/hook"}`, admin),
 		http.StatusServiceUnavailable, "not_configured", "secret key setting")
+	newUser(t, st, testUser, domain.RoleAdmin)
+	admins := login(t, srv.Handler(), testUser)
+	rec := admins.do(srv.Handler(), admins.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/typed"}, "description": {"typed by hand"}}))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("console add without a key: %d %v; want 503", rec.Code, err)
+	}
+	if got := doc.Find(`[data-field="form"]`).Text(); !strings.Contains(got, "secret key setting") || strings.HasSuffix(got, "not configured for this") {
+		t.Errorf("the form says %q; want the reason, in words", got)
+	}
+	if doc.Find(`#webhook-url`).AttrOr("value", "") != "https://example.com/typed" || doc.Find(`#webhook-description`).AttrOr("value", "") != "typed by hand" {
+		t.Error("the form did not keep what was typed")
+	}
 	if list, err := st.ListWebhooks(ctx); err != nil || len(list) != 0 {
 		t.Errorf("endpoints stored: %v, %v; want none", list, err)
 	}

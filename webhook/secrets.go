@@ -12,7 +12,15 @@ import (
 // ErrNoKey is the error of adding an endpoint, or a new secret, on a
 // server started without a key to seal secrets with. It matches
 // domain.ErrNotConfigured.
-var ErrNoKey = fmt.Errorf("webhook secrets are stored encrypted, and this server was started without the secret key setting (docs/operating.md, \"Secrets\"): %w", domain.ErrNotConfigured)
+var ErrNoKey error = noKey{}
+
+type noKey struct{}
+
+func (noKey) Error() string {
+	return `webhook secrets are stored encrypted, and this server was started without the secret key setting (docs/operating.md, "The secret key")`
+}
+
+func (noKey) Unwrap() error { return domain.ErrNotConfigured }
 
 // SecretStore is what Reseal needs from the store: every endpoint's
 // stored secret passed through fn in one transaction, the ones fn

@@ -216,11 +216,11 @@ func (a *app) serve(ctx context.Context) error {
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
 		DatabaseTimeout: cfg.DatabaseTimeout, Webhooks: webhook.Policy{PrivateNetworks: cfg.WebhookPrivate}})
 	if errors.Is(err, webhook.ErrNoKey) {
-		return fmt.Errorf("%w; start serve with the key they were encrypted with in PROMPTDESK_SECRET_KEY (docs/operating.md, \"Secrets\")", err)
+		return fmt.Errorf("%w; start serve with the key they were encrypted with in PROMPTDESK_SECRET_KEY (docs/operating.md, \"The secret key\")", err)
 	}
 	var unknown *sealed.UnknownKeyError
 	if errors.As(err, &unknown) {
-		return fmt.Errorf("%w; give key %s in PROMPTDESK_SECRET_KEY or PROMPTDESK_PREVIOUS_SECRET_KEYS (docs/operating.md, \"Secrets\")", err, unknown.ID)
+		return fmt.Errorf("%w; give key %s in PROMPTDESK_SECRET_KEY or PROMPTDESK_PREVIOUS_SECRET_KEYS (docs/operating.md, \"The secret key\")", err, unknown.ID)
 	}
 	if err != nil {
 		return err
