@@ -129,15 +129,9 @@ func ProseMarkerLines(text string) []int {
 	code := mdcode.CodeLines(text)
 	src := strings.Split(text, "\n")
 	return slices.DeleteFunc(lines, func(n int) bool {
-		return code[n] && !ownMergeMarkers.MatchString(strings.TrimRight(src[n-1], " \t\r"))
+		return code[n] && !linediff.OwnMarker(src[n-1])
 	})
 }
-
-// ownMergeMarkers matches the marker lines promptdesk's merges write: the
-// drift review's (linediff.MarkerOverride, linediff.MarkerBuiltin) and a
-// stale save's (<<<<<<< yours, >>>>>>> theirs, state.MarkerYours and
-// state.MarkerTheirs, which this package cannot import).
-var ownMergeMarkers = regexp.MustCompile(`^(<<<<<<< (override|yours)|>>>>>>> (builtin|theirs))$`)
 
 // ConflictMarkers is the one error of a text that still holds conflict
 // marker lines at lines (1-based, ascending), as a merge leaves them:
