@@ -1,7 +1,10 @@
 // Package apitest holds the runtime API to its OpenAPI document in tests:
 // Handler wraps a server so that every /api/ request a test sends, and
 // the answer it gets, are validated against the document the server
-// serves (GET /api/v1/openapi.json), with pb33f's libopenapi-validator.
+// serves (GET /api/v1/openapi.json) by two validators written apart:
+// pb33f's libopenapi-validator and getkin's kin-openapi (openapi3filter).
+// Both must find an exchange valid, and they must agree on whether a
+// request is one the document allows.
 // The document's object schemas are closed (additionalProperties false),
 // so a route, status code or field it does not describe fails the test.
 // (Query parameters the document does not declare are refused by the
@@ -127,7 +130,14 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 	reqOK, reqErrs := v.ValidateHttpRequestSync(vreq)
 	validating.Unlock()
 
+	kin, err := kinCheck(vreq, body, resp, respBody, req.Method == http.MethodHead)
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var problems []string
+	if unknown := !reqOK && isUnknownRoute(reqErrs); unknown != kin.unknownRoute {
+		problems = append(problems, fmt.Sprintf("%s: the validators disagree on whether the document has the route (pb33f: %v, kin-openapi: %v)", what, !unknown, !kin.unknownRoute))
+	}
 	if !reqOK && isUnknownRoute(reqErrs) {
 		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 			problems = append(problems, fmt.Sprintf("%s: the route is not in the OpenAPI document but answers %d", what, resp.StatusCode))
@@ -141,6 +151,15 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 	}
 	if !reqOK && resp.StatusCode < 400 {
 		problems = append(problems, fmt.Sprintf("%s: the server accepted a request the OpenAPI document refuses: %s", what, describe(reqErrs)))
+	}
+	if kin.request != "" && resp.StatusCode < 400 {
+		problems = append(problems, fmt.Sprintf("%s: the server accepted a request the OpenAPI document refuses (kin-openapi): %s", what, kin.request))
+	}
+	if reqOK != (kin.request == "") {
+		problems = append(problems, fmt.Sprintf("%s: the validators disagree on the request: pb33f: %s; kin-openapi: %s", what, orValid(describe(reqErrs)), orValid(kin.request)))
+	}
+	if kin.response != "" {
+		problems = append(problems, fmt.Sprintf("%s: the answer is not what the OpenAPI document describes (kin-openapi): %s\nbody: %.500s", what, kin.response, respBody))
 	}
 
 	vresp := &http.Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: io.NopCloser(bytes.NewReader(respBody)), Request: vreq}
@@ -204,6 +223,14 @@ func errorShape(resp *http.Response, body []byte) string {
 		return fmt.Sprintf("not the JSON error shape (%v): %.300s", err, body)
 	}
 	return ""
+}
+
+// orValid is a validator's reasons, or "valid" when it gave none.
+func orValid(reasons string) string {
+	if reasons == "" {
+		return "valid"
+	}
+	return reasons
 }
 
 // describe joins validation errors into one readable line each.
