@@ -15,9 +15,11 @@ const (
 	MaxKnowledgeBases = 50
 	MaxSkills         = 200
 	// MaxModelBytes and MaxAttachmentNameBytes bound the model name and an
-	// attachment's file name, both written into the prompt as they are.
+	// attachment's file name, both written into the prompt as they are;
+	// MaxCommandBytes bounds the slash command, matched against triggers.
 	MaxModelBytes          = 200
 	MaxAttachmentNameBytes = 255
+	MaxCommandBytes        = 200
 )
 
 // DecodeRequest reads an assemble request from JSON with strictjson.Decode: unknown
@@ -67,6 +69,9 @@ func (r *Request) Validate() error {
 		}
 	}
 	if err := oneLine("model", r.Model, MaxModelBytes); err != nil {
+		return err
+	}
+	if err := oneLine("command", r.Command, MaxCommandBytes); err != nil {
 		return err
 	}
 	for i, at := range r.Attachments {

@@ -224,6 +224,22 @@ func checkNulls(data []byte) error {
 	}
 }
 
+// StringWhere returns the field path of the first string value of data,
+// well-formed JSON, for which bad is true; ok is false when there is none
+// (or data does not read).
+func StringWhere(data []byte, bad func(string) bool) (field string, ok bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", false
+		}
+		if tok.Kind() == '"' && bad(tok.String()) {
+			return fieldPath(dec.StackPointer()), true
+		}
+	}
+}
+
 // fieldPath turns a JSON Pointer ("/skills/2/name") into the path the
 // API's errors name ("skills[2].name"). A token of digits is an array
 // index: no request object has member names of digits only.
