@@ -101,7 +101,10 @@ func readWhole[T int | int32 | int64](dec *jsontext.Decoder, v *T) error {
 		return valueError(fmt.Sprintf("a number of %d characters is out of range for a whole number from %d to %d", len(lit), minOf[T](), maxOf[T]()))
 	}
 	r, ok := new(big.Rat).SetString(lit)
-	if !ok || !r.IsInt() {
+	if !ok { // an exponent past what big.Rat reads
+		return valueError(fmt.Sprintf("%s is out of range: a whole number from %d to %d", lit, minOf[T](), maxOf[T]()))
+	}
+	if !r.IsInt() {
 		return valueError(fmt.Sprintf("%s is not a whole number", lit))
 	}
 	lo, hi := big.NewInt(int64(minOf[T]())), big.NewInt(int64(maxOf[T]()))
