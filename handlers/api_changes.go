@@ -137,7 +137,8 @@ func (h *API) Changes(c echo.Context) error {
 	return WriteJSON(c, http.StatusOK, APIChanges{Generation: gen, Reset: reset, Changes: changes})
 }
 
-// queryInt reads an optional whole-number query parameter in [lo, hi];
+// queryInt reads an optional whole-number query parameter in [lo, hi]
+// (a leading + is taken, as the document's integer schema takes it);
 // absent is lo, anything else a 422 invalid_request naming it.
 func queryInt(c echo.Context, name string, lo, hi int64) (int64, error) {
 	return queryIntOr(c, name, lo, hi, lo)

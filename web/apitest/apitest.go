@@ -114,18 +114,7 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 	respBody, _ := io.ReadAll(resp.Body)
 	what := fmt.Sprintf("%s %s → %d", req.Method, req.URL.RequestURI(), resp.StatusCode)
 
-	// The validator matches operations by method: HEAD is GET's.
-	vreq := req.Clone(req.Context())
-	if req.Method == http.MethodHead {
-		vreq.Method = http.MethodGet
-	}
-	vreq.Body = io.NopCloser(bytes.NewReader(body))
-	if readAsJSON(req) {
-		vreq.Header.Set("Content-Type", "application/json")
-		if t := bytes.TrimSpace(body); req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/api/v1/overrides/") && (len(t) == 0 || t[0] != '{') {
-			vreq.Header.Set("Content-Type", "text/plain")
-		}
-	}
+	vreq := asValidated(req, body)
 	validating.Lock()
 	reqOK, reqErrs := v.ValidateHttpRequestSync(vreq)
 	validating.Unlock()
@@ -171,6 +160,46 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 		problems = append(problems, fmt.Sprintf("%s: the answer is not what the OpenAPI document describes: %s\nbody: %.500s", what, describe(respErrs), respBody))
 	}
 	return problems
+}
+
+// asValidated is req as the validators see it: HEAD as GET (they match
+// operations by method), with the Content-Type the server reads the body as.
+func asValidated(req *http.Request, body []byte) *http.Request {
+	vreq := req.Clone(req.Context())
+	if req.Method == http.MethodHead {
+		vreq.Method = http.MethodGet
+	}
+	vreq.Body = io.NopCloser(bytes.NewReader(body))
+	if readAsJSON(req) {
+		vreq.Header.Set("Content-Type", "application/json")
+		if t := bytes.TrimSpace(body); req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/api/v1/overrides/") && (len(t) == 0 || t[0] != '{') {
+			vreq.Header.Set("Content-Type", "text/plain")
+		}
+	}
+	return vreq
+}
+
+// Refusals returns why each validator refuses the request req with body
+// by the document alone: pb33f's reasons and kin-openapi's, each "" when
+// that validator allows it. Tests use it to hold the document to the
+// server's rules in both directions.
+func Refusals(req *http.Request, body []byte) (pb33f, kin string) {
+	v, _, err := load()
+	if err != nil {
+		return err.Error(), err.Error()
+	}
+	vreq := asValidated(req, body)
+	validating.Lock()
+	ok, errs := v.ValidateHttpRequestSync(vreq)
+	validating.Unlock()
+	if !ok {
+		pb33f = describe(errs)
+	}
+	kin, err = kinRequest(asValidated(req, body), body)
+	if err != nil {
+		kin = err.Error()
+	}
+	return pb33f, kin
 }
 
 // readAsJSON reports whether req has a body the server reads as JSON

@@ -126,6 +126,26 @@ func kinCheck(vreq *http.Request, body []byte, resp *http.Response, respBody []b
 	return v, nil
 }
 
+// kinRequest is kin-openapi's reasons for refusing the request; "" when
+// it allows it.
+func kinRequest(vreq *http.Request, body []byte) (string, error) {
+	router, err := loadKin()
+	if err != nil {
+		return "", err
+	}
+	r := vreq.Clone(vreq.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	route, params, err := router.FindRoute(r)
+	if err != nil {
+		return "no such route: " + err.Error(), nil
+	}
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: kinOptions}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		return kinReasons(err), nil
+	}
+	return "", nil
+}
+
 // kinReasons spells kin-openapi's error, one reason a line.
 func kinReasons(err error) string {
 	var me openapi3.MultiError
