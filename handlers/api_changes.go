@@ -62,7 +62,8 @@ func WriteCachedJSON(c echo.Context, v any) error {
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
-	if noneMatch(c.Request().Header.Get("If-None-Match"), etag) {
+	// Repeated header lines are one list (RFC 9110, section 5.3).
+	if noneMatch(strings.Join(c.Request().Header.Values("If-None-Match"), ","), etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)

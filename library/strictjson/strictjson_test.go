@@ -34,7 +34,9 @@ func TestDecodeNumbersAndTimes(t *testing.T) {
 		{`{"n":1E999999999}`, "n", "out of range", nil},
 		{`{"n":"1"}`, "n", "expected int", nil},
 		{`{"at":"2026-12-03t15:45:00z"}`, "", "", func(v target) bool { return v.At.Equal(time.Date(2026, 12, 3, 15, 45, 0, 0, time.UTC)) }},
-		{`{"ptr":"2026-12-03T15:45:00.5+01:00"}`, "", "", func(v target) bool { return v.Ptr != nil && v.Ptr.Equal(time.Date(2026, 12, 3, 14, 45, 0, 5e8, time.UTC)) }},
+		{`{"ptr":"2026-12-03T15:45:00.5+01:00"}`, "", "", func(v target) bool {
+			return v.Ptr != nil && v.Ptr.Equal(time.Date(2026, 12, 3, 14, 45, 0, 5e8, time.UTC))
+		}},
 		{`{"at":"2026-12-03 15:45:00Z"}`, "at", "not an RFC 3339 time", nil},
 	} {
 		var v target
