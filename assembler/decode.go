@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/strictjson"
@@ -14,10 +15,12 @@ const (
 	MaxRequestBytes   = 8 << 20
 	MaxKnowledgeBases = 50
 	MaxSkills         = 200
-	// MaxModelBytes and MaxAttachmentNameBytes bound the model name and an
-	// attachment's file name, both written into the prompt as they are.
-	MaxModelBytes          = 200
-	MaxAttachmentNameBytes = 255
+	// MaxModelLength and MaxAttachmentNameLength bound the model name and
+	// an attachment's file name, both written into the prompt as they
+	// are, in characters; MaxCommandLength bounds the slash command.
+	MaxModelLength          = 200
+	MaxAttachmentNameLength = 255
+	MaxCommandLength        = 200
 )
 
 // DecodeRequest reads an assemble request from JSON with strictjson.Decode: unknown
@@ -66,11 +69,14 @@ func (r *Request) Validate() error {
 			return bad(fmt.Sprintf("knowledgeBases[%d].docCount", i), "must not be negative")
 		}
 	}
-	if err := oneLine("model", r.Model, MaxModelBytes); err != nil {
+	if err := oneLine("model", r.Model, MaxModelLength); err != nil {
+		return err
+	}
+	if err := oneLine("command", r.Command, MaxCommandLength); err != nil {
 		return err
 	}
 	for i, at := range r.Attachments {
-		if err := oneLine(fmt.Sprintf("attachments[%d].name", i), at.Name, MaxAttachmentNameBytes); err != nil {
+		if err := oneLine(fmt.Sprintf("attachments[%d].name", i), at.Name, MaxAttachmentNameLength); err != nil {
 			return err
 		}
 	}
@@ -93,11 +99,11 @@ func (r *Request) Validate() error {
 
 // oneLine refuses a value the assembly writes into the prompt as it is
 // (the model name, an attachment's file name) when it is longer than max
-// bytes or holds a control character: a line break in a file name chosen
+// characters or holds a control character: a line break in a file name chosen
 // by an end user would start a new line of the system prompt.
 func oneLine(field, v string, max int) error {
-	if len(v) > max {
-		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d bytes; the limit is %d", len(v), max)}
+	if n := utf8.RuneCountInString(v); n > max {
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%d characters; the limit is %d", n, max)}
 	}
 	for _, c := range v {
 		if unicode.IsControl(c) || unicode.In(c, unicode.Zl, unicode.Zp) {

@@ -55,7 +55,7 @@ func (a *Assembler) Render(snap *library.Snapshot, st *State, req *RenderRequest
 	if err := checkFormat(req.Format, ""); err != nil {
 		return nil, err
 	}
-	if err := oneLine("model", req.Model, MaxModelBytes); err != nil {
+	if err := oneLine("model", req.Model, MaxModelLength); err != nil {
 		return nil, err
 	}
 	locale := firstNonEmpty(req.Locale, a.cfg.FallbackLocale)

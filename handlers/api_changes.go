@@ -62,7 +62,8 @@ func WriteCachedJSON(c echo.Context, v any) error {
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
-	if noneMatch(c.Request().Header.Get("If-None-Match"), etag) {
+	// Repeated header lines are one list (RFC 9110, section 5.3).
+	if noneMatch(strings.Join(c.Request().Header.Values("If-None-Match"), ","), etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
@@ -137,7 +138,8 @@ func (h *API) Changes(c echo.Context) error {
 	return WriteJSON(c, http.StatusOK, APIChanges{Generation: gen, Reset: reset, Changes: changes})
 }
 
-// queryInt reads an optional whole-number query parameter in [lo, hi];
+// queryInt reads an optional whole-number query parameter in [lo, hi]
+// (a leading + is taken, as the document's integer schema takes it);
 // absent is lo, anything else a 422 invalid_request naming it.
 func queryInt(c echo.Context, name string, lo, hi int64) (int64, error) {
 	return queryIntOr(c, name, lo, hi, lo)

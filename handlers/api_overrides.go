@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -207,7 +210,7 @@ func readModuleText(c echo.Context) (string, error) {
 var errWeakTag = errors.New("a weak entity tag never matches: If-Match compares strongly")
 
 // ifMatch reads the If-Match header, the revision a change is based on:
-// "3" (the ETag as sent) and 3 both mean 3. present is false without the
+// "3-<hash>" (the GET's ETag as sent), "3" and 3 all mean 3. present is false without the
 // header. Errors: errWeakTag for W/"3", which the caller answers with
 // preconditionFailed; a 422 invalid_request on field If-Match for
 // anything else that is not a revision.
@@ -221,7 +224,8 @@ func ifMatch(c echo.Context) (revision int, present bool, err error) {
 	}
 	digits := raw
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		digits = raw[1 : len(raw)-1]
+		// The GET's tag "<revision>-<hash>": the revision is compared.
+		digits, _, _ = strings.Cut(raw[1:len(raw)-1], "-")
 	}
 	n, err := strconv.Atoi(digits)
 	if err != nil || n < 0 || n > domain.MaxRevision || strings.ContainsAny(digits, "+-") {
@@ -311,8 +315,7 @@ func (h *APIOverrides) Get(c echo.Context) error {
 	row, err := h.Service.Head(c.Request().Context(), id, locale)
 	switch {
 	case err == nil:
-		setETag(c, row.Revision)
-		return WriteJSON(c, http.StatusOK, APIOverride{Text: row.Text, Revision: row.Revision, Status: headStatus(row),
+		return writeOverride(c, APIOverride{Text: row.Text, Revision: row.Revision, Status: headStatus(row),
 			Kind: overrideKind(v, id), PublishedRevision: row.PublishedRevision, Drift: apiDrift(v, row)})
 	case !errors.Is(err, library.ErrNotFound):
 		return err
@@ -321,8 +324,21 @@ func (h *APIOverrides) Get(c echo.Context) error {
 	if !ok {
 		return apiNoOverride(v, id, locale)
 	}
-	setETag(c, 0)
-	return WriteJSON(c, http.StatusOK, APIOverride{Text: b.Text, Revision: 0, Status: OverrideStatusBuiltin, Kind: OverrideKindBuiltin})
+	return writeOverride(c, APIOverride{Text: b.Text, Revision: 0, Status: OverrideStatusBuiltin, Kind: OverrideKindBuiltin})
+}
+
+// writeOverride answers 200 with o and its entity tag "<revision>-<hash>":
+// the revision (what If-Match compares) and the first 9 bytes of the
+// body's SHA-256 in base64url, so the tag changes whenever the body does
+// (a publish or a drift changes the body, not the revision).
+func writeOverride(c echo.Context, o APIOverride) error {
+	body, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("encode the JSON of %s: %w", c.Path(), err)
+	}
+	sum := sha256.Sum256(body)
+	c.Response().Header().Set("ETag", fmt.Sprintf(`"%d-%s"`, o.Revision, base64.RawURLEncoding.EncodeToString(sum[:9])))
+	return WriteJSON(c, http.StatusOK, o)
 }
 
 // Put handles PUT /api/v1/overrides/{id}[?locale=L] with the whole module

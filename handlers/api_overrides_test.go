@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -22,14 +23,41 @@ func (a *app) putText(target, text, ifMatch string) *httptest.ResponseRecorder {
 	return a.api(http.MethodPut, target, text, "Content-Type", "text/plain; charset=utf-8", "If-Match", ifMatch)
 }
 
+// overrideTag is the override GET's ETag: "<revision>-<hash>".
+var overrideTag = regexp.MustCompile(`^"[0-9]+-[A-Za-z0-9_-]{12}"$`)
+
+// The override GET's ETag changes with its body, not only its revision:
+// a publish changes the status and keeps the revision; the tag is taken
+// as If-Match (its revision is compared).
+func TestAPIOverrideETagFollowsTheBody(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	builtinTag := a.api(http.MethodGet, identityURL, "").Header().Get("ETag")
+	wantSaved(t, "create", a.putText(identityURL, identityText(t, a, "You are the tagged assistant."), ""), true, 1, "draft", "revision 1")
+	draft := a.api(http.MethodGet, identityURL, "")
+	draftTag := draft.Header().Get("ETag")
+	if rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", draftTag); rec.Code != http.StatusOK {
+		t.Fatalf("publish with the GET's tag: %d %s", rec.Code, rec.Body.String())
+	}
+	published := a.api(http.MethodGet, identityURL, "")
+	pubTag := published.Header().Get("ETag")
+	if !strings.HasPrefix(draftTag, `"1-`) || !strings.HasPrefix(pubTag, `"1-`) || draftTag == pubTag || builtinTag == draftTag || !strings.HasPrefix(builtinTag, `"0-`) {
+		t.Errorf("tags: builtin %s, draft %s, published %s; want revision 0, 1, 1 and three different tags", builtinTag, draftTag, pubTag)
+	}
+	if again := a.api(http.MethodGet, identityURL, "").Header().Get("ETag"); again != pubTag {
+		t.Errorf("the same body twice: %s then %s", pubTag, again)
+	}
+	wantError(t, "a tag of another revision", a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", `"2-`+pubTag[3:]), http.StatusPreconditionFailed, "precondition_failed", "If-Match")
+}
+
 func wantOverride(t *testing.T, what string, rec *httptest.ResponseRecorder, want handlers.APIOverride) {
 	t.Helper()
 	got := decode[handlers.APIOverride](t, rec)
 	if got != want {
 		t.Errorf("%s = %+v\nwant %+v", what, got, want)
 	}
-	if etag := rec.Header().Get("ETag"); etag != `"`+itoa(want.Revision)+`"` {
-		t.Errorf("%s: ETag %s, want %q", what, etag, itoa(want.Revision))
+	if etag := rec.Header().Get("ETag"); !overrideTag.MatchString(etag) || !strings.HasPrefix(etag, `"`+itoa(want.Revision)+"-") {
+		t.Errorf("%s: ETag %s, want \"%d-<hash>\"", what, etag, want.Revision)
 	}
 }
 

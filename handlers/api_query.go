@@ -69,7 +69,9 @@ var openAPIParam = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
 // parameter the OpenAPI document does not declare for the route is a 400
 // invalid_request naming it (field: its name), so that a misspelt
 // "?localle=" is not silently ignored; so is a parameter given twice
-// (which one would win?) and a query string that does not parse ("%zz").
+// (which one would win?) and a query string that does not parse ("%zz");
+// a declared parameter with an empty value ("?limit=") is a 422
+// invalid_request naming it, as the document's schemas refuse it.
 func KnownQuery() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -87,12 +89,15 @@ func KnownQuery() echo.MiddlewareFunc {
 			}
 			method := c.Request().Method
 			allowed := queryParams[method+" "+c.Path()]
-			var unknown, twice []string
+			var unknown, twice, empty []string
 			for name, values := range q {
-				if !slices.Contains(allowed, name) {
+				switch {
+				case !slices.Contains(allowed, name):
 					unknown = append(unknown, name)
-				} else if len(values) > 1 {
+				case len(values) > 1:
 					twice = append(twice, name)
+				case values[0] == "":
+					empty = append(empty, name)
 				}
 			}
 			switch {
@@ -108,6 +113,10 @@ func KnownQuery() echo.MiddlewareFunc {
 				slices.Sort(twice)
 				return &library.Error{Kind: library.ErrUnreadable, Code: library.CodeInvalidRequest, Field: twice[0],
 					Msg: fmt.Sprintf("query parameter %s is given more than once: give each once", quoteAll(twice))}
+			case len(empty) > 0:
+				slices.Sort(empty)
+				return &library.Error{Code: library.CodeInvalidRequest, Field: empty[0],
+					Msg: fmt.Sprintf("query parameter %s is empty: give it a value or leave it out", quoteAll(empty))}
 			}
 			return next(c)
 		}

@@ -338,7 +338,11 @@ func acceptErr(id string, err error) error {
 		return &library.Error{Code: library.CodeConflict, Field: "fingerprint",
 			Msg: err.Error() + "; run the scenario again and accept with its new fingerprint"}
 	case errors.Is(err, state.ErrNotAcceptable):
-		return &library.Error{Code: library.CodeInvalidRequest, Field: "request", Msg: err.Error()}
+		field := "request"
+		if le := new(library.Error); errors.As(err, &le) && le.Field != "" {
+			field += "." + le.Field
+		}
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: err.Error()}
 	case errors.Is(err, state.ErrBadFingerprint):
 		return &library.Error{Code: library.CodeInvalidRequest, Field: "fingerprint", Msg: errorText(err)}
 	}

@@ -185,6 +185,31 @@ func TestAPIScenarioRunAndAccept(t *testing.T) {
 	if run.Status != "failed" || run.Output != nil || run.Error == nil || run.Error.Code != "not_found" || !strings.Contains(run.Error.Message, "ghost") {
 		t.Errorf("failed run = %+v (error %+v)", run, run.Error)
 	}
-	wantError(t, "accept a failing scenario", a.api(http.MethodPost, "/api/v1/scenarios/ghost/accept", ""), http.StatusUnprocessableEntity, "invalid_request", "request", "does not assemble")
+	wantError(t, "accept a failing scenario", a.api(http.MethodPost, "/api/v1/scenarios/ghost/accept", ""), http.StatusUnprocessableEntity, "invalid_request", "request.profile", "does not assemble")
 	wantError(t, "run unknown", a.api(http.MethodPost, "/api/v1/scenarios/nope/run", ""), http.StatusNotFound, "not_found", "id")
+}
+
+// A control character in a request field the prompt writes as it is (a
+// NUL in the command) is refused when the scenario is saved, naming the
+// field, so a saved scenario always runs and accepts.
+func TestAPIScenarioRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	for _, c := range []struct{ what, body, field string }{
+		{"NUL in command", `{"id":"nul","name":"x","request":{"locale":"en-US","command":"/minutes\u0000"}}`, "request.command"},
+		{"line break in command", `{"id":"nl","name":"x","request":{"locale":"en-US","command":"/min\nutes"}}`, "request.command"},
+		{"NUL in the message", `{"id":"msg","name":"x","request":{"locale":"en-US","message":"a\u0000b"}}`, "request.message"},
+		{"NUL in a variable", `{"id":"var","name":"x","request":{"variables":{"topic":"\u0000"}}}`, "request.variables.topic"},
+	} {
+		wantError(t, c.what, a.api(http.MethodPost, "/api/v1/scenarios", c.body), http.StatusUnprocessableEntity, "invalid_request", c.field)
+	}
+	// One saved before the rule (written to the store directly) is
+	// refused at accept on field request, never on no field.
+	if _, err := a.store.CreateScenario(context.Background(), domain.Scenario{ID: "old", Name: "Old",
+		Request: json.RawMessage(`{"locale":"en-US","command":"/minutes\u0000","now":"2026-11-29T15:45:00Z"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, "accept of a stored NUL command", a.api(http.MethodPost, "/api/v1/scenarios/old/accept", ""), http.StatusUnprocessableEntity, "invalid_request", "request.command", "U+0000")
+	// The assemble request itself holds a command to one line too.
+	wantError(t, "assemble with a NUL command", a.api(http.MethodPost, "/api/v1/assemble", `{"command":"/a\u0000"}`), http.StatusUnprocessableEntity, "invalid_request", "command", "U+0000")
 }

@@ -63,6 +63,7 @@ type testStore interface {
 	ListProfiles(ctx context.Context) ([]domain.Profile, error)
 	GetScenario(ctx context.Context, id string) (domain.Scenario, error)
 	DeleteScenario(ctx context.Context, id string) error
+	CreateScenario(ctx context.Context, sc domain.Scenario) (domain.Scenario, error)
 	CountScenarios(ctx context.Context) (int, error)
 	CreateToken(ctx context.Context, name string, scopes []string) (domain.Token, string, error)
 	CreateSetupToken(ctx context.Context, name, role string) (string, error)

@@ -20,6 +20,7 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/library/strictjson"
 )
 
 // ScenarioStore is what Scenarios needs from the store.
@@ -284,6 +285,10 @@ func (s *Scenarios) request(d ScenarioDraft) (json.RawMessage, error) {
 	if _, err := assembler.DecodeRequest(raw); err != nil {
 		return nil, err
 	}
+	// The accepted output is stored as text, which cannot hold a NUL.
+	if field, ok := strictjson.StringWhere(raw, func(s string) bool { return strings.ContainsRune(s, 0) }); ok {
+		return nil, &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "the text contains the NUL character (U+0000), which cannot be stored"}
+	}
 	if loc := strings.TrimSpace(d.Locale); loc != "" {
 		quoted, _ := json.Marshal(loc)
 		var err error
@@ -498,7 +503,7 @@ func (s *Scenarios) accept(ctx context.Context, sc domain.Scenario, fingerprint 
 	run := s.RunOn(ctx, s.Served.Current(), sc)
 	switch {
 	case run.Status == RunFailed:
-		return run, fmt.Errorf("scenario %s: %w: %v", sc.ID, ErrNotAcceptable, run.Err)
+		return run, fmt.Errorf("scenario %s: %w: %w", sc.ID, ErrNotAcceptable, run.Err)
 	case fingerprint != "" && fingerprint != run.Fingerprint:
 		return run, fmt.Errorf("scenario %s: %w", sc.ID, ErrOutputMoved)
 	}

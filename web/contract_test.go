@@ -45,9 +45,33 @@ func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
 		{"bad UTF-8 in a variable", http.MethodPost, "/api/v1/render", "{\"module\":\"aux.title-gen\",\"variables\":{\"conversation\":\"a\xffb\"}}", 400, "invalid_json", "variables.conversation"},
 		{"bad now", http.MethodPost, "/api/v1/assemble", `{"now":"yesterday"}`, 422, "invalid_request", "now"},
 		{"unknown query parameter", http.MethodGet, "/api/v1/modules/base.identity?localle=en-US", "", 400, "invalid_request", "localle"},
+		{"a pin beyond int64", http.MethodPost, "/api/v1/assemble", `{"revisions":{"base.identity@en-US":99999999999999999999}}`, 422, "invalid_request", "revisions.base.identity@en-US"},
+		{"a pin beyond the revisions", http.MethodPost, "/api/v1/render", `{"module":"aux.title-gen","variables":{"conversation":"hi"},"revisions":{"aux.title-gen@en-US":3000000000}}`, 422, "invalid_request", "revisions.aux.title-gen@en-US"},
+		{"a fractional docCount", http.MethodPost, "/api/v1/assemble", `{"knowledgeBases":[{"id":"k","name":"K","type":"faq","docCount":1.5}]}`, 422, "invalid_request", "knowledgeBases[0].docCount"},
 		{"query on a route that takes none", http.MethodPost, "/api/v1/render?builtinOnly=true", `{"module":"aux.title-gen","variables":{"conversation":"hi"}}`, 400, "invalid_request", "builtinOnly"},
 	} {
 		wantAPIField(t, c.what, serveAPI(h, c.method, c.target, c.body, token), c.status, c.code, c.field)
+	}
+	// A pin past int64 says what a revision is, not how Go reads JSON.
+	if rec := serveAPI(h, http.MethodPost, "/api/v1/assemble", `{"revisions":{"base.identity@en-US":99999999999999999999}}`, token); !strings.Contains(rec.Body.String(), "out of range") || strings.Contains(rec.Body.String(), "expected int") {
+		t.Errorf("pin beyond int64: %s", rec.Body.String())
+	}
+	// What JSON and RFC 3339 allow is taken: an integer written 1.0 or
+	// 1E2, a time with lower-case t and z.
+	for _, body := range []string{
+		`{"locale":"en-US","now":"2026-12-03t15:45:00z"}`,
+		`{"locale":"en-US","knowledgeBases":[{"id":"k","name":"K","type":"faq","docCount":1E2}]}`,
+		`{"locale":"en-US","knowledgeBases":[{"id":"k","name":"K","type":"faq","docCount":1.0}]}`,
+	} {
+		rec := serveAPI(h, http.MethodPost, "/api/v1/assemble", body, token)
+		var res struct{ Segments []json.RawMessage }
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &res) != nil || len(res.Segments) == 0 {
+			t.Errorf("assemble %s: %d %.300s", body, rec.Code, rec.Body.String())
+		}
+	}
+	rec := serveAPI(h, http.MethodPost, "/api/v1/assemble", `{"locale":"en-US","now":"2026-12-03t15:45:00z"}`, token)
+	if !strings.Contains(rec.Body.String(), "2026-12-03 (Thursday)") {
+		t.Errorf("lower-case time: the prompt does not carry its date: %.300s", rec.Body.String())
 	}
 	// The parameters the document declares are taken.
 	if rec := serveAPI(h, http.MethodGet, "/api/v1/commands?locale=en-US", "", token); rec.Code != http.StatusOK {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,6 +133,38 @@ func TestFrozenDatabaseAnswersUnavailable(t *testing.T) {
 	if status, _, took := call(http.MethodPost, "/api/v1/assemble", `{"locale":"en-US"}`); status != http.StatusOK || took > timeout {
 		t.Errorf("assemble while frozen: %d after %v; want 200 from memory", status, took)
 	}
+	// Every read answers as its operation's x-database-outage says: from
+	// memory (200, at once) or 503 database_unavailable.
+	fill := strings.NewReplacer("{id}", "base.identity", "{n}", "1", "{delivery}", "1")
+	var wg sync.WaitGroup
+	for path, item := range obj(t, openAPIDoc(t), "paths") {
+		op, ok := item.(jsonObject)["get"].(jsonObject)
+		if !ok {
+			continue
+		}
+		target := fill.Replace(path)
+		if strings.HasPrefix(path, "/api/v1/webhooks/{id}") {
+			target = strings.Replace(path, "{id}", "1", 1)
+			target = fill.Replace(target)
+		}
+		outage := op["x-database-outage"]
+		wg.Go(func() {
+			status, code, took := call(http.MethodGet, target, "")
+			switch outage {
+			case "memory":
+				if status != http.StatusOK || took > timeout {
+					t.Errorf("GET %s while frozen: %d %s after %v; the document says it answers from memory", target, status, code, took)
+				}
+			case "unavailable":
+				if status != http.StatusServiceUnavailable || code != CodeDatabaseUnavailable {
+					t.Errorf("GET %s while frozen: %d %s; the document says 503 database_unavailable", target, status, code)
+				}
+			default:
+				t.Errorf("GET %s: x-database-outage %v, want memory or unavailable", path, outage)
+			}
+		})
+	}
+	wg.Wait()
 
 	signalCluster(t, pgData, syscall.SIGCONT)
 	deadline := time.Now().Add(15 * time.Second)

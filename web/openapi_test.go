@@ -202,7 +202,7 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"get", "/api/v1/commands", "", `{"type":"array","items":` + ref("APICommand") + `}`, []string{"304", "400", "401", "403", "422", "431", "503"}},
 		{"get", "/api/v1/tools", "", `{"type":"object","additionalProperties":` + ref("APITool") + `}`, []string{"304", "400", "401", "403", "422", "431", "500", "503"}},
 		{"get", "/api/v1/changes", "", ref("APIChanges"), []string{"400", "401", "403", "422", "431", "503"}},
-		{"get", "/api/v1/openapi.json", "", `{"type":"object"}`, []string{"400", "401", "403", "431", "503"}},
+		{"get", "/api/v1/openapi.json", "", `{"type":"object","description":"This OpenAPI 3.1 document; its members are those of an OpenAPI document (the OpenAPI specification describes them).","required":["openapi","info","servers","security","paths","components"],"additionalProperties":false,"properties":{"openapi":{"type":"string","pattern":"^3\\.1\\.[0-9]+$"},"info":{"type":"object"},"servers":{"type":"array","items":{"type":"object"}},"security":{"type":"array","items":{"type":"object"}},"paths":{"type":"object"},"components":{"type":"object"}}}`, []string{"400", "401", "403", "431", "503"}},
 		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"400", "401", "403", "431", "503"}},
 		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"400", "401", "403", "404", "431", "503"}},
 		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"reflect"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func Decode(data []byte, v any) error {
 		}
 		return &library.Error{Code: library.CodeInvalidRequest, Msg: "the request must be one JSON object {…}"}
 	}
-	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true))
+	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true), readers)
 	if err == nil {
 		return checkNulls(data)
 	}
@@ -58,14 +59,100 @@ func Decode(data []byte, v any) error {
 		return &library.Error{Code: library.CodeInvalidRequest, Msg: err.Error()}
 	}
 	field := fieldPath(se.JSONPointer)
-	var pe *time.ParseError
+	var ve valueError
 	switch {
 	case errors.Is(se.Err, json.ErrUnknownName):
 		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "unknown field"}
-	case errors.As(se.Err, &pe):
-		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", pe.Value)}
+	case errors.As(se.Err, &ve):
+		return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: string(ve)}
 	}
 	return &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", goTypeName(se.GoType), kindName(se.JSONKind))}
+}
+
+// readers are the decoder's rules for whole numbers and times, the one
+// place they are read from JSON: a whole number may be written as any
+// JSON number of integral value (1, 1.0, 1E2, 100e-2 is not), and one out
+// of the Go field's range is refused by name, not wrapped or rounded; a
+// time is RFC 3339, where "T" and "Z" may be lower case.
+var readers = json.WithUnmarshalers(json.JoinUnmarshalers(
+	json.UnmarshalFromFunc(readWhole[int]),
+	json.UnmarshalFromFunc(readWhole[int32]),
+	json.UnmarshalFromFunc(readWhole[int64]),
+	json.UnmarshalFromFunc(readTime),
+))
+
+// valueError is why a JSON value of the right kind does not fit its field.
+type valueError string
+
+func (e valueError) Error() string { return string(e) }
+
+// readWhole reads a JSON number of integral value into *v; any other kind
+// of value is left to the decoder (its type error, or null).
+func readWhole[T int | int32 | int64](dec *jsontext.Decoder, v *T) error {
+	if dec.PeekKind() != '0' {
+		return errors.ErrUnsupported
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	lit := tok.String()
+	if len(lit) > maxNumberText {
+		return valueError(fmt.Sprintf("a number of %d characters is out of range for a whole number from %d to %d", len(lit), minOf[T](), maxOf[T]()))
+	}
+	r, ok := new(big.Rat).SetString(lit)
+	if !ok { // an exponent past what big.Rat reads
+		return valueError(fmt.Sprintf("%s is out of range: a whole number from %d to %d", lit, minOf[T](), maxOf[T]()))
+	}
+	if !r.IsInt() {
+		return valueError(fmt.Sprintf("%s is not a whole number", lit))
+	}
+	lo, hi := big.NewInt(int64(minOf[T]())), big.NewInt(int64(maxOf[T]()))
+	if n := r.Num(); n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
+		return valueError(fmt.Sprintf("%s is out of range: a whole number from %d to %d", lit, lo, hi))
+	}
+	*v = T(r.Num().Int64())
+	return nil
+}
+
+// maxNumberText bounds the JSON text of a whole number read exactly, so
+// that 1E999999999 costs no big arithmetic.
+const maxNumberText = 64
+
+// minOf and maxOf are the bounds of an integer type.
+func minOf[T int | int32 | int64]() T { return ^maxOf[T]() }
+func maxOf[T int | int32 | int64]() T {
+	var z T
+	return T(uint64(1)<<(reflect.TypeOf(z).Bits()-1) - 1)
+}
+
+// readTime reads an RFC 3339 time string into *t.
+func readTime(dec *jsontext.Decoder, t *time.Time) error {
+	if dec.PeekKind() != '"' {
+		return errors.ErrUnsupported
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	s := tok.String()
+	parsed, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	*t = parsed
+	return nil
+}
+
+// ParseTime reads an RFC 3339 time such as 2026-11-29T15:45:00Z; "T" and
+// "Z" may be lower case, as RFC 3339 allows. The error says what is
+// expected.
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	if err != nil {
+		return time.Time{}, valueError(fmt.Sprintf("%q is not an RFC 3339 time such as 2026-11-29T15:45:00Z", s))
+	}
+	return t, nil
 }
 
 // syntaxProblem reads data as JSON text alone and returns the
@@ -136,6 +223,22 @@ func checkNulls(data []byte) error {
 		}
 		if tok.Kind() == 'n' {
 			return &library.Error{Code: library.CodeInvalidRequest, Field: fieldPath(dec.StackPointer()), Msg: "null is not allowed: leave the field out for its default"}
+		}
+	}
+}
+
+// StringWhere returns the field path of the first string value of data,
+// well-formed JSON, for which bad is true; ok is false when there is none
+// (or data does not read).
+func StringWhere(data []byte, bad func(string) bool) (field string, ok bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", false
+		}
+		if tok.Kind() == '"' && bad(tok.String()) {
+			return fieldPath(dec.StackPointer()), true
 		}
 	}
 }

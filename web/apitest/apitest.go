@@ -1,7 +1,10 @@
 // Package apitest holds the runtime API to its OpenAPI document in tests:
 // Handler wraps a server so that every /api/ request a test sends, and
 // the answer it gets, are validated against the document the server
-// serves (GET /api/v1/openapi.json), with pb33f's libopenapi-validator.
+// serves (GET /api/v1/openapi.json) by two validators written apart:
+// pb33f's libopenapi-validator and getkin's kin-openapi (openapi3filter).
+// Both must find an answered exchange valid and agree on which routes
+// the document has; a request either one refuses must be refused.
 // The document's object schemas are closed (additionalProperties false),
 // so a route, status code or field it does not describe fails the test.
 // (Query parameters the document does not declare are refused by the
@@ -111,23 +114,19 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 	respBody, _ := io.ReadAll(resp.Body)
 	what := fmt.Sprintf("%s %s → %d", req.Method, req.URL.RequestURI(), resp.StatusCode)
 
-	// The validator matches operations by method: HEAD is GET's.
-	vreq := req.Clone(req.Context())
-	if req.Method == http.MethodHead {
-		vreq.Method = http.MethodGet
-	}
-	vreq.Body = io.NopCloser(bytes.NewReader(body))
-	if readAsJSON(req) {
-		vreq.Header.Set("Content-Type", "application/json")
-		if t := bytes.TrimSpace(body); req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/api/v1/overrides/") && (len(t) == 0 || t[0] != '{') {
-			vreq.Header.Set("Content-Type", "text/plain")
-		}
-	}
+	vreq := asValidated(req, body)
 	validating.Lock()
 	reqOK, reqErrs := v.ValidateHttpRequestSync(vreq)
 	validating.Unlock()
 
+	kin, err := kinCheck(vreq, body, resp, respBody, req.Method == http.MethodHead)
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var problems []string
+	if unknown := !reqOK && isUnknownRoute(reqErrs); unknown != kin.unknownRoute {
+		problems = append(problems, fmt.Sprintf("%s: the validators disagree on whether the document has the route (pb33f: %v, kin-openapi: %v)", what, !unknown, !kin.unknownRoute))
+	}
 	if !reqOK && isUnknownRoute(reqErrs) {
 		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 			problems = append(problems, fmt.Sprintf("%s: the route is not in the OpenAPI document but answers %d", what, resp.StatusCode))
@@ -142,6 +141,12 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 	if !reqOK && resp.StatusCode < 400 {
 		problems = append(problems, fmt.Sprintf("%s: the server accepted a request the OpenAPI document refuses: %s", what, describe(reqErrs)))
 	}
+	if kin.request != "" && resp.StatusCode < 400 {
+		problems = append(problems, fmt.Sprintf("%s: the server accepted a request the OpenAPI document refuses (kin-openapi): %s", what, kin.request))
+	}
+	if kin.response != "" {
+		problems = append(problems, fmt.Sprintf("%s: the answer is not what the OpenAPI document describes (kin-openapi): %s\nbody: %.500s", what, kin.response, respBody))
+	}
 
 	vresp := &http.Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: io.NopCloser(bytes.NewReader(respBody)), Request: vreq}
 	if req.Method == http.MethodHead {
@@ -155,6 +160,46 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 		problems = append(problems, fmt.Sprintf("%s: the answer is not what the OpenAPI document describes: %s\nbody: %.500s", what, describe(respErrs), respBody))
 	}
 	return problems
+}
+
+// asValidated is req as the validators see it: HEAD as GET (they match
+// operations by method), with the Content-Type the server reads the body as.
+func asValidated(req *http.Request, body []byte) *http.Request {
+	vreq := req.Clone(req.Context())
+	if req.Method == http.MethodHead {
+		vreq.Method = http.MethodGet
+	}
+	vreq.Body = io.NopCloser(bytes.NewReader(body))
+	if readAsJSON(req) {
+		vreq.Header.Set("Content-Type", "application/json")
+		if t := bytes.TrimSpace(body); req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/api/v1/overrides/") && (len(t) == 0 || t[0] != '{') {
+			vreq.Header.Set("Content-Type", "text/plain")
+		}
+	}
+	return vreq
+}
+
+// Refusals returns why each validator refuses the request req with body
+// by the document alone: pb33f's reasons and kin-openapi's, each "" when
+// that validator allows it. Tests use it to hold the document to the
+// server's rules in both directions.
+func Refusals(req *http.Request, body []byte) (pb33f, kin string) {
+	v, _, err := load()
+	if err != nil {
+		return err.Error(), err.Error()
+	}
+	vreq := asValidated(req, body)
+	validating.Lock()
+	ok, errs := v.ValidateHttpRequestSync(vreq)
+	validating.Unlock()
+	if !ok {
+		pb33f = describe(errs)
+	}
+	kin, err = kinRequest(asValidated(req, body), body)
+	if err != nil {
+		kin = err.Error()
+	}
+	return pb33f, kin
 }
 
 // readAsJSON reports whether req has a body the server reads as JSON
