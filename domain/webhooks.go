@@ -93,7 +93,7 @@ const (
 
 // WebhookEvent is the JSON body of a webhook delivery:
 // {"idempotencyKey","type","occurredAt","module","locale","revision",
-// "action","actor","drift"}, the last three left out when empty.
+// "action","actor","note","drift"}, the last four left out when empty.
 type WebhookEvent struct {
 	// IdempotencyKey is the same for every delivery and attempt of one
 	// event, and differs between events; also the Idempotency-Key header.
@@ -109,7 +109,10 @@ type WebhookEvent struct {
 	// delete, take-builtin, restore); "" for a drift.
 	Action string `json:"action,omitempty"`
 	// Actor is who made the change; "" for a drift.
-	Actor string        `json:"actor,omitempty"`
+	Actor string `json:"actor,omitempty"`
+	// Note is the note given with the change (why it was made); left out
+	// when none was given, and for a drift.
+	Note  string        `json:"note,omitempty"`
 	Drift *WebhookDrift `json:"drift,omitempty"`
 }
 
@@ -148,7 +151,7 @@ func OverrideEvent(e AuditEntry, at time.Time) (ev WebhookEvent, ok bool) {
 	return WebhookEvent{
 		IdempotencyKey: fmt.Sprintf("%s:%s:%s:%d", typ, e.SubjectID, strings.ToLower(e.Locale), e.Revision),
 		Type:           typ, OccurredAt: at.UTC(), Module: e.SubjectID, Locale: e.Locale, Revision: e.Revision,
-		Action: e.Action, Actor: e.Actor,
+		Action: e.Action, Actor: e.Actor, Note: e.Note,
 	}, true
 }
 

@@ -48,6 +48,7 @@ func (h *Overrides) Impact(c echo.Context) error {
 	}
 	e := h.editor(v, id, locale)
 	e.Text, e.Impact, e.Merged = text, panel, c.FormValue("merged") != ""
+	e.Note.Value = c.FormValue("note")
 	if e.Revision, err = formRevision(c, "revision"); err != nil || e.Revision < 0 {
 		e.Revision = 0
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
@@ -261,6 +262,7 @@ func (h *Overrides) confirm(id string, row domain.Override, verb string) overrid
 		PostURL: overrideURL(id, row.Locale) + "/" + verb,
 		Fields:  []overridepage.Field{{Name: "revision", Value: strconv.Itoa(row.Revision)}},
 		BackURL: "/modules/" + id,
+		Note:    noteField(),
 	}
 }
 
@@ -299,6 +301,7 @@ func (h *DriftReview) ConfirmTakeBuiltin(c echo.Context) error {
 		Fields: []overridepage.Field{{Name: "action", Value: driftreviewpage.ActionTakeBuiltin},
 			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
 		BackURL: rm.Action,
+		Note:    noteField(),
 	}
 	if rm.BuiltinRemoved {
 		m.Heading = fmt.Sprintf("Remove the override of %s (%s)", id, rm.Locale)

@@ -263,7 +263,10 @@ func (h *DriftReview) Act(c echo.Context) error {
 	if base != r.row.Revision || c.FormValue("builtin") != r.model.BuiltinHash || !r.model.Drifted {
 		return h.stale(c, r, base, strings.Join(text, ""), submitted)
 	}
-	ctx := consoleContext(c)
+	ctx, err := noteContext(c)
+	if err != nil {
+		return err
+	}
 	b := r.builtin
 	var flash string
 	switch action {

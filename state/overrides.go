@@ -64,9 +64,6 @@ type Edit struct {
 	// Action is the revision action to record (domain.ActionImport); ""
 	// records create or save.
 	Action string
-	// SkipUnchanged stores nothing when Text is the head's text already
-	// (OutcomeUnchanged), so that importing a folder twice adds nothing.
-	SkipUnchanged bool
 }
 
 // OutcomeKind says what a save did.
@@ -80,10 +77,11 @@ const (
 	// nothing was stored; Builtin is that text, Head the override left as
 	// it was, if any.
 	OutcomeEqualsBuiltin OutcomeKind = "equals-builtin"
-	// OutcomeUnchanged: the text is Head's already and nothing was
-	// stored: with Edit.SkipUnchanged, or when the edit is based on an
-	// older revision (a save sent again, say after the browser's back
-	// button), which is then no conflict.
+	// OutcomeUnchanged: the text is Head's already (trailing white space
+	// aside) and nothing was stored: no revision, audit entry or event.
+	// That holds for an edit of the head (nothing changed) and for one
+	// based on an older revision (a save sent again, say after the
+	// browser's back button), which is then no conflict.
 	OutcomeUnchanged OutcomeKind = "unchanged"
 	// OutcomeConflict: the override is not at the revision the text was
 	// based on; Head is the override now (nil when there is none) and
@@ -139,8 +137,8 @@ func (s *Overrides) BuiltinBase(v *View, id, locale string) (*library.Module, bo
 // The base rule: a new override is based on the builtin it is copied from
 // (BuiltinBase); an edit keeps the base of the revision it edits, drifted
 // or not, because only the drift review moves a base. A text equal to
-// the head's, based on an older revision, is no conflict: nothing is
-// stored (OutcomeUnchanged). The error is for the store failing; every
+// the head's stores nothing (OutcomeUnchanged), based on an older
+// revision too, which is then no conflict. The error is for the store failing; every
 // refusal is an Outcome.
 func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	v := s.Served.Current()
@@ -153,10 +151,10 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if exists && head.Revision != e.Revision && EqualsBuiltin(m.Text, head.Text) {
-		// Sent again after it was saved, or someone saved the same text:
-		// there is nothing to merge (trailing whitespace aside, as for the
-		// builtin).
+	if exists && EqualsBuiltin(m.Text, head.Text) {
+		// Nothing changed, or sent again after it was saved, or someone
+		// saved the same text: there is nothing to store or merge
+		// (trailing whitespace aside, as for the builtin).
 		out.Kind, out.Head = OutcomeUnchanged, &head
 		return out, nil
 	}
@@ -166,10 +164,6 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	}
 	if exists {
 		out.Head = &head
-	}
-	if e.SkipUnchanged && exists && head.Text == m.Text {
-		out.Kind = OutcomeUnchanged
-		return out, nil
 	}
 	base, hasBuiltin := s.BuiltinBase(v, e.ID, e.Locale)
 	if hasBuiltin && EqualsBuiltin(m.Text, base.Text) {
@@ -277,11 +271,28 @@ func (s *Overrides) servable(v *View, o *assembler.Override) error {
 	return s.Assembler.CheckIncludes(v.Library, st, o.Module, o.Locale)
 }
 
+// NoDraft is the error of discarding when no draft is pending any more
+// (it was discarded or published, say the form was posted again):
+// nothing changed and nothing was recorded. Head is the override now.
+type NoDraft struct {
+	Head domain.Override
+}
+
+func (e *NoDraft) Error() string {
+	return fmt.Sprintf("%s has no draft to discard: revision %d is published", OverrideFile(e.Head.ModuleID, e.Head.Locale), e.Head.Revision)
+}
+
 // Discard drops the draft at revision: the published text serves on as a
 // new revision, or the override is removed (removed true) when nothing was
-// ever published. Errors as Publish.
+// ever published. Errors: *NoDraft when no draft is pending now; else as
+// Publish.
 func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved domain.Override, removed bool, err error) {
 	if saved, removed, err = s.Store.Discard(s.Served.own(ctx), id, locale, revision); err != nil {
+		if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
+			if head, exists, herr := s.head(ctx, id, locale); herr == nil && exists && !head.Draft {
+				return domain.Override{}, false, &NoDraft{Head: head}
+			}
+		}
 		return domain.Override{}, false, err
 	}
 	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
@@ -353,7 +364,8 @@ func includes(m *library.Module, id string) bool {
 // Restore makes the text and base of an old revision the override's
 // draft again, on top of base (the head the operator saw). The text must
 // still pass the checks of a save (OutcomeInvalid otherwise); a head past
-// base is OutcomeConflict. Errors: library.ErrNotFound for an unknown
+// base is OutcomeConflict; a head with that text and base already is
+// OutcomeUnchanged (nothing stored). Errors: library.ErrNotFound for an unknown
 // revision, library.ErrInvalid for a revision that removed the override.
 func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, base int) (Outcome, error) {
 	r, err := s.Store.GetRevision(ctx, id, locale, revision)
@@ -369,6 +381,15 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	}
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok && EqualsBuiltin(out.Module.Text, b.Text) {
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, b
+		return out, nil
+	}
+	head, exists, err := s.head(ctx, id, locale)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if exists && EqualsBuiltin(out.Module.Text, head.Text) && head.BaseHash == r.BaseHash {
+		// The head is that revision's text on that base already.
+		out.Kind, out.Head = OutcomeUnchanged, &head
 		return out, nil
 	}
 	saved, err := s.Store.RestoreRevision(s.Served.own(ctx), id, locale, revision, base)

@@ -75,6 +75,8 @@ type Confirm struct {
 	// Drift is set for the drift review's take builtin, which the top
 	// navigation shows under Drift.
 	Drift bool
+	// Note is the note field of the form (Max 0: none).
+	Note components.Note
 }
 
 // Field is a hidden form field of the confirmation.
