@@ -23,7 +23,7 @@ func TestNotesInHistoryAPIAndAudit(t *testing.T) {
 	}
 	text := identityText(t, a, "You are the noted assistant.")
 	a.post(editor, url.Values{"text": {text}, "revision": {"0"}, "note": {"  Shorter\n\nopening   line "}}).want(t, http.StatusSeeOther)
-	confirm := a.get(editor + "/publish").want(t, http.StatusOK)
+	confirm := a.get(editor+"/publish").want(t, http.StatusOK)
 	if confirm.find("confirm-form").Find(`[data-testid="note"]`).Length() != 1 {
 		t.Fatal("the publish confirmation has no note field")
 	}
