@@ -339,6 +339,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},
 		"APIRevisionText":  {reflect.TypeFor[handlers.APIRevisionText](), false},
+		"APIPublication":   {reflect.TypeFor[handlers.APIPublication](), false},
 		"ServedChange":     {reflect.TypeFor[state.ServedChange](), false},
 		"APIDrift":         {reflect.TypeFor[handlers.APIDrift](), false},
 		"APIOverrideEntry": {reflect.TypeFor[handlers.APIOverrideEntry](), false},
