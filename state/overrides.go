@@ -27,6 +27,7 @@ type OverrideStore interface {
 	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (domain.Override, error)
 	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
 	OverrideHistory
+	ChangeRequestStore
 	// ListScenarios lists the saved scenarios that Effect and WhereUsed
 	// assemble.
 	ListScenarios(ctx context.Context) ([]domain.Scenario, error)
@@ -51,6 +52,10 @@ type Overrides struct {
 	// Outbox, when set, is woken after each publish, delete and restore,
 	// whose webhook events the store wrote with them.
 	Outbox Outbox
+	// Review turns change review on: a publish, delete, take builtin or
+	// keep mine is refused (ErrReviewRequired) unless requested (Request)
+	// and approved by someone else (Approve).
+	Review bool
 }
 
 // Edit is a new text for the override of ID in Locale.
@@ -237,18 +242,11 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 // break assembly; library.ErrConflict when the head moved past revision;
 // library.ErrNotFound when there is no override; else the store's.
 func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
-	key := assembler.Key(id, locale)
-	v := s.Served.Current()
-	if d, ok := v.Drafts.Get(key); ok && d.Revision == revision {
-		if perr, broken := v.DraftBroken.Get(key); broken {
-			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
-				revision, id, locale, perr, library.ErrInvalid)
-		}
-		o, _ := v.WithDrafts.Overrides.Get(key)
-		if err := s.servable(v, o); err != nil {
-			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
-				revision, id, locale, err, library.ErrInvalid)
-		}
+	if err := s.reviewed(); err != nil {
+		return domain.Override{}, err
+	}
+	if err := s.publishable(id, locale, revision); err != nil {
+		return domain.Override{}, err
 	}
 	saved, err := s.Store.Publish(s.Served.own(ctx), id, locale, revision)
 	if err != nil {
@@ -258,6 +256,24 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 	s.Served.refresh(ctx, "override published", overrideKey(id, locale))
 	s.wake()
 	return saved, nil
+}
+
+// publishable checks the draft at revision against what serves now.
+func (s *Overrides) publishable(id, locale string, revision int) error {
+	key := assembler.Key(id, locale)
+	v := s.Served.Current()
+	if d, ok := v.Drafts.Get(key); ok && d.Revision == revision {
+		if perr, broken := v.DraftBroken.Get(key); broken {
+			return fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
+				revision, id, locale, perr, library.ErrInvalid)
+		}
+		o, _ := v.WithDrafts.Overrides.Get(key)
+		if err := s.servable(v, o); err != nil {
+			return fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
+				revision, id, locale, err, library.ErrInvalid)
+		}
+	}
+	return nil
 }
 
 // servable checks a draft override against v's served State with the
@@ -306,6 +322,9 @@ func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int
 // library.ErrConflict when it moved past revision; library.ErrNotFound
 // when there is none.
 func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int) error {
+	if err := s.reviewed(); err != nil {
+		return err
+	}
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}
@@ -411,6 +430,9 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 // at once; with its builtin removed it becomes a user module (based on
 // nothing). Errors: library.ErrConflict, library.ErrNotFound as Delete.
 func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
+	if err := s.reviewed(); err != nil {
+		return domain.Override{}, err
+	}
 	var version int
 	var text string
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok {
@@ -429,6 +451,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 // TakeBuiltin is the drift review's "take builtin": the override at
 // revision is removed and the builtin serves. Errors as Delete.
 func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision int) error {
+	if err := s.reviewed(); err != nil {
+		return err
+	}
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}
