@@ -36,6 +36,8 @@ type OverrideService interface {
 	Effect(ctx context.Context, c state.Change) (state.Effect, error)
 	ServedText(id, locale string) state.ServedText
 	BuiltinBase(v *state.View, id, locale string) (*library.Module, bool)
+	ReviewOn() bool
+	Request(ctx context.Context, r domain.ChangeRequest) (domain.ChangeRequest, error)
 }
 
 // Overrides serves the override editor, delete and user-module pages.
@@ -298,8 +300,13 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 		return err
 	}
 	var flash string
-	switch action {
-	case "publish":
+	switch {
+	case action == "publish" && h.Service.ReviewOn():
+		var r domain.ChangeRequest
+		if r, err = h.Service.Request(ctx, domain.ChangeRequest{Action: domain.ActionPublish, ModuleID: id, Locale: locale, Revision: rev}); err == nil {
+			return requested(c, r)
+		}
+	case action == "publish":
 		var saved domain.Override
 		if saved, err = h.Service.Publish(ctx, id, locale, rev); err == nil {
 			flash = fmt.Sprintf("Override of %s (%s) published: revision %d is served.", id, saved.Locale, saved.Revision)
@@ -388,7 +395,14 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = h.Service.Delete(ctx, id, locale, rev)
+	if h.Service.ReviewOn() {
+		var r domain.ChangeRequest
+		if r, err = h.Service.Request(ctx, domain.ChangeRequest{Action: domain.ActionDelete, ModuleID: id, Locale: locale, Revision: rev}); err == nil {
+			return requested(c, r)
+		}
+	} else {
+		err = h.Service.Delete(ctx, id, locale, rev)
+	}
 	back := "/modules/" + id
 	if !h.Served.Current().Exists(id) {
 		back = "/"

@@ -69,6 +69,9 @@ type Config struct {
 	// Webhooks is how webhook deliveries are attempted; zero fields take
 	// webhook.DefaultPolicy's.
 	Webhooks webhook.Policy
+	// ChangeReview turns change review on (state.Overrides.Review): a
+	// serving change waits for another editor's approval.
+	ChangeReview bool
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -164,7 +167,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.webhooks = webhook.New(cfg.Store, cfg.Logger, cfg.Webhooks)
-	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint}
+	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint,
+		Review: cfg.ChangeReview}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}

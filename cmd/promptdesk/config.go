@@ -89,6 +89,7 @@ type ServeFlags struct {
 	IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
 	ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
 	WebhookPrivate    bool          `name:"webhook-private-networks" env:"PROMPTDESK_WEBHOOK_PRIVATE_NETWORKS" help:"Let webhook endpoints be on loopback, private-network and link-local addresses (localhost, 10.x, 192.168.x, 169.254.x, fd00::/8 …). Off by default: an admin's URL must not reach the database or a cloud's metadata service."`
+	ChangeReview      bool          `name:"change-review" env:"PROMPTDESK_CHANGE_REVIEW" help:"Change review: a publish, delete, take builtin or keep mine becomes a change request that serves once another editor or an admin approves it. Off by default."`
 	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
 }
 
