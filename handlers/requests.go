@@ -132,7 +132,14 @@ func (h *Requests) page(c echo.Context, r domain.ChangeRequest) (overridepage.Co
 			RejectURL: requestURL(r.ID) + "/reject", Reason: noteField(), ListURL: "/requests"},
 	}
 	me, _ := domain.ActorOf(ctx)
+	user, _ := CurrentUser(c)
 	switch {
+	case !domain.RoleAtLeast(user.Role, domain.RoleEditor):
+		m.Request.RejectURL = ""
+		m.Blocked = "Editors and admins decide change requests."
+		if r.Status != domain.RequestOpen {
+			m.Request.Decision = decision(r)
+		}
 	case r.Status != domain.RequestOpen:
 		m.Request.Decision, m.Request.RejectURL = decision(r), ""
 		m.Blocked = fmt.Sprintf("This change request is %s: nothing is left to decide.", r.Status)

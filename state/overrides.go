@@ -238,8 +238,9 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 // head. The draft is checked again against what is served now, since
 // other publishes may have happened since it was saved: two drafts that
 // include each other may each pass alone and make a cycle together.
-// Errors: library.ErrInvalid when that draft no longer parses or would
-// break assembly; library.ErrConflict when the head moved past revision;
+// Errors: ErrReviewRequired while Review is on; library.ErrInvalid when
+// that draft no longer parses or would break assembly;
+// library.ErrConflict when the head moved past revision;
 // library.ErrNotFound when there is no override; else the store's.
 func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
 	if err := s.reviewed(); err != nil {
@@ -317,7 +318,8 @@ func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int
 }
 
 // Delete removes the override at revision: the builtin serves again (a
-// user module's locale is gone). Errors: library.ErrInvalid when the
+// user module's locale is gone). Errors: ErrReviewRequired while Review
+// is on; library.ErrInvalid when the
 // module would be gone while a served module includes it (includedBy);
 // library.ErrConflict when it moved past revision; library.ErrNotFound
 // when there is none.
@@ -428,7 +430,8 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 // KeepMine is the drift review's "keep mine": the override at revision
 // keeps its text and is based on the builtin now (BuiltinBase), published
 // at once; with its builtin removed it becomes a user module (based on
-// nothing). Errors: library.ErrConflict, library.ErrNotFound as Delete.
+// nothing). Errors: ErrReviewRequired, library.ErrConflict,
+// library.ErrNotFound as Delete.
 func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
 	if err := s.reviewed(); err != nil {
 		return domain.Override{}, err

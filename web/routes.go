@@ -108,8 +108,8 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/drift/:id/:locale/take-builtin", review.ConfirmTakeBuiltin, editor)
 	e.GET("/drift/:id/:locale/keep-mine", review.ConfirmKeepMine, editor)
 	// Change review: requests wait for another editor's approval.
-	e.GET("/requests", reqs.List, editor)
-	e.GET("/requests/:id", reqs.Show, editor)
+	e.GET("/requests", reqs.List, viewer)
+	e.GET("/requests/:id", reqs.Show, viewer)
 	e.POST("/requests/:id/approve", reqs.Approve, editor)
 	e.POST("/requests/:id/reject", reqs.Reject, editor)
 

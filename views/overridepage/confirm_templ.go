@@ -740,6 +740,9 @@ func ConfirmPage(m Confirm) templ.Component {
 }
 
 func confirmNav(m Confirm) layout.Nav {
+	if m.Request != nil {
+		return layout.NavRequests
+	}
 	if m.Drift {
 		return layout.NavDrift
 	}

@@ -88,7 +88,7 @@ func RequestsPage(m Requests) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout.Page(layout.Meta{Title: "Change requests", Nav: layout.NavLibrary}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout.Page(layout.Meta{Title: "Change requests", Nav: layout.NavRequests}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
