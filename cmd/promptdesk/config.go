@@ -59,7 +59,7 @@ type CLI struct {
 	} `cmd:"" help:"Manage console users."`
 	Token struct {
 		Add struct {
-			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides), admin (webhooks)."`
+			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides), admin (webhooks); add the flag staging for a runtime of the staging channel, served the pending drafts on top of what is published."`
 			URL   string   `name:"url" env:"PROMPTDESK_URL" help:"Base URL of the console in the printed curl example; default http://<serve --addr>."`
 			Name  string   `arg:"" name:"name" help:"Name of the token (unique), e.g. the runtime that uses it."`
 		} `cmd:"" help:"Create an API token and print it (once)."`
