@@ -335,6 +335,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIRedelivered":   {reflect.TypeFor[handlers.APIRedelivered](), false},
 		"WebhookEvent":     {reflect.TypeFor[domain.WebhookEvent](), false},
 		"WebhookDrift":     {reflect.TypeFor[domain.WebhookDrift](), false},
+		"WebhookRequest":   {reflect.TypeFor[domain.WebhookRequest](), false},
 		"Message":          {reflect.TypeFor[assembler.Message](), false},
 		"APIRevision":      {reflect.TypeFor[handlers.APIRevision](), false},
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},
