@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/promptdesk/promptdesk/library/linediff"
+	"github.com/promptdesk/promptdesk/library/mdcode"
 )
 
 // MaxModuleBytes is the largest module file accepted: 256 KiB, the API's
@@ -77,7 +79,7 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		return fatal(&FileError{File: file, Line: line, Msg: fmt.Sprintf("the text contains the control character U+%04X; prompt text may use only tabs and line breaks", c)})
 	}
 	text := Normalize(data)
-	if e := ConflictMarkers(file, linediff.MarkerLines(text)); e != nil {
+	if e := ConflictMarkers(file, ProseMarkerLines(text)); e != nil {
 		// Checked before the frontmatter: a marker line there would only
 		// show as a YAML error, and one in the body as stray text.
 		return fatal(e)
@@ -111,6 +113,24 @@ func ParseAll(file string, data []byte) (*Module, FileErrors) {
 		}
 	}
 	return m, errs
+}
+
+// ProseMarkerLines are the 1-based numbers of the conflict marker lines
+// of text (linediff.MarkerLines) outside fenced code blocks: a block
+// showing markers (how to resolve a merge) is an example the model reads,
+// not an unresolved merge. Markers that promptdesk's own merges write
+// (ownMergeMarkers) count inside a block too: a conflict of two edits of
+// a code block lands there. The merge review counts them everywhere.
+func ProseMarkerLines(text string) []int {
+	lines := linediff.MarkerLines(text)
+	if len(lines) == 0 {
+		return nil
+	}
+	code := mdcode.CodeLines(text)
+	src := strings.Split(text, "\n")
+	return slices.DeleteFunc(lines, func(n int) bool {
+		return code[n] && !linediff.OwnMarker(src[n-1])
+	})
 }
 
 // ConflictMarkers is the one error of a text that still holds conflict

@@ -413,3 +413,23 @@ func TestParseValuesShareText(t *testing.T) {
 		t.Errorf("outputContract %q: want the decoded escape, a string of its own", m.OutputContract)
 	}
 }
+
+// Conflict markers shown in a fenced code block are an example (how to
+// resolve a merge), not an unresolved merge; outside a block they are.
+func TestParseConflictMarkersInCode(t *testing.T) {
+	head := "---\nid: task.merge\nlayer: task\nversion: 1\ntitle: Merge\ndescription: d\n---\n"
+	shown := "Resolve:\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> feature\n```\n"
+	if m := mustParse(t, "x.md", head+shown); !strings.Contains(m.Body, "<<<<<<< HEAD") {
+		t.Errorf("body lost the example: %q", m.Body)
+	}
+	fe := parseErr(t, head+shown+"<<<<<<< HEAD\nc\n=======\nd\n>>>>>>> feature\n")
+	if fe.Line != 16 || !strings.Contains(fe.Msg, "lines 16, 18 and 20") {
+		t.Errorf("markers outside the block: line %d %q, want line 16 naming lines 16, 18 and 20", fe.Line, fe.Msg)
+	}
+	// promptdesk's own merge markers in a block are a conflict of two
+	// edits of that block, not an example.
+	fe = parseErr(t, head+"```json\n<<<<<<< yours\n{\"a\": 1}\n=======\n{\"a\": 2}\n>>>>>>> theirs\n```\n")
+	if fe.Line != 9 || !strings.Contains(fe.Msg, "lines 9 and 13") {
+		t.Errorf("own markers in a block: line %d %q, want line 9 naming lines 9 and 13", fe.Line, fe.Msg)
+	}
+}

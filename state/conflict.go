@@ -11,17 +11,10 @@ import (
 	"github.com/promptdesk/promptdesk/library/linediff"
 )
 
-// The conflict markers of a stale save's merge (ThreeWay): the lines of
-// the edit that was refused, then the head's.
-const (
-	MarkerYours  = "<<<<<<< yours"
-	MarkerTheirs = ">>>>>>> theirs"
-)
-
 // ThreeWay is what a stale save of the override ran into: the common
 // text both edits started from (the revision the refused edit was based
 // on), and the merge of both edits, the refused one (yours) applied to the
-// head (theirs), conflicts written between MarkerYours and MarkerTheirs.
+// head (theirs), conflicts written between linediff.MarkerYours and linediff.MarkerTheirs.
 type ThreeWay struct {
 	// Common is the text of the revision the edit started from; CommonFrom
 	// says which ("revision 3", "the builtin en-US v1 text", "no text").
@@ -73,9 +66,9 @@ func relabel(text string) string {
 	for i, l := range lines {
 		switch l {
 		case linediff.MarkerOverride:
-			lines[i] = MarkerYours
+			lines[i] = linediff.MarkerYours
 		case linediff.MarkerBuiltin:
-			lines[i] = MarkerTheirs
+			lines[i] = linediff.MarkerTheirs
 		}
 	}
 	return strings.Join(lines, "\n")

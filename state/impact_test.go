@@ -10,6 +10,7 @@ import (
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/linediff"
 	"github.com/promptdesk/promptdesk/state"
 )
 
@@ -206,7 +207,7 @@ func TestThreeWayOfAStaleSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tw.Merged.Conflicts) != 1 || !strings.Contains(tw.Merged.Text, state.MarkerYours+"\nMy opening line.\n=======\nTheir opening line.\n"+state.MarkerTheirs) {
+	if len(tw.Merged.Conflicts) != 1 || !strings.Contains(tw.Merged.Text, linediff.MarkerYours+"\nMy opening line.\n=======\nTheir opening line.\n"+linediff.MarkerTheirs) {
 		t.Fatalf("conflicting merge:\n%s", tw.Merged.Text)
 	}
 	out, err := s.Save(s.ctx, state.Edit{ID: "base.identity", Locale: "en-US", Text: tw.Merged.Text, Revision: head.Revision})

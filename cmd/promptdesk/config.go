@@ -43,6 +43,8 @@ type CLI struct {
 		WithBuiltin bool   `name:"with-builtin" help:"With --out: also write the embedded builtin library (modules whose id was not imported, label files) into DIR, so that DIR assembles whole system prompts as a --library folder."`
 		Layer       string `name:"layer" help:"Layer of the converted modules; default task for skills, agent for agent prompts, else aux."`
 		Locale      string `name:"locale" help:"Locale of sources that name none (skills, jinja-index, WeKnora content); default: detected from the text's script."`
+		Hidden      bool   `name:"hidden" help:"Also read hidden folders (.claude/skills, …; never .git); by default they are listed as skipped and not read."`
+		MaiBot      string `name:"maibot-locale" placeholder:"LOCALE" help:"maibot: MaiBot's default locale, whose prompt MaiBot inserts where the includer's locale has none; default zh-CN (MaiBot's own default)."`
 		Src         string `arg:"" name:"src" type:"existingdir" help:"Folder to read."`
 	} `cmd:"" help:"Import prompt files (promptdesk module files or another system's) and report what became of each source file. Exit status: 0 all came in, 1 something was not imported (or the import could not run), 2 all came in but the source breaks rules of its own format (findings)."`
 	Lint struct {

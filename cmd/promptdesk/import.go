@@ -61,8 +61,8 @@ func (a *app) importModules(ctx context.Context) error {
 		switch {
 		case c.Out != "":
 			return fmt.Errorf("--out: a %s folder is in the library layout already; import it --into %s (the default)", importFormat, intoDB)
-		case c.Layer != "" || c.Locale != "":
-			return fmt.Errorf("--layer and --locale apply to the converted formats (%s), not to %s", formatNames(), importFormat)
+		case c.Layer != "" || c.Locale != "" || c.Hidden || c.MaiBot != "":
+			return fmt.Errorf("--layer, --locale, --hidden and --maibot-locale apply to the converted formats (%s), not to %s", formatNames(), importFormat)
 		}
 		return a.importLibrary(ctx)
 	}
@@ -79,7 +79,7 @@ func (a *app) importModules(ctx context.Context) error {
 	case c.Force && c.Out == "":
 		return errors.New("--force applies to --out only")
 	}
-	res, err := importer.Import(importer.Format(c.From), os.DirFS(c.Src), importer.Options{Layer: library.Layer(c.Layer), Locale: c.Locale})
+	res, err := importer.Import(importer.Format(c.From), os.DirFS(c.Src), importer.Options{Layer: library.Layer(c.Layer), Locale: c.Locale, Hidden: c.Hidden, MaiBotLocale: c.MaiBot, FallbackLocale: a.cli.FallbackLocale})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Src, err)
 	}

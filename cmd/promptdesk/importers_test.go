@@ -44,18 +44,19 @@ func TestImportSkillsToFolder(t *testing.T) {
 	src := fixture(t, "skills")
 	out := t.TempDir()
 	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", out)
-	// Three source items did not come in: the exit status says so.
-	if err == nil || err.Error() != "import: 3 of 7 source items not imported" || exitStatus(err) != 1 {
-		t.Fatalf("err %v, want 3 of 7 not imported\n%s", err, stdout)
+	// Two source items did not come in: the exit status says so (the
+	// attached resource file is no failure).
+	if err == nil || err.Error() != "import: 2 of 7 source items not imported" || exitStatus(err) != 1 {
+		t.Fatalf("err %v, want 2 of 7 not imported\n%s", err, stdout)
 	}
 	for _, line := range []string{
 		"imported     " + filepath.Join(src, "meeting-notes/SKILL.md") + " → modules/en-US/task-meeting-notes.md\n",
 		"       note: line 7: field license: \"Fixture licence, see the project README\" has no place in the module format; not kept\n",
 		"not imported " + filepath.Join(src, "broken/SKILL.md") + ":",
-		"not imported " + filepath.Join(src, "meeting-notes/templates/agenda.txt") + ": a file of the skill in meeting-notes",
+		"attached     " + filepath.Join(src, "meeting-notes/templates/agenda.txt") + ": a resource of the skill in meeting-notes",
 		"skipped      " + filepath.Join(src, "README.md") + ": not in an Agent Skills folder",
 		"   finding: line 3: description is 1,038 characters: the Agent Skills specification allows at most 1,024\n",
-		"skills: imported 3, not imported 3, used 0, skipped 1 of 7 source items from " + src + "; 3 module files converted; 9 findings\n",
+		"skills: imported 3, not imported 2, attached 1, used 0, skipped 1 of 7 source items from " + src + "; 3 module files converted; 9 findings\n",
 		"wrote 3 module files to " + filepath.Join(out, "modules") + "\n",
 	} {
 		if !strings.Contains(stdout, line) {
@@ -107,7 +108,7 @@ func TestImportExitStatusForFindings(t *testing.T) {
 	for _, line := range []string{
 		"   finding: line 2: name is 76 characters: the Agent Skills specification allows at most 64\n",
 		"   finding: line 2: name \"status-status-status-status-status-status-status-status-status-status-report\" differs from its folder's name \"weekly-status\"",
-		"skills: imported 1, not imported 0, used 0, skipped 0 of 1 source items from " + src + "; 1 module files converted; 2 findings\n",
+		"skills: imported 1, not imported 0, attached 0, used 0, skipped 0 of 1 source items from " + src + "; 1 module files converted; 2 findings\n",
 	} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("output lacks %q:\n%s", line, stdout)
@@ -205,7 +206,7 @@ func TestImportFlags(t *testing.T) {
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--into", "db"}, "choose one"},
 		{[]string{"--from", "skills", dir, "--into", "files"}, `--into "files": the only target is "db"`},
 		{[]string{"--from", "promptdesk", dir, "--out", t.TempDir()}, "in the library layout already"},
-		{[]string{"--from", "promptdesk", dir, "--layer", "aux"}, "--layer and --locale apply to the converted formats"},
+		{[]string{"--from", "promptdesk", dir, "--layer", "aux"}, "--layer, --locale, --hidden and --maibot-locale apply to the converted formats"},
 		{[]string{"--from", "skills", dir, "--into", "db", "--force"}, "--force applies to --out only"},
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--layer", "notes"}, `layer "notes": unknown layer`},
 		{[]string{"--from", "maibot", filepath.Join(fixtures, "maibot"), "--out", t.TempDir(), "--locale", "en-US"}, "--locale does not apply to MaiBot"},
@@ -214,6 +215,59 @@ func TestImportFlags(t *testing.T) {
 		_, err := cliRun(t, append([]string{"import"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("import %v: err %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// A skill with scripts exits 0 (its files are attached, no failure);
+// --hidden reads .claude/skills.
+func TestImportSkillsAttachedAndHidden(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, ".claude", "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Fills PDF forms.\n---\nRun scripts/fill.py.\n")
+	writeFile(t, filepath.Join(src, ".claude", "skills", "pdf", "scripts", "fill.py"), "print(1)\n")
+	stdout, err := cliRun(t, "import", "--from", "skills", src, "--out", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "no Agent Skills folder") {
+		t.Fatalf("without --hidden the .claude folder is not read: err %v\n%s", err, stdout)
+	}
+	stdout, err = cliRun(t, "import", "--from", "skills", "--hidden", src, "--out", t.TempDir())
+	if err != nil {
+		t.Fatalf("err %v, want exit 0\n%s", err, stdout)
+	}
+	for _, line := range []string{
+		"attached     " + filepath.Join(src, ".claude/skills/pdf/scripts/fill.py") + ": a resource of the skill in .claude/skills/pdf",
+		"skills: imported 1, not imported 0, attached 1, used 0, skipped 0 of 2 source items",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+}
+
+// MaiBot fills an include from its default locale (--maibot-locale,
+// zh-CN); with promptdesk's fallback locale the same, the prompt comes in.
+func TestImportMaiBotLocales(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "prompts", "zh-CN", "inner.prompt"), "Inner.\n")
+	writeFile(t, filepath.Join(src, "prompts", "en-US", "outer.prompt"), "Outer {inner}.\n")
+	stdout, err := cliRun(t, "import", "--from", "maibot", src, "--out", t.TempDir())
+	if exitStatus(err) != 1 || !strings.Contains(stdout, "import and serve with --fallback-locale zh-CN") {
+		t.Errorf("err %v, want exit 1 naming the include\n%s", err, stdout)
+	}
+	for _, args := range [][]string{
+		{"--fallback-locale", "zh-CN"},
+		{"--maibot-locale", "en-US"},
+	} {
+		out := t.TempDir()
+		stdout, err := cliRun(t, append([]string{"import", "--from", "maibot", src, "--out", out}, args...)...)
+		if args[0] == "--maibot-locale" {
+			// MaiBot set to en-US has no inner there: it cannot fill it.
+			if exitStatus(err) != 1 || !strings.Contains(stdout, "none in MaiBot's default locale en-US") {
+				t.Errorf("%v: err %v\n%s", args, err, stdout)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(stdout, "→ modules/en-US/aux-outer.md") {
+			t.Errorf("%v: err %v\n%s", args, err, stdout)
 		}
 	}
 }

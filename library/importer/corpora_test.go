@@ -37,8 +37,8 @@ func corpus(t *testing.T, name string) string {
 // logCounts prints the counts for the lead's report.
 func logCounts(t *testing.T, res *Result) {
 	n := res.Counts()
-	t.Logf("%s: imported %d, not imported %d, used %d, skipped %d of %d source items; %d module files",
-		res.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(res.Outcomes), len(res.Modules))
+	t.Logf("%s: imported %d, not imported %d, attached %d, used %d, skipped %d of %d source items; %d module files",
+		res.Format, n[StatusImported], n[StatusNotImported], n[StatusAttached], n[StatusUsed], n[StatusSkipped], len(res.Outcomes), len(res.Modules))
 }
 
 func parsed(t *testing.T, res *Result, p string) *library.Module {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -289,15 +290,23 @@ func maiBotCases(dir string) func(t *testing.T, res *Result) []fidelityCase {
 		if st, err := os.Stat(filepath.Join(dir, "prompts")); err == nil && st.IsDir() {
 			root = filepath.Join(dir, "prompts")
 		}
-		// The prompts MaiBot has in each locale: its own, else en-US's
-		// (the locale promptdesk falls back to as well).
+		// The prompts MaiBot has in each locale: its own, else those of
+		// its default locale, zh-CN (an include that promptdesk would
+		// fill from en-US instead is not imported).
+		// A prompt in a category folder is named by its file name.
 		sets := map[string]map[string]string{}
-		files, err := filepath.Glob(filepath.Join(root, "*", "*.prompt"))
+		var files []string
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".prompt") && strings.Count(filepath.ToSlash(strings.TrimPrefix(p, root)), "/") >= 2 {
+				files = append(files, p)
+			}
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			loc := filepath.Base(filepath.Dir(f))
+			loc := strings.Split(filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator))), "/")[0]
 			if sets[loc] == nil {
 				sets[loc] = map[string]string{}
 			}
@@ -308,9 +317,9 @@ func maiBotCases(dir string) func(t *testing.T, res *Result) []fidelityCase {
 			if o.Status != StatusImported || path.Ext(o.Source) != ".prompt" {
 				continue
 			}
-			loc := path.Base(path.Dir(o.Source))
+			loc := strings.Split(strings.TrimPrefix(o.Source, "prompts/"), "/")[0]
 			set := map[string]string{}
-			for k, v := range sets["en-US"] {
+			for k, v := range sets["zh-CN"] {
 				set[k] = v
 			}
 			for k, v := range sets[loc] {
@@ -545,12 +554,16 @@ func TestFidelity(t *testing.T) {
 	}{
 		{"MaiBot", FormatMaiBot, "testdata/maibot", "maibot-prompts", maiBotCases,
 			fidelityCounts{compared: 8, finalNewline: 4, blankEdges: 4}},
+		{"MaiBot tree", FormatMaiBot, "testdata/maibot-tree", "", maiBotCases,
+			fidelityCounts{compared: 5, finalNewline: 4, blankEdges: 1}},
 		{"WeKnora", FormatWeKnora, "testdata/weknora", "weknora-prompt-templates", weKnoraCases,
 			fidelityCounts{compared: 5, finalNewline: 5, rescans: 3}},
 		{"index.json + Jinja", FormatJinjaIndex, "testdata/jinja-index", "oh-mai-agent-templates", jinjaCases,
 			fidelityCounts{compared: 2, identical: 2}},
 		{"Agent Skills", FormatSkills, "testdata/skills", "anthropic-skills", skillsCases,
 			fidelityCounts{compared: 3, finalNewline: 2, blankEdges: 1}},
+		{"Agent Skills tree", FormatSkills, "testdata/skills-tree", "", skillsCases,
+			fidelityCounts{compared: 8, finalNewline: 8}},
 	}
 	var table []string
 	for _, src := range sources {
@@ -560,6 +573,9 @@ func TestFidelity(t *testing.T) {
 				t.Errorf("counts %+v, want %+v", got, src.want)
 			}
 		})
+		if src.corpus == "" {
+			continue
+		}
 		t.Run(src.name+"/corpus", func(t *testing.T) {
 			dir := corpus(t, src.corpus)
 			got := fidelity(t, src.format, dir, src.cases(dir))

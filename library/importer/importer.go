@@ -4,8 +4,9 @@
 // template sets. Each converter is a pure function over an fs.FS rooted at
 // the source folder; its Result holds the module files it produced (in the
 // library layout, checked with library.Load) and one Outcome per source
-// file or entry: imported, not imported (with the reason and line) or
-// skipped (not part of the format). Nothing is dropped silently: what has
+// file or entry: imported, not imported (with the reason and line),
+// attached (a resource file of an item), used (a manifest) or skipped
+// (not part of the format). Nothing is dropped silently: what has
 // no place in the module format is named in an Outcome's notes.
 package importer
 
@@ -57,6 +58,19 @@ type Options struct {
 	// zh-CN, else en-US. MaiBot sources take their locale from the folder
 	// and refuse this option.
 	Locale string
+	// Hidden enters hidden folders (names starting with a dot, such as
+	// .claude/skills) except .git; by default they are listed once as
+	// skipped and not read.
+	Hidden bool
+	// MaiBotLocale is MaiBot's default locale: the locale whose prompt
+	// MaiBot inserts where the includer's locale has none of that name.
+	// "" is zh-CN, MaiBot's own default.
+	MaiBotLocale string
+	// FallbackLocale is the locale promptdesk serves where the requested
+	// one has no text (serve's --fallback-locale); "" is en-US. A MaiBot
+	// include that promptdesk would fill from another locale than MaiBot
+	// does is refused at import.
+	FallbackLocale string
 }
 
 // Status is what became of one source item.
@@ -69,6 +83,10 @@ const (
 	// StatusNotImported: the item belongs to the format but could not be
 	// mapped; Outcome.Reasons say why. Import exits 1 when any item has it.
 	StatusNotImported Status = "not imported"
+	// StatusAttached: a resource file of an item (an Agent Skill's
+	// script, reference or asset) that its text may refer to; it is no
+	// module and comes in with nothing, but it is no failure either.
+	StatusAttached Status = "attached"
 	// StatusUsed: a manifest (.meta.toml, index.json) whose entries were
 	// applied to the modules; its entries that could not be are outcomes
 	// of their own.
@@ -180,6 +198,21 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("locale %s", library.LocaleProblem(opts.Locale))
 		}
 		opts.Locale = loc
+	}
+	for _, l := range []struct {
+		flag string
+		v    *string
+		def  string
+	}{{"--maibot-locale", &opts.MaiBotLocale, "zh-CN"}, {"--fallback-locale", &opts.FallbackLocale, "en-US"}} {
+		if *l.v == "" {
+			*l.v = l.def
+			continue
+		}
+		loc, err := library.CanonicalLocale(*l.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s", l.flag, library.LocaleProblem(*l.v))
+		}
+		*l.v = loc
 	}
 	b := &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
 	var err error
@@ -620,7 +653,7 @@ func (r *Result) Report(w io.Writer, root string) {
 		}
 	}
 	n := r.Counts()
-	fmt.Fprintf(w, "%s: imported %d, not imported %d, used %d, skipped %d of %d source items from %s; %d module files converted; %d findings\n",
-		r.Format, n[StatusImported], n[StatusNotImported], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules), r.Findings())
+	fmt.Fprintf(w, "%s: imported %d, not imported %d, attached %d, used %d, skipped %d of %d source items from %s; %d module files converted; %d findings\n",
+		r.Format, n[StatusImported], n[StatusNotImported], n[StatusAttached], n[StatusUsed], n[StatusSkipped], len(r.Outcomes), root, len(r.Modules), r.Findings())
 	fmt.Fprintln(w, "Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.")
 }

@@ -13,7 +13,7 @@ import (
 
 func TestSkillsFixture(t *testing.T) {
 	res := run(t, FormatSkills, "testdata/skills", Options{})
-	wantCounts(t, res, 3, 3, 0, 1)
+	wantCounts(t, res, 3, 2, 0, 1)
 
 	notes := outcome(t, res, "meeting-notes/SKILL.md", "")
 	if notes.Status != StatusImported || len(notes.Modules) != 1 || notes.Modules[0] != "modules/en-US/task-meeting-notes.md" {
@@ -71,14 +71,20 @@ func TestSkillsFixture(t *testing.T) {
 	}
 
 	for src, reason := range map[string]string{
-		"broken/SKILL.md":                    "no description",
-		"nofront/SKILL.md":                   "no frontmatter",
-		"meeting-notes/templates/agenda.txt": "a file of the skill in meeting-notes",
+		"broken/SKILL.md":  "no description",
+		"nofront/SKILL.md": "no frontmatter",
 	} {
 		o := outcome(t, res, src, "")
 		if o.Status != StatusNotImported || !hasNote(o, 0, reason) {
 			t.Errorf("%s: %s %v, want not imported: %s", src, o.Status, o.Reasons, reason)
 		}
+	}
+	// A skill's other files come with it: attached, no failure.
+	if o := outcome(t, res, "meeting-notes/templates/agenda.txt", ""); o.Status != StatusAttached || !hasNote(o, 0, "a resource of the skill in meeting-notes") {
+		t.Errorf("agenda.txt: %s %v, want attached", o.Status, o.Reasons)
+	}
+	if n := res.Counts()[StatusAttached]; n != 1 {
+		t.Errorf("%d attached, want 1", n)
 	}
 	if o := outcome(t, res, "README.md", ""); o.Status != StatusSkipped {
 		t.Errorf("README.md: %s", o.Status)
@@ -347,7 +353,8 @@ func TestIncludeCycleIsNotImported(t *testing.T) {
 // imported either, with a reason naming the missing prompt, and so on up
 // the chain: the module would otherwise render without the included text
 // (or, were the field made a variable, ask the caller for it). The prompt
-// MaiBot inserts is the one of the includer's locale, else en-US's, so a
+// MaiBot inserts is the one of the includer's locale, else the one of its
+// default locale (here en-US, as promptdesk's fallback locale), so a
 // zh-CN prompt whose zh-CN include was refused stays out even though the
 // en-US one came in (promptdesk would serve the en-US text there).
 func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
@@ -364,7 +371,7 @@ func TestMaiBotIncludeOfPromptNotImported(t *testing.T) {
 		"zh-CN/via.prompt":     "经 {mid}。\n",
 		"en-US/__.prompt":      "No module name.\n",
 		"en-US/unnamed.prompt": "Uses {__}.\n",
-	}), Options{})
+	}), Options{MaiBotLocale: "en-US"})
 	wantCounts(t, res, 4, 8, 0, 0)
 	for _, c := range []struct {
 		source string
@@ -432,7 +439,7 @@ func TestReport(t *testing.T) {
 		"not imported SRC/index.json:11 (templates.farewell): the template file farewell.md is missing\n",
 		"used         SRC/index.json\n",
 		"skipped      SRC/LICENSE: not a template declared in index.json\n",
-		"jinja-index: imported 2, not imported 3, used 1, skipped 1 of 7 source items from SRC; 2 module files converted; 0 findings\n",
+		"jinja-index: imported 2, not imported 3, attached 0, used 1, skipped 1 of 7 source items from SRC; 2 module files converted; 0 findings\n",
 		"Blank lines and spaces at the start and end of each text, such as its final line break, are not kept (a module's text is trimmed); those inside it are, also around an include.\n",
 	} {
 		if !strings.Contains(b.String(), line) {

@@ -42,7 +42,7 @@ func importJinja(b *builder, fsys fs.FS) error {
 	if err != nil {
 		return err
 	}
-	files, hidden, err := walk(fsys, ".")
+	files, hidden, err := b.walk(fsys, ".")
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package importer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,20 +16,30 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-// maiMeta is the file of a locale folder naming each prompt.
-const maiMeta = ".meta.toml"
+// The metadata files of a locale folder, as MaiBot reads them: a
+// locale-wide file whose [name] (or [templates.name]) tables describe
+// prompts, and per-prompt files <name>.meta.toml and <name>.meta.json
+// whose top-level keys describe the prompt of that name.
+const (
+	maiMeta     = ".meta.toml"
+	maiMetaJSON = ".meta.json"
+)
 
 // maiPrompt is one parsed .prompt file.
 type maiPrompt struct {
 	outcome int
 	locale  string
-	name    string // file name without .prompt
+	name    string // file name without .prompt: the name fields use
+	module  string // the path under the locale folder, folders joined with dots (chat.x)
 	pieces  []piece
 }
 
-// maiEntry is one [name] table of a .meta.toml.
+// maiEntry is the metadata of one prompt in one locale.
 type maiEntry struct {
+	file        string // the metadata file
+	item        string // "[name]", "[templates.name]"; "" for a per-prompt file
 	line        int
+	outcome     int // the outcome of the per-prompt file; -1 for a table of a locale file
 	title       string
 	description string
 	// descriptionAt is where the description is (File and Line).
@@ -38,12 +50,15 @@ type maiEntry struct {
 }
 
 // importMaiBot converts MaiBot's prompts/<locale>/<name>.prompt (or
-// <locale>/<name>.prompt when the source folder is prompts/ itself) into
-// one module per prompt and locale. The locale's .meta.toml [name] table
-// gives title (display_name) and description. Python str.format fields
-// `{name}` become placeholders: a field naming another prompt of the set
-// is an include of that prompt's module, any other a declared variable;
-// `{{` and `}}` are the literal braces `{` and `}` they render as. The
+// <locale>/<name>.prompt when the source folder is prompts/ itself; also
+// in category folders below the locale, <locale>/chat/<name>.prompt, as
+// MaiBot loads them recursively) into one module per prompt and locale.
+// The locale's metadata (.meta.toml [name] or [templates.name] tables,
+// .meta.json, <name>.meta.toml, <name>.meta.json) gives title
+// (display_name) and description. Python str.format fields `{name}`
+// become placeholders: a field naming another prompt of the set is an
+// include of that prompt's module, any other a declared variable; `{{`
+// and `}}` are the literal braces `{` and `}` they render as. The
 // locales of one prompt declare the union of their fields (a module has
 // one variable list), and a locale that lacks one is noted.
 func importMaiBot(b *builder, fsys fs.FS) error {
@@ -54,44 +69,62 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 	if isDir(fsys, "prompts") {
 		root = "prompts"
 	}
-	files, hidden, err := walk(fsys, root)
+	files, hidden, err := b.walk(fsys, root)
 	if err != nil {
 		return err
 	}
-	metas := map[string]string{} // locale → .meta.toml path
+	entries := map[string]map[string]*maiEntry{} // locale → name → entry
+	var metaFiles []string
 	var prompts []*maiPrompt
+	refused := map[string]string{} // prompt name → a .prompt file refused for its place
 	for _, p := range files {
 		parts := strings.Split(rel(root, p), "/")
-		isPrompt := strings.HasSuffix(p, ".prompt")
+		base := parts[len(parts)-1]
+		isPrompt := strings.HasSuffix(base, ".prompt")
+		isMeta := base == maiMeta || base == maiMetaJSON || strings.HasSuffix(base, maiMeta) || strings.HasSuffix(base, maiMetaJSON)
 		var locale string
-		if len(parts) == 2 {
+		if len(parts) >= 2 {
 			if tag, err := language.Parse(parts[0]); err == nil {
 				locale = tag.String()
 			}
 		}
 		switch {
-		case len(parts) == 2 && locale == "" && (isPrompt || parts[1] == maiMeta):
+		case len(parts) >= 2 && locale == "" && (isPrompt || isMeta):
+			if isPrompt {
+				refused[strings.TrimSuffix(base, ".prompt")] = p
+			}
 			b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{{Msg: "folder " + library.LocaleProblem(parts[0])}}})
-		case len(parts) == 2 && parts[1] == maiMeta:
-			metas[locale] = p
-		case len(parts) == 2 && isPrompt:
-			prompts = append(prompts, &maiPrompt{locale: locale, name: strings.TrimSuffix(parts[1], ".prompt")})
-			prompts[len(prompts)-1].outcome = b.add(Outcome{Source: p, Status: StatusImported})
+		case locale != "" && isMeta:
+			metaFiles = append(metaFiles, p)
+		case locale != "" && isPrompt:
+			name := strings.TrimSuffix(base, ".prompt")
+			mod := strings.Join(append(slices.Clone(parts[1:len(parts)-1]), name), ".")
+			pr := &maiPrompt{locale: locale, name: name, module: mod}
+			pr.outcome = b.add(Outcome{Source: p, Status: StatusImported})
+			prompts = append(prompts, pr)
 		case isPrompt:
+			refused[strings.TrimSuffix(base, ".prompt")] = p
 			b.add(Outcome{Source: p, Status: StatusNotImported, Reasons: []Note{{Msg: "not in a locale folder: MaiBot prompts are prompts/<locale>/<name>.prompt"}}})
 		default:
-			b.skip(p, "not a MaiBot .prompt file or .meta.toml")
+			b.skip(p, "not a MaiBot .prompt file or prompt metadata (.meta.toml, .meta.json)")
 		}
 	}
 	b.skipHidden(hidden)
-	if len(prompts) == 0 && len(metas) == 0 {
+	if len(prompts) == 0 && len(metaFiles) == 0 {
 		return errors.New("no MaiBot prompts: expected prompts/<locale>/<name>.prompt and prompts/<locale>/.meta.toml")
 	}
 
-	entries := map[string]map[string]*maiEntry{} // locale → name → entry
-	for _, locale := range sortedKeys(metas) {
-		p := metas[locale]
-		entries[locale] = readMaiMeta(b, fsys, p, b.add(Outcome{Source: p, Status: StatusUsed}))
+	// Locale-wide files first, so that a per-prompt file, the more
+	// specific, wins (noted).
+	sort.SliceStable(metaFiles, func(i, j int) bool {
+		return maiLocaleWide(metaFiles[i]) && !maiLocaleWide(metaFiles[j])
+	})
+	for _, p := range metaFiles {
+		locale, _ := language.Parse(strings.Split(rel(root, p), "/")[0])
+		if entries[locale.String()] == nil {
+			entries[locale.String()] = map[string]*maiEntry{}
+		}
+		readMaiMetaFile(b, fsys, p, entries[locale.String()])
 	}
 
 	byName := map[string][]*maiPrompt{}          // the prompts that parse
@@ -103,6 +136,10 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		if byFile[pr.name] == nil {
 			byFile[pr.name] = map[string]*maiPrompt{}
 		}
+		if other := byFile[pr.name][pr.locale]; other != nil {
+			b.fail(pr.outcome, Note{Msg: fmt.Sprintf("MaiBot already has a prompt %s in %s (%s): fields name prompts by file name, so the two cannot both be used", pr.name, pr.locale, b.out(other.outcome).Source)})
+			continue
+		}
 		byFile[pr.name][pr.locale] = pr
 		if readMaiPrompt(b, fsys, pr) {
 			byName[pr.name] = append(byName[pr.name], pr)
@@ -111,13 +148,18 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 	ids := map[string]string{}  // prompt name → module id
 	mods := map[string]string{} // prompt name → module name
 	for _, name := range sortedKeys(byFile) {
-		mod, ok := moduleName(name)
+		// The module name comes from the first locale's path; a locale
+		// that files the prompt in another folder is noted.
+		first := byFile[name][sortedKeys(byFile[name])[0]]
+		mod, ok := moduleName(first.module)
 		for _, pr := range byName[name] {
 			switch {
 			case !ok:
-				b.fail(pr.outcome, Note{Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", name)})
-			case mod != name:
-				b.note(pr.outcome, 0, "name %q renamed %q (module names are lowercase [a-z0-9._-])", name, mod)
+				b.fail(pr.outcome, Note{Msg: fmt.Sprintf("name %q has no letters or digits to make a module name of ([a-z0-9._-])", first.module)})
+			case pr.module != first.module:
+				b.note(pr.outcome, 0, "module name %q from %s (all locales of a prompt are one module)", mod, b.out(first.outcome).Source)
+			case mod != pr.module:
+				b.note(pr.outcome, 0, "name %q renamed %q (module names are lowercase [a-z0-9._-])", pr.module, mod)
 			}
 		}
 		if ok {
@@ -125,7 +167,9 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 			ids[name] = string(b.layer(defaultLayer(name))) + "." + mod
 		}
 	}
-	inc := &maiIncludes{byName: byName, files: byFile, ids: ids, memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
+	inc := &maiIncludes{byName: byName, files: byFile, ids: ids, refused: refused,
+		maibot: b.opts.MaiBotLocale, serve: b.opts.FallbackLocale,
+		memo: map[*maiPrompt][2]string{}, busy: map[*maiPrompt]bool{}}
 	for _, name := range sortedKeys(byName) {
 		if ids[name] == "" {
 			continue
@@ -134,80 +178,154 @@ func importMaiBot(b *builder, fsys fs.FS) error {
 		sort.Slice(prs, func(i, j int) bool { return prs[i].locale < prs[j].locale })
 		vars := maiVariables(prs, inc)
 		for _, pr := range prs {
-			buildMaiModule(b, pr, entries[pr.locale][pr.name], metas[pr.locale] != "", mods[name], inc, vars)
+			buildMaiModule(b, pr, entries[pr.locale][pr.name], mods[name], inc, vars)
 		}
 	}
 
 	for _, locale := range sortedKeys(entries) {
 		for _, name := range sortedKeys(entries[locale]) {
-			if e := entries[locale][name]; !e.used {
-				b.add(Outcome{Source: metas[locale], Item: "[" + name + "]", Line: e.line, Status: StatusNotImported,
-					Reasons: []Note{{Msg: fmt.Sprintf("no prompt file %s.prompt in the %s folder", name, locale)}}})
+			e := entries[locale][name]
+			if e.used {
+				continue
 			}
+			reason := Note{Msg: fmt.Sprintf("no prompt file %s.prompt in the %s folder", name, locale)}
+			if e.outcome >= 0 {
+				b.fail(e.outcome, reason)
+				continue
+			}
+			b.add(Outcome{Source: e.file, Item: e.item, Line: e.line, Status: StatusNotImported, Reasons: []Note{reason}})
 		}
 	}
 	return nil
 }
 
-// readMaiMeta reads one .meta.toml; problems are noted on outcome i.
-func readMaiMeta(b *builder, fsys fs.FS, p string, i int) map[string]*maiEntry {
+// maiLocaleWide reports whether the metadata file p describes many
+// prompts (.meta.toml, .meta.json) rather than the one it is named after.
+func maiLocaleWide(p string) bool {
+	base := path.Base(p)
+	return base == maiMeta || base == maiMetaJSON
+}
+
+// readMaiMetaFile reads one metadata file into entries (by prompt name).
+// A locale-wide file is an outcome "used" whose [name] and
+// [templates.name] tables are entries; a per-prompt file is the entry of
+// its prompt, an outcome of its own ("used" once its prompt is found).
+func readMaiMetaFile(b *builder, fsys fs.FS, p string, entries map[string]*maiEntry) {
+	wide := maiLocaleWide(p)
+	i := b.add(Outcome{Source: p, Status: StatusUsed})
 	text, n, ok := b.readText(fsys, p)
 	if !ok {
 		b.fail(i, n)
-		return nil
+		return
 	}
 	var tables map[string]any
-	md, err := toml.Decode(text, &tables)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			b.fail(i, Note{Line: pe.Position.Line, Msg: "not valid TOML: " + pe.Message})
-		} else {
-			b.fail(i, Note{Msg: "not valid TOML: " + err.Error()})
-		}
-		return nil
-	}
-	lines := tomlLines(text)
-	out := map[string]*maiEntry{}
-	for _, key := range md.Keys() {
-		if len(key) != 1 {
-			continue
-		}
-		name := key[0]
-		table, ok := tables[name].(map[string]any)
-		if !ok {
-			b.note(i, lines[name], "%s is not a [table]; ignored", name)
-			continue
-		}
-		e := &maiEntry{line: lines[name]}
-		for _, k := range md.Keys() {
-			if len(k) != 2 || k[0] != name {
-				continue
+	var lines map[string]int
+	if strings.HasSuffix(p, ".json") {
+		if err := json.Unmarshal([]byte(text), &tables); err != nil {
+			line := 0
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				line = lineAt(text, int(se.Offset))
 			}
-			line := lines[name+"."+k[1]]
-			switch v := table[k[1]]; k[1] {
-			case "display_name", "description":
-				s, ok := v.(string)
+			b.fail(i, Note{Line: line, Msg: "not a JSON object: " + err.Error()})
+			return
+		}
+		lines = jsonLines(text)
+	} else {
+		if _, err := toml.Decode(text, &tables); err != nil {
+			var pe toml.ParseError
+			if errors.As(err, &pe) {
+				b.fail(i, Note{Line: pe.Position.Line, Msg: "not valid TOML: " + pe.Message})
+			} else {
+				b.fail(i, Note{Msg: "not valid TOML: " + err.Error()})
+			}
+			return
+		}
+		lines = tomlLines(text)
+	}
+	put := func(name string, e *maiEntry) {
+		if prev := entries[name]; prev != nil {
+			b.note(i, e.line, "%s is also described in %s%s; this file is used", name, prev.file, itemSuffix(prev.item))
+			if prev.outcome >= 0 {
+				b.fail(prev.outcome, Note{Msg: fmt.Sprintf("%s describes %s too and is used instead", p, name)})
+			}
+		}
+		entries[name] = e
+	}
+	if !wide {
+		name := strings.TrimSuffix(strings.TrimSuffix(path.Base(p), maiMeta), maiMetaJSON)
+		e := maiEntryOf(p, "", tables, lines)
+		e.outcome = i
+		put(name, e)
+		return
+	}
+	for _, name := range sortedKeys(tables) {
+		table, ok := tables[name].(map[string]any)
+		switch {
+		case !ok:
+			b.note(i, lines[name], "%s is not a table; ignored", name)
+		case name == "templates":
+			for _, sub := range sortedKeys(table) {
+				t, ok := table[sub].(map[string]any)
 				if !ok {
-					e.problems = append(e.problems, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s is not a string; not used", name, k[1])})
+					b.note(i, lines["templates."+sub], "templates.%s is not a table; ignored", sub)
 					continue
 				}
-				if k[1] == "display_name" {
-					e.title = s
-				} else {
-					e.description, e.descriptionAt = s, Note{File: p, Line: line}
-				}
-			default:
-				e.extra = append(e.extra, Note{File: p, Line: line, Msg: fmt.Sprintf("[%s] %s = %v has no place in the module format; not kept", name, k[1], v)})
+				e := maiEntryOf(p, "templates."+sub, t, lines)
+				e.outcome = -1
+				put(sub, e)
 			}
+		default:
+			e := maiEntryOf(p, name, table, lines)
+			e.outcome = -1
+			put(name, e)
 		}
-		out[name] = e
 	}
-	return out
 }
 
-// tomlLines finds the line of each [table] header ("name") and key
-// ("name.key") of a simple TOML file, for messages.
+// maiEntryOf reads the keys of table, the metadata of a prompt found
+// under key (the table's path, "" for a whole per-prompt file) in file p;
+// lines gives the line of each key path.
+func maiEntryOf(p, key string, table map[string]any, lines map[string]int) *maiEntry {
+	at := func(k string) string {
+		if key == "" {
+			return k
+		}
+		return key + "." + k
+	}
+	shown := "[" + key + "] "
+	if key == "" {
+		shown = ""
+	}
+	e := &maiEntry{file: p, line: lines[key]}
+	if key != "" {
+		e.item = "[" + key + "]"
+	}
+	for _, k := range sortedKeys(table) {
+		line := lines[at(k)]
+		switch v := table[k]; k {
+		case "display_name", "description":
+			s, ok := v.(string)
+			if !ok {
+				e.problems = append(e.problems, Note{File: p, Line: line, Msg: fmt.Sprintf("%s%s is not a string; not used", shown, k)})
+				continue
+			}
+			if k == "display_name" {
+				e.title = s
+			} else {
+				e.description, e.descriptionAt = s, Note{File: p, Line: line}
+			}
+		default:
+			e.extra = append(e.extra, Note{File: p, Line: line, Msg: fmt.Sprintf("%s%s = %v has no place in the module format; not kept", shown, k, v)})
+		}
+	}
+	sort.SliceStable(e.extra, func(i, j int) bool { return e.extra[i].Line < e.extra[j].Line })
+	return e
+}
+
+// tomlLines finds the line of each [table] header ("name", "templates.x")
+// and key ("name.key"; top-level keys as "key") of a simple TOML file, for
+// messages.
 func tomlLines(text string) map[string]int {
 	lines := map[string]int{}
 	table := ""
@@ -221,10 +339,55 @@ func tomlLines(text string) map[string]int {
 			}
 			table = strings.Trim(strings.TrimSpace(l[1:end]), `"'`)
 			lines[table] = n + 1
-		case table != "" && strings.Contains(l, "=") && !strings.HasPrefix(l, "#"):
+		case strings.Contains(l, "=") && !strings.HasPrefix(l, "#"):
 			key := strings.Trim(strings.TrimSpace(l[:strings.Index(l, "=")]), `"'`)
-			lines[table+"."+key] = n + 1
+			if table != "" {
+				key = table + "." + key
+			}
+			if _, seen := lines[key]; !seen {
+				lines[key] = n + 1
+			}
 		}
+	}
+	return lines
+}
+
+// jsonLines finds the line of each key of a JSON object nested up to two
+// deep ("name", "name.key", "templates.name.key"), for messages: the
+// first line holding the quoted key after its parent's line.
+func jsonLines(text string) map[string]int {
+	lines := map[string]int{}
+	src := strings.Split(text, "\n")
+	find := func(key string, from int) int {
+		q := `"` + key + `"`
+		for n := from; n < len(src); n++ {
+			if strings.Contains(src[n], q) {
+				return n + 1
+			}
+		}
+		return 0
+	}
+	var walk func(prefix string, v any, from int)
+	walk = func(prefix string, v any, from int) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, sub := range obj {
+			full := k
+			if prefix != "" {
+				full = prefix + "." + k
+			}
+			line := find(k, from)
+			lines[full] = line
+			if line > 0 && strings.Count(full, ".") < 2 {
+				walk(full, sub, line)
+			}
+		}
+	}
+	var root any
+	if json.Unmarshal([]byte(text), &root) == nil {
+		walk("", root, 0)
 	}
 	return lines
 }
@@ -277,7 +440,7 @@ func maiVariables(prs []*maiPrompt, inc *maiIncludes) []string {
 // An include is written between the blank text the included prompt's
 // text begins and ends with (maiIncludes), so that the line structure
 // around it is MaiBot's.
-func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod string, inc *maiIncludes, vars []string) {
+func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, mod string, inc *maiIncludes, vars []string) {
 	i := pr.outcome
 	var w body
 	used := map[string]bool{}
@@ -288,10 +451,18 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 			continue
 		}
 		var name, lead, trail string
+		if src, ok := inc.refused[pc.field]; ok && inc.files[pc.field] == nil {
+			b.fail(i, Note{Line: pc.line, Msg: unmetReason(fmt.Sprintf("the prompt %s (%s)", pc.field, src))})
+			return
+		}
 		if inc.files[pc.field] != nil {
 			// MaiBot inserts the prompt it has under that name in this
 			// locale: that prompt must come in for this one to.
 			id, target := inc.ids[pc.field], inc.target(pc.field, pr.locale)
+			if why := inc.unresolved(pc.field, pr.locale, func(t *maiPrompt) string { return b.out(t.outcome).Source }); why != "" {
+				b.fail(i, Note{Line: pc.line, Msg: why})
+				return
+			}
 			if target != nil {
 				what := fmt.Sprintf("the prompt %s (%s)", pc.field, b.out(target.outcome).Source)
 				if id == "" {
@@ -301,15 +472,11 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 				b.need(i, pc.line, target.outcome, what)
 			}
 			name = id
-			var same bool
-			lead, trail, same = inc.edges(pc.field, pr.locale)
+			lead, trail = inc.edges(pc.field, pr.locale)
 			if !noted[name] {
 				b.note(i, pc.line, "field {%s} names the prompt %s: included as {{%s}}", pc.field, pc.field, id)
 			}
-			switch {
-			case !same:
-				b.note(i, pc.line, "the prompt %s has no %s text and its other locales begin or end with different blank lines: the line breaks around {{%s}} are not kept", pc.field, pr.locale, id)
-			case lead != "" || trail != "":
+			if lead != "" || trail != "" {
 				b.note(i, pc.line, "{{%s}} is written between the blank text its prompt's text begins and ends with (%q before, %q after): MaiBot inserts the whole text", id, lead, trail)
 			}
 		} else {
@@ -339,11 +506,12 @@ func buildMaiModule(b *builder, pr *maiPrompt, e *maiEntry, hasMeta bool, mod st
 	}
 	title, description := pr.name, ""
 	switch {
-	case e == nil && hasMeta:
-		b.note(i, 0, "no [%s] table in the %s %s: the title is the file name", pr.name, pr.locale, maiMeta)
 	case e == nil:
-		b.note(i, 0, "no %s in the %s folder: the title is the file name", maiMeta, pr.locale)
+		b.note(i, 0, "no [%s] table in the %s %s or %s, and no %s%s or %s%s: the title is the file name", pr.name, pr.locale, maiMeta, maiMetaJSON, pr.name, maiMeta, pr.name, maiMetaJSON)
 	default:
+		if e.outcome >= 0 {
+			b.note(i, 0, "title and description from %s", e.file)
+		}
 		b.out(i).Notes = append(b.out(i).Notes, e.problems...)
 		b.out(i).Notes = append(b.out(i).Notes, e.extra...)
 		if t, _ := oneLine(e.title); t != "" {

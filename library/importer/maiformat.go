@@ -222,37 +222,30 @@ func maiEdges(pieces []piece, edges func(field string) (lead, trail string, incl
 // maiIncludes gives the edges (maiEdges) of the prompts a MaiBot prompt
 // includes, so that its module holds them around the include: MaiBot
 // inserts an included prompt's whole text, line breaks at its ends
-// included, where a module include inserts the trimmed text.
+// included, where a module include inserts the trimmed text. It also
+// says which prompt MaiBot inserts (target) and whether promptdesk would
+// serve the same one (unresolved).
 type maiIncludes struct {
-	byName map[string][]*maiPrompt          // the prompts of each name that parse, one per locale
-	files  map[string]map[string]*maiPrompt // every prompt file: name → locale → prompt
-	ids    map[string]string                // prompt name → module id, for the names that are modules
-	memo   map[*maiPrompt][2]string
-	busy   map[*maiPrompt]bool
+	byName  map[string][]*maiPrompt          // the prompts of each name that parse, one per locale
+	files   map[string]map[string]*maiPrompt // every prompt file: name → locale → prompt
+	ids     map[string]string                // prompt name → module id, for the names that are modules
+	refused map[string]string                // prompt name → a .prompt file refused for its place
+	maibot  string                           // MaiBot's default locale (Options.MaiBotLocale)
+	serve   string                           // promptdesk's fallback locale (Options.FallbackLocale)
+	memo    map[*maiPrompt][2]string
+	busy    map[*maiPrompt]bool
 }
 
-// edges is what the text of prompt name, included from locale, begins
-// and ends with: that locale's text when it has one (the module served
-// there); else the edges all its locales share; ok is false when
-// they differ (the locale served then depends on the fallback locale).
-func (m *maiIncludes) edges(name, locale string) (lead, trail string, ok bool) {
-	var all [][2]string
+// edges is what the text of the prompt MaiBot inserts for name in locale
+// (target) begins and ends with; none when that prompt does not parse.
+func (m *maiIncludes) edges(name, locale string) (lead, trail string) {
+	t := m.target(name, locale)
 	for _, pr := range m.byName[name] {
-		l, t := m.of(pr)
-		if pr.locale == locale {
-			return l, t, true
-		}
-		all = append(all, [2]string{l, t})
-	}
-	if len(all) == 0 {
-		return "", "", true
-	}
-	for _, e := range all[1:] {
-		if e != all[0] {
-			return "", "", false
+		if pr == t {
+			return m.of(pr)
 		}
 	}
-	return all[0][0], all[0][1], true
+	return "", ""
 }
 
 // of is the edges of one prompt's text as its module is written, includes
@@ -270,23 +263,43 @@ func (m *maiIncludes) of(pr *maiPrompt) (lead, trail string) {
 		if m.ids[field] == "" {
 			return "", "", false
 		}
-		l, t, _ := m.edges(field, pr.locale)
+		l, t := m.edges(field, pr.locale)
 		return l, t, true
 	})
 	m.memo[pr] = [2]string{lead, trail}
 	return lead, trail
 }
 
-// maiFallback is the locale whose prompts MaiBot uses where a locale has
-// none of that name.
-const maiFallback = "en-US"
-
 // target is the prompt MaiBot inserts for a field naming prompt name in
-// locale: that locale's file, else the fallback locale's; nil when
-// neither has one.
+// locale: that locale's file, else the one of MaiBot's default locale;
+// nil when neither has one.
 func (m *maiIncludes) target(name, locale string) *maiPrompt {
 	if pr := m.files[name][locale]; pr != nil {
 		return pr
 	}
-	return m.files[name][maiFallback]
+	return m.files[name][m.maibot]
+}
+
+// unresolved says why an include of prompt name from locale cannot be
+// imported, "" when it can: locale has no such prompt and MaiBot's
+// default locale neither (MaiBot cannot fill the field), or MaiBot fills
+// it from its default locale while promptdesk would serve another
+// locale's module there, or none. source names a prompt's file.
+func (m *maiIncludes) unresolved(name, locale string, source func(*maiPrompt) string) string {
+	if m.files[name][locale] != nil {
+		return ""
+	}
+	t := m.files[name][m.maibot]
+	if t == nil {
+		return fmt.Sprintf("field {%s} names the prompt %s, which has no %s file and none in MaiBot's default locale %s (--maibot-locale): MaiBot cannot fill it", name, name, locale, m.maibot)
+	}
+	if m.maibot == m.serve {
+		return ""
+	}
+	served := "has no module to serve there (the render fails: not found)"
+	if s := m.files[name][m.serve]; s != nil {
+		served = fmt.Sprintf("would serve the %s one (%s)", m.serve, source(s))
+	}
+	return fmt.Sprintf("field {%s}: there is no %s prompt %s, so MaiBot inserts the one of its default locale %s (%s), but promptdesk, whose fallback locale is %s, %s; import and serve with --fallback-locale %s to fill it as MaiBot does, or add the %s prompt",
+		name, locale, name, m.maibot, source(t), m.serve, served, m.maibot, locale)
 }

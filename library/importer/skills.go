@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,10 +25,12 @@ const skillFile = "SKILL.md"
 // task.<name>: the frontmatter's name and description (joined into one
 // line, never cut) become the title and description, the body stays as
 // written. Other frontmatter fields are noted; other files of a skill
-// folder are listed as not imported (a module is one text); files outside
-// any skill folder are skipped.
+// folder are attached (a module is one text; the skill may refer to
+// them); files outside any skill folder are skipped. A locale folder in
+// a skill's path gives its locale (pathLocale), and skills without one
+// are converted first, so a translation never takes an original's module.
 func importSkills(b *builder, fsys fs.FS) error {
-	files, hidden, err := walk(fsys, ".")
+	files, hidden, err := b.walk(fsys, ".")
 	if err != nil {
 		return err
 	}
@@ -40,20 +43,79 @@ func importSkills(b *builder, fsys fs.FS) error {
 	if len(dirs) == 0 {
 		return errors.New("no Agent Skills folder: expected <name>/SKILL.md under the source folder")
 	}
+	// Originals first: a translated copy (a locale folder in its path)
+	// never takes the module of the skill it translates.
+	var translated []string
 	for _, f := range files {
 		dir, ok := skillDir(f, dirs)
 		switch {
 		case !ok:
 			b.skip(f, "not in an Agent Skills folder (<name>/SKILL.md)")
 		case f == path.Join(dir, skillFile):
+			if _, _, ok := pathLocale(dir); ok {
+				translated = append(translated, f)
+				continue
+			}
 			importSkill(b, fsys, f)
 		default:
-			b.add(Outcome{Source: f, Status: StatusNotImported, Reasons: []Note{{Msg: fmt.Sprintf(
-				"a file of the skill in %s: a module is one text, so files beside SKILL.md do not come in (the skill's text may refer to this one)", dir)}}})
+			b.add(Outcome{Source: f, Status: StatusAttached, Reasons: []Note{{Msg: fmt.Sprintf(
+				"a resource of the skill in %s (script, reference or asset): the skill's text may refer to it; a module is one text, so it is not one", dir)}}})
 		}
+	}
+	for _, f := range translated {
+		importSkill(b, fsys, f)
 	}
 	b.skipHidden(hidden)
 	return nil
+}
+
+// notLocaleFolders are folder names that are language tags but far more
+// often name code (io, os, ts, sh, …): they never give a skill's locale.
+var notLocaleFolders = map[string]bool{
+	"am": true, "be": true, "cs": true, "id": true, "io": true, "it": true, "la": true,
+	"ml": true, "my": true, "na": true, "no": true, "os": true, "sh": true, "to": true, "ts": true,
+}
+
+// pathLocale is the locale named by a folder above the skill folder dir
+// (docs/es/skills/x, i18n/zh-TW/x): the innermost folder that is a
+// language tag of two letters, optionally with a region or script
+// (es, ko, ja, zh-TW, pt-BR, zh_CN). The languages of the detected
+// locales take their usual region (ko → ko-KR, zh → zh-CN, zh-Hant →
+// zh-TW). folder is the folder's path.
+func pathLocale(dir string) (locale, folder string, ok bool) {
+	parts := strings.Split(dir, "/")
+	for k := len(parts) - 2; k >= 0; k-- {
+		seg := parts[k]
+		if !localeFolder.MatchString(seg) || notLocaleFolders[strings.ToLower(seg)] {
+			continue
+		}
+		tag, err := language.Parse(strings.ReplaceAll(seg, "_", "-"))
+		if err != nil {
+			continue
+		}
+		return usualLocale(tag), strings.Join(parts[:k+1], "/"), true
+	}
+	return "", "", false
+}
+
+// localeFolder matches a folder name that may be a language tag.
+var localeFolder = regexp.MustCompile(`^[A-Za-z]{2}([-_]([A-Za-z]{2}|[A-Za-z]{4}))?$`)
+
+// usualLocale is tag with the region the detected locales use for a bare
+// language (en-US, zh-CN, ja-JP, ko-KR; Traditional Chinese zh-TW).
+func usualLocale(tag language.Tag) string {
+	base, _ := tag.Base()
+	_, _, region := tag.Raw()
+	if region.String() != "ZZ" {
+		return tag.String()
+	}
+	if script, _ := tag.Script(); base.String() == "zh" && script.String() == "Hant" {
+		return "zh-TW"
+	}
+	if l, ok := map[string]string{"en": "en-US", "zh": "zh-CN", "ja": "ja-JP", "ko": "ko-KR"}[base.String()]; ok {
+		return l
+	}
+	return tag.String()
 }
 
 // skillDir is the innermost skill folder holding file f.
@@ -116,6 +178,10 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 		switch f.key {
 		case "name", "description":
 			s, ok := yamlString(f.value)
+			if yamlNull(f.value) {
+				// `name:` or `name: null` is the field left empty.
+				s, ok = "", true
+			}
 			if !ok {
 				b.fail(i, Note{Line: f.line, Msg: fmt.Sprintf("field %s must be a string", f.key)})
 				return
@@ -154,16 +220,33 @@ func importSkill(b *builder, fsys fs.FS, p string) {
 	if !ok {
 		return
 	}
+	// Checked here, not when the module parses, so that the lines are the
+	// SKILL.md's.
+	if marks := library.ProseMarkerLines(bodyText); len(marks) > 0 {
+		for k := range marks {
+			marks[k] += bodyLine - 1
+		}
+		e := library.ConflictMarkers(p, marks)
+		b.fail(i, Note{Line: e.Line, Msg: e.Msg})
+		return
+	}
 	var w body
 	w.text(bodyText)
 	out := w.String()
 	if w.escaped > 0 {
 		b.note(i, bodyLine, "%d literal {{name}} sequence(s) written \\{{name}} so they stay text", w.escaped)
 	}
+	locale := ""
+	if loc, folder, ok := pathLocale(path.Dir(p)); ok {
+		locale = loc
+		b.note(i, 0, "locale %s from the folder %s", loc, folder)
+	} else {
+		locale = b.locale(i, bodyText)
+	}
 	b.module(i, spec{
 		layer:       b.layer(library.LayerTask),
 		name:        name,
-		locale:      b.locale(i, bodyText),
+		locale:      locale,
 		title:       rawName,
 		description: desc,
 		body:        out,

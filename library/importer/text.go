@@ -13,6 +13,7 @@ import (
 	"github.com/gosimple/slug"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/mdcode"
 )
 
 // body builds a module body from literal text and placeholders so that it
@@ -159,25 +160,43 @@ func variable(raw string) (name, note string, ok bool) {
 	return raw, "", true
 }
 
-// detectLocale guesses the locale of text from its letters: Japanese kana
-// → ja-JP, Hangul → ko-KR, Han → zh-CN, when such characters outnumber the
+// detectLocale guesses the locale of text from its letters outside code
+// (fenced blocks and code spans, whose words are the code's): Japanese
+// kana → ja-JP, Hangul → ko-KR, Han → zh-CN, or zh-TW when Traditional
+// forms outnumber Simplified ones, when such characters outnumber the
 // Latin words; else en-US.
 func detectLocale(text string) string {
-	var han, kana, hangul, words int
-	inWord := false
-	for _, r := range text {
-		isLatin := r < utf8.RuneSelf && unicode.IsLetter(r)
-		switch {
-		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-			kana++
-		case unicode.Is(unicode.Hangul, r):
-			hangul++
-		case unicode.Is(unicode.Han, r):
-			han++
-		case isLatin && !inWord:
-			words++
+	var han, kana, hangul, words, trad, simp int
+	var fence mdcode.Fence
+	for _, l := range strings.Split(text, "\n") {
+		if fence.Line(l) {
+			continue
 		}
-		inWord = isLatin
+		spans := mdcode.Spans(l)
+		inWord := false
+		for at, r := range l {
+			if mdcode.InSpan(spans, at) {
+				inWord = false
+				continue
+			}
+			isLatin := r < utf8.RuneSelf && unicode.IsLetter(r)
+			switch {
+			case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+				kana++
+			case unicode.Is(unicode.Hangul, r):
+				hangul++
+			case unicode.Is(unicode.Han, r):
+				han++
+				if strings.ContainsRune(traditionalForms, r) {
+					trad++
+				} else if strings.ContainsRune(simplifiedForms, r) {
+					simp++
+				}
+			case isLatin && !inWord:
+				words++
+			}
+			inWord = isLatin
+		}
 	}
 	switch cjk := han + kana + hangul; {
 	case cjk <= words:
@@ -186,9 +205,20 @@ func detectLocale(text string) string {
 		return "ja-JP"
 	case hangul > han:
 		return "ko-KR"
+	case trad > simp:
+		return "zh-TW"
 	}
 	return "zh-CN"
 }
+
+// traditionalForms and simplifiedForms are frequent characters written
+// differently in Traditional and Simplified Chinese, pair by pair (the
+// Traditional and Simplified forms of this, individual, plural marker,
+// come, say, time, will, …), enough to tell the two scripts apart.
+const (
+	traditionalForms = "\u9019\u500B\u5011\u4F86\u8AAA\u6642\u6703\u5C0D\u65BC\u8207\u70BA\u570B\u5B78\u9EDE\u9084\u5F8C\u958B\u95DC\u7D93\u52D5\u7A2E\u6A23\u767C\u73FE\u554F\u984C\u9AD4\u8A71\u8B93\u5F9E\u904E\u7576\u61C9\u8A72\u5BE6\u969B\u9032\u9593\u9801\u6A94\u8A2D\u8CC7\u932F\u8AA4\u8ACB\u9078\u64C7\u8F38\u9805\u6578\u64DA\u69CB\u57F7\u7DE8\u5BEB\u78BC\u7BC4"
+	simplifiedForms  = "\u8FD9\u4E2A\u4EEC\u6765\u8BF4\u65F6\u4F1A\u5BF9\u4E8E\u4E0E\u4E3A\u56FD\u5B66\u70B9\u8FD8\u540E\u5F00\u5173\u7ECF\u52A8\u79CD\u6837\u53D1\u73B0\u95EE\u9898\u4F53\u8BDD\u8BA9\u4ECE\u8FC7\u5F53\u5E94\u8BE5\u5B9E\u9645\u8FDB\u95F4\u9875\u6863\u8BBE\u8D44\u9519\u8BEF\u8BF7\u9009\u62E9\u8F93\u9879\u6570\u636E\u6784\u6267\u7F16\u5199\u7801\u8303"
+)
 
 // readText reads p as module text (checkText), normalised (normalize).
 // ok is false with the note saying why it cannot be.
@@ -247,14 +277,15 @@ func lineAt(s string, off int) int { return 1 + strings.Count(s[:off], "\n") }
 
 // walk lists the files under root in fsys (slash paths relative to fsys,
 // sorted) and the hidden folders (names starting with a dot) it did not
-// enter.
-func walk(fsys fs.FS, root string) (files, hidden []string, err error) {
+// enter: all of them, or with Options.Hidden only .git (a repository's
+// object store, never prompts).
+func (b *builder) walk(fsys fs.FS, root string) (files, hidden []string, err error) {
 	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && strings.HasPrefix(d.Name(), ".") {
+			if p != root && strings.HasPrefix(d.Name(), ".") && (!b.opts.Hidden || d.Name() == ".git") {
 				hidden = append(hidden, p)
 				return fs.SkipDir
 			}
@@ -270,7 +301,11 @@ func walk(fsys fs.FS, root string) (files, hidden []string, err error) {
 // skipHidden records the hidden folders walk did not enter.
 func (b *builder) skipHidden(hidden []string) {
 	for _, h := range hidden {
-		b.skip(h+"/", "hidden folder, not read")
+		if b.opts.Hidden {
+			b.skip(h+"/", "a git repository's own folder, not read")
+			continue
+		}
+		b.skip(h+"/", "hidden folder, not read (--hidden reads it)")
 	}
 }
 

@@ -41,7 +41,7 @@ func importWeKnora(b *builder, fsys fs.FS) error {
 	if isDir(fsys, "config/prompt_templates") {
 		root = "config/prompt_templates"
 	}
-	files, hidden, err := walk(fsys, root)
+	files, hidden, err := b.walk(fsys, root)
 	if err != nil {
 		return err
 	}

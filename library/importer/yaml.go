@@ -105,3 +105,12 @@ func yamlText(n ast.Node) string {
 	s, _ := oneLine(n.String())
 	return strings.TrimSpace(s)
 }
+
+// yamlNull reports whether n is null: no value, `null` or `~`.
+func yamlNull(n ast.Node) bool {
+	if n == nil {
+		return true
+	}
+	_, ok := unwrapYAML(n).(*ast.NullNode)
+	return ok
+}

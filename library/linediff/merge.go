@@ -16,6 +16,24 @@ const (
 	MarkerBuiltin   = ">>>>>>> builtin"
 )
 
+// The conflict markers of a stale save's merge: the lines of the edit
+// that was refused, then the head's.
+const (
+	MarkerYours  = "<<<<<<< yours"
+	MarkerTheirs = ">>>>>>> theirs"
+)
+
+// OwnMarker reports whether line (without its line break) is one of the
+// opening or closing markers promptdesk's merges write, as opposed to a
+// marker a module shows in an example.
+func OwnMarker(line string) bool {
+	switch strings.TrimRight(line, " \t\r") {
+	case MarkerOverride, MarkerBuiltin, MarkerYours, MarkerTheirs:
+		return true
+	}
+	return false
+}
+
 // ErrTooLarge is returned by Merge for texts with more distinct lines than
 // its line encoding holds (61,440; a module is at most 256 KiB).
 var ErrTooLarge = errors.New("linediff: the texts have too many distinct lines to merge")

@@ -37,6 +37,7 @@ var fixtures = map[string][]want{
 	"en-US/env-plain.md":            nil,                // env modules are facts
 	"en-US/env-sources.md":          {warning("6", 8)},  // a source without "not found"
 	"en-US/task-braces.md":          {warning(library.RulePlaceholder, 11), warning(library.RulePlaceholder, 12), warning(library.RulePlaceholder, 12), warning(library.RulePlaceholder, 13)},
+	"en-US/task-code-braces.md":     {warning(library.RulePlaceholder, 21)}, // brace text in code is not flagged
 	"en-US/task-broken.md":          {{library.RuleFormat, 4, library.SeverityError}},
 	"en-US/task-fence.md":           {warning("3", 21)}, // a JSON block, no outputContract
 	"en-US/task-good.md":            nil,
@@ -91,13 +92,14 @@ func TestLintDirFixtures(t *testing.T) {
 	if r.Modules != len(fixtures)-2 {
 		t.Errorf("checked %d modules, want %d", r.Modules, len(fixtures)-2)
 	}
-	if r.Counts != (Counts{Errors: 1, Warnings: 29, Notices: 1}) {
+	if r.Counts != (Counts{Errors: 1, Warnings: 30, Notices: 1}) {
 		t.Errorf("counts %+v", r.Counts)
 	}
 }
 
 // Brace text that is no placeholder is named in its warning with what to
-// write instead; a placeholder, an escaped one and JSON braces are not.
+// write instead; a placeholder, an escaped one, JSON braces and brace text
+// in fenced code blocks (``` and ~~~) and inline code spans are not.
 func TestBraceWarnings(t *testing.T) {
 	r, err := LintDir("testdata/library")
 	if err != nil {
@@ -114,6 +116,8 @@ func TestBraceWarnings(t *testing.T) {
 		"12 body {{#each items}} is template syntax this format does not have (no sections or loops, only {{name}} placeholders): the model would read it as written",
 		"12 body {{/each}} is template syntax this format does not have (no sections or loops, only {{name}} placeholders): the model would read it as written",
 		"13 body {{note as it is.: the {{ is not closed by }} on its line, so it is no placeholder and the model would read it as written: write {{name}}",
+		// task-code-braces.md: only the line outside code blocks and spans.
+		"21 body {{ user_name }} has spaces inside the braces, so it is no placeholder and the model would read it as written: write {{user_name}}",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("brace warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

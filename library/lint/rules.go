@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/mdcode"
 )
 
 // The layers each checklist rule applies to (docs/lint.md says why).
@@ -263,16 +264,24 @@ func (k *checker) toolWording() {
 // is not one (library.Scan leaves it literal, so the model reads it as
 // written): "{{ name }}" with spaces, "{{" not closed on its line, and
 // template sections such as "{{#each}}". Applies to every layer and needs
-// no words; an escaped "\{{" is literal on purpose.
+// no words; an escaped "\{{" is literal on purpose, and so is brace text
+// in code (fenced blocks, inline code spans: JSX style={{…}}, Go T{{…}}),
+// which the renderer leaves as written like any other text that is no
+// {{name}}.
 func (k *checker) braces() {
+	var fence mdcode.Fence
 	for i, l := range strings.Split(k.m.Body, "\n") {
+		if fence.Line(l) {
+			continue
+		}
+		spans := mdcode.Spans(l)
 		for at := 0; ; at += 2 {
 			j := strings.Index(l[at:], "{{")
 			if j < 0 {
 				break
 			}
 			at += j
-			if at > 0 && l[at-1] == '\\' {
+			if at > 0 && l[at-1] == '\\' || mdcode.InSpan(spans, at) {
 				continue
 			}
 			rest := l[at+2:]
