@@ -35,6 +35,9 @@ type AuditEntry struct {
 	Revision  int
 	Before    string
 	After     string
+	// Note is the note of an override's change (NoteFrom of its
+	// context): why it was made; "" when none was given.
+	Note string
 }
 
 // AuditFilter selects audit entries for ListAudit. Empty strings match

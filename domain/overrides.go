@@ -56,6 +56,21 @@ type Override struct {
 	// (Revision > PublishedRevision). In ListOverrides, whose rows are the
 	// published revisions, it says a draft is pending on top.
 	Draft bool
+	// Note is the note of the revision read (the head's, or in
+	// ListOverrides the published revision's): why it was made, "" when
+	// none was given. SaveOverride records NoteFrom of its context.
+	Note string
+	// Published says who made PublishedRevision serve (a publish, or a
+	// change published at once), when, and with which note; zero when
+	// unknown or nothing serves.
+	Published Publication
+}
+
+// Publication is who made a revision serve, when, and why.
+type Publication struct {
+	By   string
+	At   time.Time
+	Note string
 }
 
 // Revision actions (docs/overrides-lifecycle.md).
@@ -99,6 +114,12 @@ type Revision struct {
 	Author         string
 	CreatedAt      time.Time
 	Fields         json.RawMessage // parsed frontmatter as stored; nil for a delete
+	Note           string          // why it was made; "" when none was given
+	// Serving is true for the revision the override's head marks as
+	// published now (a removal too); Published then says who published
+	// it and when (zero when unknown).
+	Serving   bool
+	Published Publication
 }
 
 // TextHash returns the sha256 of text as lowercase hex: the BaseHash of an

@@ -35,6 +35,30 @@ const (
 // Scopes lists every scope, in order.
 var Scopes = []string{ScopeAssemble, ScopeRead, ScopeWrite, ScopeAdmin}
 
+// Channels of the runtime API. A token's channel is chosen at creation,
+// as a flag given with its scopes (ChannelStaging; none is production).
+const (
+	// ChannelProduction serves what is published.
+	ChannelProduction = "production"
+	// ChannelStaging serves the pending drafts (a publish waiting for its
+	// confirmation or its change request's approval) on top of what is
+	// published, so a staging runtime runs a change before production.
+	ChannelStaging = "staging"
+)
+
+// Flags lists the token flags, which NormalizeScopes takes with the
+// scopes but which grant no route.
+var Flags = []string{ChannelStaging}
+
+// Channel is the token's channel: ChannelStaging when it has that flag,
+// else ChannelProduction.
+func (t Token) Channel() string {
+	if t.Has(ChannelStaging) {
+		return ChannelStaging
+	}
+	return ChannelProduction
+}
+
 // TokenPrefix starts every API token.
 const TokenPrefix = "pd_"
 
@@ -69,24 +93,27 @@ func HashToken(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// NormalizeScopes checks scopes against Scopes and returns them sorted in
-// Scopes order without repeats. Errors: library.ErrInvalid for an empty
-// list or an unknown scope.
+// NormalizeScopes checks scopes against Scopes and Flags and returns
+// them sorted in that order without repeats. Errors: library.ErrInvalid
+// for a list without a scope or with an unknown one.
 func NormalizeScopes(scopes []string) ([]string, error) {
+	all := slices.Concat(Scopes, Flags)
 	var out []string
+	granted := false
 	for _, s := range scopes {
 		s = strings.TrimSpace(s)
-		if !slices.Contains(Scopes, s) {
-			return nil, fmt.Errorf("unknown scope %q (scopes: %s): %w", s, strings.Join(Scopes, ", "), library.ErrInvalid)
+		if !slices.Contains(all, s) {
+			return nil, fmt.Errorf("unknown scope %q (scopes: %s; flags: %s): %w", s, strings.Join(Scopes, ", "), strings.Join(Flags, ", "), library.ErrInvalid)
 		}
+		granted = granted || slices.Contains(Scopes, s)
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
-	if len(out) == 0 {
+	if !granted {
 		return nil, fmt.Errorf("a token needs at least one scope (%s): %w", strings.Join(Scopes, ", "), library.ErrInvalid)
 	}
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(Scopes, a) - slices.Index(Scopes, b) })
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
 	return out, nil
 }
 

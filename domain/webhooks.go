@@ -89,11 +89,17 @@ const (
 	EventDeleted   = "override.deleted"   // the override no longer serves (delete, or the drift review's take builtin)
 	EventRestored  = "override.restored"  // an old revision was restored as a draft
 	EventDrifted   = "override.drifted"   // the builtin under a served override changed
+	// EventChangeRequested, EventChangeApproved and EventChangeRejected
+	// follow a change request (change review); an approved one is
+	// followed by the event of the change itself.
+	EventChangeRequested = "override.change-requested"
+	EventChangeApproved  = "override.change-approved"
+	EventChangeRejected  = "override.change-rejected"
 )
 
 // WebhookEvent is the JSON body of a webhook delivery:
 // {"idempotencyKey","type","occurredAt","module","locale","revision",
-// "action","actor","drift"}, the last three left out when empty.
+// "action","actor","note","drift"}, the last four left out when empty.
 type WebhookEvent struct {
 	// IdempotencyKey is the same for every delivery and attempt of one
 	// event, and differs between events; also the Idempotency-Key header.
@@ -109,8 +115,39 @@ type WebhookEvent struct {
 	// delete, take-builtin, restore); "" for a drift.
 	Action string `json:"action,omitempty"`
 	// Actor is who made the change; "" for a drift.
-	Actor string        `json:"actor,omitempty"`
+	Actor string `json:"actor,omitempty"`
+	// Note is the note given with the change (why it was made); left out
+	// when none was given, and for a drift.
+	Note  string        `json:"note,omitempty"`
 	Drift *WebhookDrift `json:"drift,omitempty"`
+	// Request is the change request of a change-request event.
+	Request *WebhookRequest `json:"request,omitempty"`
+}
+
+// WebhookRequest is the change request a change-request event is about:
+// its id, the serving change asked for, who asked with which note, and,
+// once decided, its status, who decided and the reason.
+type WebhookRequest struct {
+	ID        int64  `json:"id"`
+	Action    string `json:"action"`
+	Author    string `json:"author"`
+	Note      string `json:"note,omitempty"`
+	Status    string `json:"status"`
+	DecidedBy string `json:"decidedBy,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// RequestEvent is the event of type typ about change request r, made by
+// actor at time at; its key names the request and its status, so each
+// step of a request is one event:
+// "<type>:<module>:<lower-case locale>:request-<id>".
+func RequestEvent(typ string, r ChangeRequest, actor string, at time.Time) WebhookEvent {
+	return WebhookEvent{
+		IdempotencyKey: fmt.Sprintf("%s:%s:%s:request-%d", typ, r.ModuleID, strings.ToLower(r.Locale), r.ID),
+		Type:           typ, OccurredAt: at.UTC(), Module: r.ModuleID, Locale: r.Locale, Revision: r.Revision,
+		Action: r.Action, Actor: actor, Note: r.Note,
+		Request: &WebhookRequest{ID: r.ID, Action: r.Action, Author: r.Author, Note: r.Note, Status: r.Status, DecidedBy: r.DecidedBy, Reason: r.Reason},
+	}
 }
 
 // WebhookDrift is what a drift event reports: why, and the builtin
@@ -148,7 +185,7 @@ func OverrideEvent(e AuditEntry, at time.Time) (ev WebhookEvent, ok bool) {
 	return WebhookEvent{
 		IdempotencyKey: fmt.Sprintf("%s:%s:%s:%d", typ, e.SubjectID, strings.ToLower(e.Locale), e.Revision),
 		Type:           typ, OccurredAt: at.UTC(), Module: e.SubjectID, Locale: e.Locale, Revision: e.Revision,
-		Action: e.Action, Actor: e.Actor,
+		Action: e.Action, Actor: e.Actor, Note: e.Note,
 	}, true
 }
 

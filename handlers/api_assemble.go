@@ -20,7 +20,9 @@ import (
 // 3339 time>" (state.Assembly). With ?builtinOnly=true the operator overrides are left out
 // (state.Mode: profiles still apply), as in the preview and the CLI. "revisions" pins overrides
 // to past revisions; "format": "messages" adds the system
-// messages. Errors: see API.
+// messages. A token of the staging channel (domain.ChannelStaging) is
+// served the pending drafts on top of what is published, and its report
+// ends with the warning "channel · channel:staging". Errors: see API.
 func (h *API) Assemble(c echo.Context) error {
 	builtinOnly, err := queryBool(c, "builtinOnly")
 	if err != nil {
@@ -34,7 +36,11 @@ func (h *API) Assemble(c echo.Context) error {
 	if err != nil {
 		return unreadable(err)
 	}
-	out, err := h.Assembly.Assemble(c.Request().Context(), req, state.Mode{BuiltinOnly: builtinOnly}, h.Now())
+	mode := state.Mode{BuiltinOnly: builtinOnly}
+	if tok, ok := APIToken(c); ok {
+		mode.Channel = tok.Channel()
+	}
+	out, err := h.Assembly.Assemble(c.Request().Context(), req, mode, h.Now())
 	if err != nil {
 		return err
 	}

@@ -373,7 +373,11 @@ func (h *APIOverrides) Put(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context() // carries the token's actor (RequireToken)
+	// The context carries the token's actor (RequireToken) and the note.
+	ctx, err := apiNoteContext(c)
+	if err != nil {
+		return err
+	}
 	if !present {
 		cur, err := h.Service.Head(ctx, id, locale)
 		switch {
@@ -411,7 +415,7 @@ func (h *APIOverrides) Put(c echo.Context) error {
 		h := out.Head
 		setETag(c, h.Revision)
 		return WriteJSON(c, http.StatusOK, APIOverrideSaved{Text: h.Text, Revision: h.Revision, Status: headStatus(*h), Warnings: out.Warnings, Notices: out.Notices,
-			Message: fmt.Sprintf("the text is revision %d already: nothing was stored", h.Revision)})
+			Message: fmt.Sprintf("nothing changed: the text is revision %d already; nothing was stored", h.Revision)})
 	}
 	saved := out.Saved
 	setETag(c, saved.Revision)
@@ -482,7 +486,11 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	saved, err := h.Service.Publish(c.Request().Context(), id, locale, base)
+	ctx, err := apiNoteContext(c)
+	if err != nil {
+		return err
+	}
+	saved, err := h.Service.Publish(ctx, id, locale, base)
 	switch {
 	case errors.Is(err, library.ErrInvalid):
 		return &library.Error{Code: library.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
@@ -509,7 +517,11 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = h.Service.Delete(c.Request().Context(), id, locale, base)
+	ctx, err := apiNoteContext(c)
+	if err != nil {
+		return err
+	}
+	err = h.Service.Delete(ctx, id, locale, base)
 	var gone *domain.AlreadyDeleted
 	switch {
 	case errors.As(err, &gone):

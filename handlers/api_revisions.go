@@ -26,6 +26,19 @@ type APIRevision struct {
 	Author    string    `json:"author"`
 	At        time.Time `json:"at"`
 	Published bool      `json:"published"`
+	// Note is why the revision was made, "" when no note was given.
+	Note string `json:"note"`
+	// Publication is who published the served revision, when and with
+	// which note; nil for the others and when unknown.
+	Publication *APIPublication `json:"publication,omitempty"`
+}
+
+// APIPublication is who made a revision serve, when, and the note given
+// ("" for none).
+type APIPublication struct {
+	By   string    `json:"by"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note"`
 }
 
 // APIRevisions is GET /api/v1/overrides/{id}/revisions: the module id and
@@ -52,6 +65,9 @@ type APIRevisionText struct {
 	Published      bool      `json:"published"`
 	Text           string    `json:"text"`
 	BasedOnVersion int       `json:"basedOnVersion"`
+	// Note and Publication as in APIRevision.
+	Note        string          `json:"note"`
+	Publication *APIPublication `json:"publication,omitempty"`
 }
 
 // history reads the revisions of the target, newest first (none when
@@ -84,7 +100,11 @@ func (h *APIOverrides) history(c echo.Context) (id, locale string, revs []domain
 }
 
 func apiRevision(r domain.Revision, published int) APIRevision {
-	return APIRevision{Revision: r.Revision, Action: r.Action, Author: r.Author, At: r.CreatedAt.UTC(), Published: r.Revision == published}
+	a := APIRevision{Revision: r.Revision, Action: r.Action, Author: r.Author, At: r.CreatedAt.UTC(), Published: r.Revision == published, Note: r.Note}
+	if a.Published && r.Published.By != "" {
+		a.Publication = &APIPublication{By: r.Published.By, At: r.Published.At.UTC(), Note: r.Published.Note}
+	}
+	return a
 }
 
 // Revisions handles GET /api/v1/overrides/{id}/revisions[?locale=L]:
@@ -136,7 +156,7 @@ func (h *APIOverrides) Revision(c echo.Context) error {
 		if r.Revision == n {
 			a := apiRevision(r, published)
 			return WriteJSON(c, http.StatusOK, APIRevisionText{Revision: a.Revision, Action: a.Action, Author: a.Author, At: a.At,
-				Published: a.Published, Text: r.Text, BasedOnVersion: r.BasedOnVersion})
+				Published: a.Published, Text: r.Text, BasedOnVersion: r.BasedOnVersion, Note: a.Note, Publication: a.Publication})
 		}
 	}
 	msg := fmt.Sprintf("%s has no revisions", state.OverrideFile(id, locale))
@@ -167,7 +187,11 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Service.Restore(c.Request().Context(), id, locale, n, base)
+	ctx, err := apiNoteContext(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.Service.Restore(ctx, id, locale, n, base)
 	switch {
 	case errors.Is(err, library.ErrNotFound):
 		if _, gerr := h.Service.Head(c.Request().Context(), id, locale); errors.Is(gerr, library.ErrNotFound) {
@@ -192,6 +216,11 @@ func (h *APIOverrides) Restore(c echo.Context) error {
 		}
 		setETag(c, res.Revision)
 		return WriteJSON(c, http.StatusOK, res)
+	case state.OutcomeUnchanged:
+		h := out.Head
+		setETag(c, h.Revision)
+		return WriteJSON(c, http.StatusOK, APIOverrideSaved{Text: h.Text, Revision: h.Revision, Status: headStatus(*h), Warnings: out.Warnings, Notices: out.Notices,
+			Message: fmt.Sprintf("nothing changed: the head, revision %d, holds revision %d's text and base already; nothing was stored", h.Revision, n)})
 	}
 	saved := out.Saved
 	setETag(c, saved.Revision)

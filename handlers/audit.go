@@ -116,6 +116,7 @@ func auditRow(e domain.AuditEntry) auditpage.Row {
 		SubjectID: e.SubjectID,
 		Locale:    e.Locale,
 		Revision:  e.Revision,
+		Note:      e.Note,
 	}
 	before, after := e.Before, e.After
 	if e.Subject != domain.SubjectOverride {

@@ -48,6 +48,7 @@ func (h *Overrides) Impact(c echo.Context) error {
 	}
 	e := h.editor(v, id, locale)
 	e.Text, e.Impact, e.Merged = text, panel, c.FormValue("merged") != ""
+	e.Note.Value = c.FormValue("note")
 	if e.Revision, err = formRevision(c, "revision"); err != nil || e.Revision < 0 {
 		e.Revision = 0
 		e.Errors = []string{"the form's revision field is not a revision number; reload the editor"}
@@ -182,6 +183,7 @@ func (h *Overrides) ConfirmPublish(c echo.Context) error {
 	default:
 		effectModel(&m, eff, true)
 	}
+	reviewNote(h.Service.ReviewOn(), &m)
 	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
 }
 
@@ -228,6 +230,7 @@ func (h *Overrides) ConfirmDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	reviewNote(h.Service.ReviewOn(), &m)
 	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
 }
 
@@ -261,6 +264,7 @@ func (h *Overrides) confirm(id string, row domain.Override, verb string) overrid
 		PostURL: overrideURL(id, row.Locale) + "/" + verb,
 		Fields:  []overridepage.Field{{Name: "revision", Value: strconv.Itoa(row.Revision)}},
 		BackURL: "/modules/" + id,
+		Note:    noteField(),
 	}
 }
 
@@ -299,6 +303,7 @@ func (h *DriftReview) ConfirmTakeBuiltin(c echo.Context) error {
 		Fields: []overridepage.Field{{Name: "action", Value: driftreviewpage.ActionTakeBuiltin},
 			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
 		BackURL: rm.Action,
+		Note:    noteField(),
 	}
 	if rm.BuiltinRemoved {
 		m.Heading = fmt.Sprintf("Remove the override of %s (%s)", id, rm.Locale)
@@ -315,7 +320,62 @@ func (h *DriftReview) ConfirmTakeBuiltin(c echo.Context) error {
 		return err
 	}
 	effectModel(&m, eff, true)
+	reviewNote(h.Service.ReviewOn(), &m)
 	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
+}
+
+// ConfirmKeepMine renders GET /drift/:id/:locale/keep-mine: the served
+// text stays, based on the builtin now, with the form that keeps it
+// (POST /drift/:id/:locale with the revision and builtin the page
+// showed). Without a drift, or with a draft pending, the page says why
+// there is nothing to confirm. Errors as ConfirmTakeBuiltin.
+func (h *DriftReview) ConfirmKeepMine(c echo.Context) error {
+	id, locale, redirected, err := routeTarget(c, func(id, locale string) string { return reviewURL(id, locale) + "/keep-mine" })
+	if err != nil || redirected {
+		return err
+	}
+	r, err := h.load(c, id, locale)
+	if err != nil {
+		return err
+	}
+	rm := r.model
+	served := h.Service.ServedText(id, locale)
+	m := overridepage.Confirm{
+		ID: id, Locale: rm.Locale, Verb: driftreviewpage.ActionKeepMine, Drift: true,
+		Heading: fmt.Sprintf("Keep the override of %s (%s)", id, rm.Locale),
+		Head:    headLine(r.row),
+		Summary: fmt.Sprintf("Keeping it keeps the served text and records builtin v%d as its base, which ends the drift. The history keeps every revision.", rm.BuiltinVersion),
+		Button:  "Keep mine",
+		PostURL: rm.Action,
+		Fields: []overridepage.Field{{Name: "action", Value: driftreviewpage.ActionKeepMine},
+			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
+		BackURL:    rm.Action,
+		Note:       noteField(),
+		Same:       true,
+		BeforeFrom: served.From, AfterFrom: served.From,
+	}
+	if rm.BuiltinRemoved {
+		m.Summary = "The builtin left the library: the override keeps its text and serves as a user module, based on no builtin. The history keeps every revision."
+		m.Button = "Keep as a user module"
+	}
+	switch {
+	case rm.Pending > 0:
+		m.Blocked = fmt.Sprintf("A draft (revision %d) is pending on this override: publish or discard it first, then review the drift.", rm.Pending)
+	case !rm.Drifted:
+		m.Blocked = "The override is based on the builtin as it is now: there is no drift to review."
+	}
+	reviewNote(h.Service.ReviewOn(), &m)
+	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
+}
+
+// reviewNote tells, on a confirmation, that with change review on the
+// button asks for the change rather than making it.
+func reviewNote(on bool, m *overridepage.Confirm) {
+	if !on || m.Blocked != "" {
+		return
+	}
+	m.Summary += " Change review is on: confirming makes a change request, and the change serves once another editor or an admin approves it."
+	m.Button = "Request review: " + strings.ToLower(m.Button[:1]) + m.Button[1:]
 }
 
 // takeBuiltinURL is the take-builtin confirmation of id's override in

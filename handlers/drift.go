@@ -34,6 +34,7 @@ func (h *Drift) List(c echo.Context) error {
 			Reason:         d.Describe(),
 			Revision:       r.Revision,
 			Author:         r.Author,
+			Note:           r.Note,
 			Updated:        r.UpdatedAt.UTC().Format(timeLayout),
 			ModuleURL:      "/modules/" + key.ID,
 			EditorURL:      overrideURL(key.ID, r.Locale),

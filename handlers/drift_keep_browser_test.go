@@ -12,7 +12,7 @@ import (
 
 // TestE2EDriftReviewKeepMine logs in to a console whose library moved
 // base.identity on after it was overridden, opens the drift from the
-// list, reads why, keeps the override and sees the drift list empty and
+// list, reads why, keeps the override through its confirmation and sees the drift list empty and
 // the override based on the new builtin version, text unchanged.
 func TestE2EDriftReviewKeepMine(t *testing.T) {
 	t.Parallel()
@@ -32,6 +32,11 @@ func TestE2EDriftReviewKeepMine(t *testing.T) {
 		t.Errorf("review reason %q", got)
 	}
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="keep-mine"]`)))
+	step("open the keep-mine confirmation", err)
+	if got := text(`[data-testid="confirm-same"]`); !strings.Contains(got, "does not change") {
+		t.Errorf("confirmation %q; want it to say the served text does not change", got)
+	}
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-keep-mine"]`)))
 	step("keep mine", err)
 	step("wait for the empty list", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="no-drift"]`))))
 	if got := text(`[data-testid="flash"]`); !strings.Contains(got, "Kept the override") {

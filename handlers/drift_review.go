@@ -31,6 +31,9 @@ type ReviewService interface {
 	TakeBuiltin(ctx context.Context, id, locale string, revision int) error
 	Rebase(ctx context.Context, id, locale, text string, revision int) (state.Outcome, error)
 	Effect(ctx context.Context, c state.Change) (state.Effect, error)
+	ServedText(id, locale string) state.ServedText
+	ReviewOn() bool
+	Request(ctx context.Context, r domain.ChangeRequest) (domain.ChangeRequest, error)
 }
 
 // DriftReview serves the review of one drifted override: the builtin's
@@ -126,6 +129,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		PublishURL:     overrideURL(id, row.Locale) + "/publish",
 		DiscardURL:     overrideURL(id, row.Locale) + "/discard",
 		TakeBuiltinURL: takeBuiltinURL(id, row.Locale),
+		KeepMineURL:    reviewURL(id, row.Locale) + "/keep-mine",
 		Merged:         mergeLines(merged.Text),
 		Conflicts:      len(merged.Conflicts),
 	}
@@ -287,8 +291,18 @@ func (h *DriftReview) Act(c echo.Context) error {
 	if base != r.row.Revision || c.FormValue("builtin") != r.model.BuiltinHash || !r.model.Drifted {
 		return h.stale(c, r, base, strings.Join(text, ""), submitted)
 	}
-	ctx := consoleContext(c)
+	ctx, err := noteContext(c)
+	if err != nil {
+		return err
+	}
 	b := r.builtin
+	if action != driftreviewpage.ActionRebase && h.Service.ReviewOn() {
+		req, err := h.Service.Request(ctx, domain.ChangeRequest{Action: action, ModuleID: id, Locale: locale, Revision: base})
+		if err != nil {
+			return h.failed(c, r, err, "", false)
+		}
+		return requested(c, req)
+	}
 	var flash string
 	switch action {
 	case driftreviewpage.ActionKeepMine:

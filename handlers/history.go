@@ -101,6 +101,13 @@ func historyModel(id, locale string, revs []domain.Revision) historypage.Model {
 			BasedOnVersion: r.BasedOnVersion,
 			Head:           i == 0,
 			Removal:        removal(r),
+			Note:           r.Note,
+		}
+		if r.Serving && !e.Removal {
+			e.Serving = true
+			if r.Published.By != "" {
+				e.PublishedBy, e.PublishedAt, e.PublishNote = r.Published.By, r.Published.At.UTC().Format(timeLayout), r.Published.Note
+			}
 		}
 		e.Restorable = !e.Head && !e.Removal
 		if !e.Removal {
@@ -154,7 +161,10 @@ func (h *History) Restore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := consoleContext(c)
+	ctx, err := noteContext(c)
+	if err != nil {
+		return err
+	}
 	refuse := func(status int, alert string, errs []string) error {
 		revs, err := h.Service.Revisions(ctx, id, locale)
 		if err != nil {
@@ -178,6 +188,8 @@ func (h *History) Restore(c echo.Context) error {
 			now = fmt.Sprintf("at revision %d by %s", out.Head.Revision, out.Head.Author)
 		}
 		return refuse(http.StatusConflict, fmt.Sprintf("The override changed since you loaded this page: it is now %s. Nothing was restored; check the history below and restore again.", now), nil)
+	case state.OutcomeUnchanged:
+		return refuse(http.StatusOK, fmt.Sprintf("Nothing changed: the newest revision, %d, holds revision %d's text and base already; nothing was restored.", out.Head.Revision, rev), nil)
 	case state.OutcomeEqualsBuiltin:
 		return refuse(http.StatusOK, fmt.Sprintf("Revision %d equals the builtin %s text (version %d) now: nothing was restored. Delete the override to return to the builtin.", rev, out.Builtin.Locale, out.Builtin.Version), nil)
 	case state.OutcomeInvalid:

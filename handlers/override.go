@@ -36,6 +36,8 @@ type OverrideService interface {
 	Effect(ctx context.Context, c state.Change) (state.Effect, error)
 	ServedText(id, locale string) state.ServedText
 	BuiltinBase(v *state.View, id, locale string) (*library.Module, bool)
+	ReviewOn() bool
+	Request(ctx context.Context, r domain.ChangeRequest) (domain.ChangeRequest, error)
 }
 
 // Overrides serves the override editor, delete and user-module pages.
@@ -121,7 +123,8 @@ func (h *Overrides) Edit(c echo.Context) error {
 
 // editor returns the editor model of id in locale without text.
 func (h *Overrides) editor(v *state.View, id, locale string) overridepage.Editor {
-	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id, ImpactURL: impactURL(id, locale)}
+	e := overridepage.Editor{ID: id, Locale: locale, Action: overrideURL(id, locale), BackURL: "/modules/" + id, ImpactURL: impactURL(id, locale),
+		Note: noteField()}
 	if b, ok := v.BuiltinBase(h.Assembler.FallbackLocale(), id, locale); ok {
 		e.Builtin = b.Text
 		e.BuiltinSource = fmt.Sprintf("Builtin text (%s, version %d)", b.Locale, b.Version)
@@ -187,7 +190,14 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		}
 		return h.editorPage(c, http.StatusOK, e)
 	}
-	out, err := h.Service.Save(consoleContext(c), state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision})
+	e.Note = noteField()
+	e.Note.Value = c.FormValue("note")
+	ctx, err := noteContext(c)
+	if err != nil {
+		e.Note.Error = problemMessage(err)
+		return h.editorPage(c, http.StatusUnprocessableEntity, e)
+	}
+	out, err := h.Service.Save(ctx, state.Edit{ID: e.ID, Locale: e.Locale, Text: e.Text, Revision: e.Revision})
 	if err != nil {
 		return err
 	}
@@ -206,7 +216,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		// and the editor is now based on the head.
 		head := out.Head
 		e.Revision, e.Merged = head.Revision, false
-		e.Notice = fmt.Sprintf("Nothing to save: your text is revision %d already (by %s, %s)", head.Revision, head.Author, head.UpdatedAt.UTC().Format(timeLayout))
+		e.Notice = fmt.Sprintf("Nothing changed, nothing was saved: your text is revision %d already (by %s, %s)", head.Revision, head.Author, head.UpdatedAt.UTC().Format(timeLayout))
 		if head.Draft {
 			e.Notice += ", a draft not published yet."
 		} else {
@@ -285,10 +295,18 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if rev <= 0 {
 		return fmt.Errorf("the form does not say which draft revision to %s; reload the module page: %w", action, library.ErrInvalid)
 	}
-	ctx := consoleContext(c)
+	ctx, err := noteContext(c)
+	if err != nil {
+		return err
+	}
 	var flash string
-	switch action {
-	case "publish":
+	switch {
+	case action == "publish" && h.Service.ReviewOn():
+		var r domain.ChangeRequest
+		if r, err = h.Service.Request(ctx, domain.ChangeRequest{Action: domain.ActionPublish, ModuleID: id, Locale: locale, Revision: rev}); err == nil {
+			return requested(c, r)
+		}
+	case action == "publish":
 		var saved domain.Override
 		if saved, err = h.Service.Publish(ctx, id, locale, rev); err == nil {
 			flash = fmt.Sprintf("Override of %s (%s) published: revision %d is served.", id, saved.Locale, saved.Revision)
@@ -297,7 +315,11 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 		var saved domain.Override
 		var removed bool
 		saved, removed, err = h.Service.Discard(ctx, id, locale, rev)
+		var none *state.NoDraft
 		switch {
+		case errors.As(err, &none):
+			setFlash(c, fmt.Sprintf("Nothing changed: %s (%s) has no draft to discard; revision %d is published and serves.", id, none.Head.Locale, none.Head.Revision))
+			return seeOther(c, "/modules/"+id)
 		case err != nil:
 		case removed:
 			flash = fmt.Sprintf("Draft of %s (%s) discarded: nothing was ever published, so the override is removed.", id, locale)
@@ -369,8 +391,18 @@ func (h *Overrides) Delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := consoleContext(c)
-	err = h.Service.Delete(ctx, id, locale, rev)
+	ctx, err := noteContext(c)
+	if err != nil {
+		return err
+	}
+	if h.Service.ReviewOn() {
+		var r domain.ChangeRequest
+		if r, err = h.Service.Request(ctx, domain.ChangeRequest{Action: domain.ActionDelete, ModuleID: id, Locale: locale, Revision: rev}); err == nil {
+			return requested(c, r)
+		}
+	} else {
+		err = h.Service.Delete(ctx, id, locale, rev)
+	}
 	back := "/modules/" + id
 	if !h.Served.Current().Exists(id) {
 		back = "/"

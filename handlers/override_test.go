@@ -284,7 +284,7 @@ func TestOverrideSaveSentAgainIsUnchanged(t *testing.T) {
 	text := identityText(t, a, "You are the assistant saved once.")
 	a.saveDraft("base.identity", "en-US", text, 0)
 	r := a.post("/modules/base.identity/override/en-US", url.Values{"text": {text}, "revision": {"0"}}).want(t, http.StatusOK)
-	if n := r.find("notice").Text(); !strings.Contains(n, "Nothing to save: your text is revision 1 already") || !strings.Contains(n, "a draft not published yet") {
+	if n := r.find("notice").Text(); !strings.Contains(n, "Nothing changed, nothing was saved: your text is revision 1 already") || !strings.Contains(n, "a draft not published yet") {
 		t.Errorf("notice %q", n)
 	}
 	if r.find("conflict").Length() != 0 || r.find("revision").AttrOr("value", "") != "1" {

@@ -161,6 +161,17 @@ func setup(t *testing.T, lib ...*library.Snapshot) *app {
 // setupOn is setup on an existing database, for two servers sharing one.
 func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 	t.Helper()
+	return newApp(t, dbURL, false, lib...)
+}
+
+// setupReview is setup with change review on.
+func setupReview(t *testing.T) *app {
+	t.Helper()
+	return newApp(t, storetest.NewDatabase(t), true)
+}
+
+func newApp(t *testing.T, dbURL string, review bool, lib ...*library.Snapshot) *app {
+	t.Helper()
 	ctx := context.Background()
 	st := storetest.OpenOn(t, dbURL)
 	snap := builtin(t)
@@ -168,12 +179,13 @@ func setupOn(t *testing.T, dbURL string, lib ...*library.Snapshot) *app {
 		snap = lib[0]
 	}
 	srv, err := web.New(ctx, web.Config{
-		Addr:      "127.0.0.1:0",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Store:     st,
-		Library:   reload.Fixed(snap),
-		Assembler: assembler.New(assembler.Config{CountTokens: true}),
-		Now:       func() time.Time { return clock },
+		Addr:         "127.0.0.1:0",
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store:        st,
+		Library:      reload.Fixed(snap),
+		Assembler:    assembler.New(assembler.Config{CountTokens: true}),
+		Now:          func() time.Time { return clock },
+		ChangeReview: review,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -52,7 +53,7 @@ func (h *Tokens) render(c echo.Context, status int, m tokenpage.Model) error {
 		}
 		m.Tokens = append(m.Tokens, r)
 	}
-	m.Scopes = domain.Scopes
+	m.Scopes = slices.Concat(domain.Scopes, domain.Flags)
 	return Render(c, status, tokenpage.Page(m))
 }
 

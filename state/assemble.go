@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 )
 
@@ -27,7 +28,17 @@ type Mode struct {
 	// this state: what is served with one unsaved change on top (the
 	// impact of an edit).
 	On *assembler.State
+	// Channel is the runtime API token's channel: domain.ChannelStaging
+	// serves as Drafts does (the pending drafts, which include every
+	// publish waiting for approval, on top of what is published), and
+	// the report ends with the warning ChannelModule · "channel:staging".
+	// "" and domain.ChannelProduction serve what is published.
+	Channel string
 }
+
+// ChannelModule is the module of the report entry naming the staging
+// channel (reason "channel:staging").
+const ChannelModule = "channel"
 
 // Assembly runs every assembly promptdesk makes — the runtime API, the
 // preview, saved scenarios, the impact of an edit and the CLI — so that
@@ -76,7 +87,8 @@ func (a *Assembly) Assemble(ctx context.Context, req *assembler.Request, m Mode,
 // unreachable the report ends with the StaleModule warning.
 func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Request, m Mode, now time.Time) (*Assembled, error) {
 	st := v.State
-	drafts := m.Drafts && !m.BuiltinOnly
+	staging := m.Channel == domain.ChannelStaging
+	drafts := (m.Drafts || staging) && !m.BuiltinOnly
 	switch {
 	case m.On != nil:
 		st = m.On
@@ -102,6 +114,11 @@ func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Reque
 	out := &Assembled{Result: res, View: v}
 	if drafts && m.On == nil {
 		out.Drafts = markDrafts(v, res)
+	}
+	if staging {
+		e := assembler.ReportEntry{Kind: assembler.KindWarning, Module: ChannelModule, Reason: "channel:" + domain.ChannelStaging}
+		e.Line = e.TextForm()
+		res.Report = append(res.Report, e)
 	}
 	if w, ok := a.Served.staleWarning(); ok {
 		res.Report = append(res.Report, w)

@@ -27,6 +27,7 @@ type OverrideStore interface {
 	KeepMine(ctx context.Context, moduleID, locale string, baseRevision, newBasedOnVersion int, newBaseSnapshot, newBaseHash string) (domain.Override, error)
 	TakeBuiltin(ctx context.Context, moduleID, locale string, baseRevision int) error
 	OverrideHistory
+	ChangeRequestStore
 	// ListScenarios lists the saved scenarios that Effect and WhereUsed
 	// assemble.
 	ListScenarios(ctx context.Context) ([]domain.Scenario, error)
@@ -51,6 +52,10 @@ type Overrides struct {
 	// Outbox, when set, is woken after each publish, delete and restore,
 	// whose webhook events the store wrote with them.
 	Outbox Outbox
+	// Review turns change review on: a publish, delete, take builtin or
+	// keep mine is refused (ErrReviewRequired) unless requested (Request)
+	// and approved by someone else (Approve).
+	Review bool
 }
 
 // Edit is a new text for the override of ID in Locale.
@@ -64,9 +69,6 @@ type Edit struct {
 	// Action is the revision action to record (domain.ActionImport); ""
 	// records create or save.
 	Action string
-	// SkipUnchanged stores nothing when Text is the head's text already
-	// (OutcomeUnchanged), so that importing a folder twice adds nothing.
-	SkipUnchanged bool
 }
 
 // OutcomeKind says what a save did.
@@ -80,10 +82,11 @@ const (
 	// nothing was stored; Builtin is that text, Head the override left as
 	// it was, if any.
 	OutcomeEqualsBuiltin OutcomeKind = "equals-builtin"
-	// OutcomeUnchanged: the text is Head's already and nothing was
-	// stored: with Edit.SkipUnchanged, or when the edit is based on an
-	// older revision (a save sent again, say after the browser's back
-	// button), which is then no conflict.
+	// OutcomeUnchanged: the text is Head's already (trailing white space
+	// aside) and nothing was stored: no revision, audit entry or event.
+	// That holds for an edit of the head (nothing changed) and for one
+	// based on an older revision (a save sent again, say after the
+	// browser's back button), which is then no conflict.
 	OutcomeUnchanged OutcomeKind = "unchanged"
 	// OutcomeConflict: the override is not at the revision the text was
 	// based on; Head is the override now (nil when there is none) and
@@ -139,8 +142,8 @@ func (s *Overrides) BuiltinBase(v *View, id, locale string) (*library.Module, bo
 // The base rule: a new override is based on the builtin it is copied from
 // (BuiltinBase); an edit keeps the base of the revision it edits, drifted
 // or not, because only the drift review moves a base. A text equal to
-// the head's, based on an older revision, is no conflict: nothing is
-// stored (OutcomeUnchanged). The error is for the store failing; every
+// the head's stores nothing (OutcomeUnchanged), based on an older
+// revision too, which is then no conflict. The error is for the store failing; every
 // refusal is an Outcome.
 func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	v := s.Served.Current()
@@ -153,10 +156,10 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if exists && head.Revision != e.Revision && EqualsBuiltin(m.Text, head.Text) {
-		// Sent again after it was saved, or someone saved the same text:
-		// there is nothing to merge (trailing whitespace aside, as for the
-		// builtin).
+	if exists && EqualsBuiltin(m.Text, head.Text) {
+		// Nothing changed, or sent again after it was saved, or someone
+		// saved the same text: there is nothing to store or merge
+		// (trailing whitespace aside, as for the builtin).
 		out.Kind, out.Head = OutcomeUnchanged, &head
 		return out, nil
 	}
@@ -166,10 +169,6 @@ func (s *Overrides) Save(ctx context.Context, e Edit) (Outcome, error) {
 	}
 	if exists {
 		out.Head = &head
-	}
-	if e.SkipUnchanged && exists && head.Text == m.Text {
-		out.Kind = OutcomeUnchanged
-		return out, nil
 	}
 	base, hasBuiltin := s.BuiltinBase(v, e.ID, e.Locale)
 	if hasBuiltin && EqualsBuiltin(m.Text, base.Text) {
@@ -239,22 +238,16 @@ func (s *Overrides) conflict(ctx context.Context, out Outcome, e Edit, reason er
 // head. The draft is checked again against what is served now, since
 // other publishes may have happened since it was saved: two drafts that
 // include each other may each pass alone and make a cycle together.
-// Errors: library.ErrInvalid when that draft no longer parses or would
-// break assembly; library.ErrConflict when the head moved past revision;
+// Errors: ErrReviewRequired while Review is on; library.ErrInvalid when
+// that draft no longer parses or would break assembly;
+// library.ErrConflict when the head moved past revision;
 // library.ErrNotFound when there is no override; else the store's.
 func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
-	key := assembler.Key(id, locale)
-	v := s.Served.Current()
-	if d, ok := v.Drafts.Get(key); ok && d.Revision == revision {
-		if perr, broken := v.DraftBroken.Get(key); broken {
-			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
-				revision, id, locale, perr, library.ErrInvalid)
-		}
-		o, _ := v.WithDrafts.Overrides.Get(key)
-		if err := s.servable(v, o); err != nil {
-			return domain.Override{}, fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
-				revision, id, locale, err, library.ErrInvalid)
-		}
+	if err := s.reviewed(); err != nil {
+		return domain.Override{}, err
+	}
+	if err := s.publishable(id, locale, revision); err != nil {
+		return domain.Override{}, err
 	}
 	saved, err := s.Store.Publish(s.Served.own(ctx), id, locale, revision)
 	if err != nil {
@@ -264,6 +257,24 @@ func (s *Overrides) Publish(ctx context.Context, id, locale string, revision int
 	s.Served.refresh(ctx, "override published", overrideKey(id, locale))
 	s.wake()
 	return saved, nil
+}
+
+// publishable checks the draft at revision against what serves now.
+func (s *Overrides) publishable(id, locale string, revision int) error {
+	key := assembler.Key(id, locale)
+	v := s.Served.Current()
+	if d, ok := v.Drafts.Get(key); ok && d.Revision == revision {
+		if perr, broken := v.DraftBroken.Get(key); broken {
+			return fmt.Errorf("draft revision %d of %s (%s) does not parse, so it cannot be published; fix it first: %v: %w",
+				revision, id, locale, perr, library.ErrInvalid)
+		}
+		o, _ := v.WithDrafts.Overrides.Get(key)
+		if err := s.servable(v, o); err != nil {
+			return fmt.Errorf("draft revision %d of %s (%s) cannot be published: %v; edit it first: %w",
+				revision, id, locale, err, library.ErrInvalid)
+		}
+	}
+	return nil
 }
 
 // servable checks a draft override against v's served State with the
@@ -277,11 +288,28 @@ func (s *Overrides) servable(v *View, o *assembler.Override) error {
 	return s.Assembler.CheckIncludes(v.Library, st, o.Module, o.Locale)
 }
 
+// NoDraft is the error of discarding when no draft is pending any more
+// (it was discarded or published, say the form was posted again):
+// nothing changed and nothing was recorded. Head is the override now.
+type NoDraft struct {
+	Head domain.Override
+}
+
+func (e *NoDraft) Error() string {
+	return fmt.Sprintf("%s has no draft to discard: revision %d is published", OverrideFile(e.Head.ModuleID, e.Head.Locale), e.Head.Revision)
+}
+
 // Discard drops the draft at revision: the published text serves on as a
 // new revision, or the override is removed (removed true) when nothing was
-// ever published. Errors as Publish.
+// ever published. Errors: *NoDraft when no draft is pending now; else as
+// Publish.
 func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int) (saved domain.Override, removed bool, err error) {
 	if saved, removed, err = s.Store.Discard(s.Served.own(ctx), id, locale, revision); err != nil {
+		if errors.Is(err, library.ErrInvalid) || errors.Is(err, library.ErrConflict) {
+			if head, exists, herr := s.head(ctx, id, locale); herr == nil && exists && !head.Draft {
+				return domain.Override{}, false, &NoDraft{Head: head}
+			}
+		}
 		return domain.Override{}, false, err
 	}
 	s.Log.Info("override draft discarded", "module", id, "locale", locale, "revision", revision, "removed", removed)
@@ -290,11 +318,15 @@ func (s *Overrides) Discard(ctx context.Context, id, locale string, revision int
 }
 
 // Delete removes the override at revision: the builtin serves again (a
-// user module's locale is gone). Errors: library.ErrInvalid when the
+// user module's locale is gone). Errors: ErrReviewRequired while Review
+// is on; library.ErrInvalid when the
 // module would be gone while a served module includes it (includedBy);
 // library.ErrConflict when it moved past revision; library.ErrNotFound
 // when there is none.
 func (s *Overrides) Delete(ctx context.Context, id, locale string, revision int) error {
+	if err := s.reviewed(); err != nil {
+		return err
+	}
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}
@@ -353,7 +385,8 @@ func includes(m *library.Module, id string) bool {
 // Restore makes the text and base of an old revision the override's
 // draft again, on top of base (the head the operator saw). The text must
 // still pass the checks of a save (OutcomeInvalid otherwise); a head past
-// base is OutcomeConflict. Errors: library.ErrNotFound for an unknown
+// base is OutcomeConflict; a head with that text and base already is
+// OutcomeUnchanged (nothing stored). Errors: library.ErrNotFound for an unknown
 // revision, library.ErrInvalid for a revision that removed the override.
 func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, base int) (Outcome, error) {
 	r, err := s.Store.GetRevision(ctx, id, locale, revision)
@@ -369,6 +402,15 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 	}
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok && EqualsBuiltin(out.Module.Text, b.Text) {
 		out.Kind, out.Builtin = OutcomeEqualsBuiltin, b
+		return out, nil
+	}
+	head, exists, err := s.head(ctx, id, locale)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if exists && EqualsBuiltin(out.Module.Text, head.Text) && head.BaseHash == r.BaseHash {
+		// The head is that revision's text on that base already.
+		out.Kind, out.Head = OutcomeUnchanged, &head
 		return out, nil
 	}
 	saved, err := s.Store.RestoreRevision(s.Served.own(ctx), id, locale, revision, base)
@@ -388,8 +430,12 @@ func (s *Overrides) Restore(ctx context.Context, id, locale string, revision, ba
 // KeepMine is the drift review's "keep mine": the override at revision
 // keeps its text and is based on the builtin now (BuiltinBase), published
 // at once; with its builtin removed it becomes a user module (based on
-// nothing). Errors: library.ErrConflict, library.ErrNotFound as Delete.
+// nothing). Errors: ErrReviewRequired, library.ErrConflict,
+// library.ErrNotFound as Delete.
 func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision int) (domain.Override, error) {
+	if err := s.reviewed(); err != nil {
+		return domain.Override{}, err
+	}
 	var version int
 	var text string
 	if b, ok := s.BuiltinBase(s.Served.Current(), id, locale); ok {
@@ -408,6 +454,9 @@ func (s *Overrides) KeepMine(ctx context.Context, id, locale string, revision in
 // TakeBuiltin is the drift review's "take builtin": the override at
 // revision is removed and the builtin serves. Errors as Delete.
 func (s *Overrides) TakeBuiltin(ctx context.Context, id, locale string, revision int) error {
+	if err := s.reviewed(); err != nil {
+		return err
+	}
 	if err := s.includedBy(id, locale); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/promptdesk/promptdesk/library"
 )
 
-const auditColumns = `id, at, actor, action, subject, subject_id, locale, revision, before, after`
+const auditColumns = `id, at, actor, action, subject, subject_id, locale, revision, before, after, note`
 
 // ListAudit returns the audit entries f selects, newest first (by ID).
 // Errors: library.ErrInvalid for a negative Limit or BeforeID.
@@ -39,7 +39,7 @@ func (s *Store) ListAudit(ctx context.Context, f domain.AuditFilter) ([]domain.A
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.AuditEntry, error) {
 		var e domain.AuditEntry
-		err := r.Scan(&e.ID, &e.At, &e.Actor, &e.Action, &e.Subject, &e.SubjectID, &e.Locale, &e.Revision, &e.Before, &e.After)
+		err := r.Scan(&e.ID, &e.At, &e.Actor, &e.Action, &e.Subject, &e.SubjectID, &e.Locale, &e.Revision, &e.Before, &e.After, &e.Note)
 		return e, err
 	})
 	if err != nil {
@@ -51,9 +51,9 @@ func (s *Store) ListAudit(ctx context.Context, f domain.AuditFilter) ([]domain.A
 // audit inserts e (ID and At are set by the database). Call it inside the
 // transaction of the change it records.
 func (s *Store) audit(ctx context.Context, e domain.AuditEntry) error {
-	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (actor, action, subject, subject_id, locale, revision, before, after)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		e.Actor, e.Action, e.Subject, e.SubjectID, e.Locale, e.Revision, e.Before, e.After)
+	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (actor, action, subject, subject_id, locale, revision, before, after, note)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		e.Actor, e.Action, e.Subject, e.SubjectID, e.Locale, e.Revision, e.Before, e.After, e.Note)
 	if err != nil {
 		return dbError(err, "audit "+e.Subject+" "+e.SubjectID)
 	}

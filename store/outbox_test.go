@@ -281,7 +281,7 @@ func TestEventsAreWrittenOnlyByTheirChange(t *testing.T) {
 		got = append(got, name)
 	}
 	slices.Sort(got)
-	if want := []string{"store/overrides.go:overrideChanged", "store/webhooks.go:RecordDriftEvent"}; !slices.Equal(got, want) {
+	if want := []string{"store/changerequests.go:requestChanged", "store/overrides.go:overrideChanged", "store/webhooks.go:RecordDriftEvent"}; !slices.Equal(got, want) {
 		t.Errorf("callers of insertEvent: %v, want %v", callers, want)
 	}
 }

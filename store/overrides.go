@@ -17,7 +17,8 @@ const removalSQL = `(r.action IN ('delete', 'take-builtin') OR (r.action = 'disc
 
 const overrideColumns = `module_id, locale, text, title, version, fields,
 	based_on_version, base_snapshot, base_hash, revision, author, created_at, updated_at,
-	` + servingRevisionSQL + `, (NOT deleted AND revision > coalesce(published_revision, 0))`
+	` + servingRevisionSQL + `, (NOT deleted AND revision > coalesce(published_revision, 0)),
+	note, published_by, published_at, publish_note`
 
 // servingRevisionSQL is the PublishedRevision of the head row overrides:
 // its published revision, or 0 when the head is deleted or that revision
@@ -27,19 +28,33 @@ const servingRevisionSQL = `(CASE WHEN overrides.deleted OR EXISTS (SELECT 1 FRO
 		AND r.revision = overrides.published_revision AND ` + removalSQL + `)
 	THEN 0 ELSE coalesce(overrides.published_revision, 0) END)`
 
+// publishedNow is the SET clause of a change published at once (a
+// removal, a discard): its revision serves, made so now by the actor
+// and with the note of the given query parameters ("$3").
+func publishedNow(actor, note string) string {
+	return `published_revision = revision + 1, published_by = ` + actor + `, published_at = now(), publish_note = ` + note
+}
+
 // servedColumns are overrideColumns of the published revision r of the
 // head o.
 const servedColumns = `o.module_id, o.locale, r.text, r.title, r.version, r.fields,
 	r.based_on_version, r.base_snapshot, r.base_hash, r.revision, r.author, o.created_at, r.created_at,
-	o.published_revision, (NOT o.deleted AND o.revision > o.published_revision)`
+	o.published_revision, (NOT o.deleted AND o.revision > o.published_revision),
+	r.note, o.published_by, o.published_at, o.publish_note`
 
 // scanOverride scans overrideColumns (or servedColumns) into an
 // Override, then any columns after them into extra.
 func scanOverride(row pgx.Row, extra ...any) (domain.Override, error) {
 	var o domain.Override
+	var at *time.Time
 	err := row.Scan(append([]any{&o.ModuleID, &o.Locale, &o.Text, &o.Title, &o.Version, &o.Fields,
 		&o.BasedOnVersion, &o.BaseSnapshot, &o.BaseHash, &o.Revision, &o.Author, &o.CreatedAt, &o.UpdatedAt,
-		&o.PublishedRevision, &o.Draft}, extra...)...)
+		&o.PublishedRevision, &o.Draft, &o.Note, &o.Published.By, &at, &o.Published.Note}, extra...)...)
+	if at != nil && o.PublishedRevision > 0 {
+		o.Published.At = *at
+	} else {
+		o.Published = domain.Publication{}
+	}
 	return o, err
 }
 
@@ -191,28 +206,29 @@ func (s *Store) writeOverride(ctx context.Context, o domain.Override, baseRevisi
 	if baseRevision == 0 {
 		// A create: a new head, or a deleted head brought back to life.
 		row = s.db.QueryRow(ctx, `INSERT INTO overrides (module_id, locale, text, title, version, fields,
-			based_on_version, base_snapshot, base_hash, author)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			based_on_version, base_snapshot, base_hash, author, note)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 			ON CONFLICT (module_id, lower(locale)) DO UPDATE SET locale = EXCLUDED.locale, text = EXCLUDED.text,
 				title = EXCLUDED.title, version = EXCLUDED.version, fields = EXCLUDED.fields,
 				based_on_version = EXCLUDED.based_on_version, base_snapshot = EXCLUDED.base_snapshot,
-				base_hash = EXCLUDED.base_hash, author = EXCLUDED.author, deleted = false,
+				base_hash = EXCLUDED.base_hash, author = EXCLUDED.author, note = EXCLUDED.note, deleted = false,
 				revision = overrides.revision + 1, created_at = now(), updated_at = now()
 			WHERE overrides.deleted
 			RETURNING `+overrideColumns,
-			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.BaseHash, who)
+			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.BaseHash, who,
+			domain.NoteFrom(ctx))
 	} else {
 		// The revision check: the head must still be where the edit began.
 		// SET expressions see the row before the update.
 		row = s.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5, fields = $6,
-			based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10,
+			based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10, note = $12,
 			revision = revision + 1, updated_at = now(), deleted = false,
 			locale = CASE WHEN deleted THEN $2 ELSE locale END,
 			created_at = CASE WHEN deleted THEN now() ELSE created_at END
 			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $11
 			RETURNING `+overrideColumns,
 			o.ModuleID, o.Locale, o.Text, o.Title, o.Version, o.Fields, o.BasedOnVersion, o.BaseSnapshot, o.BaseHash, who,
-			baseRevision)
+			baseRevision, domain.NoteFrom(ctx))
 	}
 	saved, err := scanOverride(row)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -309,17 +325,17 @@ func (s *Store) overrideChanged(ctx context.Context, e domain.AuditEntry) error 
 // saved. before is the text it replaced.
 func (s *Store) record(ctx context.Context, saved domain.Override, action, before string) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO override_revisions (module_id, locale_key, revision, action, text, title,
-		version, fields, based_on_version, base_snapshot, base_hash, author, created_at)
-		VALUES ($1, lower($2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		version, fields, based_on_version, base_snapshot, base_hash, author, created_at, note)
+		VALUES ($1, lower($2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		saved.ModuleID, saved.Locale, saved.Revision, action, saved.Text, saved.Title, saved.Version, saved.Fields,
-		saved.BasedOnVersion, saved.BaseSnapshot, saved.BaseHash, saved.Author, saved.UpdatedAt)
+		saved.BasedOnVersion, saved.BaseSnapshot, saved.BaseHash, saved.Author, saved.UpdatedAt, saved.Note)
 	if err != nil {
 		// A unique violation here means two changes made one revision:
 		// the head's check failed to serialise them, and nothing commits.
 		return dbError(err, fmt.Sprintf("%s revision %d", overrideName(saved.ModuleID, saved.Locale), saved.Revision))
 	}
 	err = s.overrideChanged(ctx, domain.AuditEntry{Actor: saved.Author, Action: action, Subject: domain.SubjectOverride,
-		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
+		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text, Note: saved.Note})
 	if err != nil {
 		return err
 	}
@@ -353,9 +369,9 @@ func (s *Store) removeOverride(ctx context.Context, moduleID, locale string, bas
 		// A removal is published at once: nothing serves after it.
 		saved, err := scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
 			fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
-			published_revision = revision + 1
+			note = $5, `+publishedNow("$3", "$5")+`
 			WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4 AND NOT deleted
-			RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision))
+			RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision, domain.NoteFrom(ctx)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return tx.refused(ctx, moduleID, locale, baseRevision, true)
 		}
@@ -434,15 +450,23 @@ func (s *Store) KeepMine(ctx context.Context, moduleID, locale string, baseRevis
 }
 
 const revisionColumns = `r.module_id, coalesce(o.locale, r.locale_key), r.revision, r.action, r.text, r.title,
-	r.version, r.based_on_version, r.base_snapshot, r.base_hash, r.author, r.created_at, r.fields`
+	r.version, r.based_on_version, r.base_snapshot, r.base_hash, r.author, r.created_at, r.fields, r.note,
+	coalesce(o.published_revision = r.revision, false), coalesce(o.published_by, ''), o.published_at, coalesce(o.publish_note, '')`
 
 const revisionFrom = `FROM override_revisions r
 	LEFT JOIN overrides o ON o.module_id = r.module_id AND lower(o.locale) = r.locale_key`
 
 func scanRevision(row pgx.Row) (domain.Revision, error) {
 	var r domain.Revision
+	var at *time.Time
 	err := row.Scan(&r.ModuleID, &r.Locale, &r.Revision, &r.Action, &r.Text, &r.Title,
-		&r.Version, &r.BasedOnVersion, &r.BaseSnapshot, &r.BaseHash, &r.Author, &r.CreatedAt, &r.Fields)
+		&r.Version, &r.BasedOnVersion, &r.BaseSnapshot, &r.BaseHash, &r.Author, &r.CreatedAt, &r.Fields, &r.Note,
+		&r.Serving, &r.Published.By, &at, &r.Published.Note)
+	if r.Serving && at != nil {
+		r.Published.At = *at
+	} else {
+		r.Published = domain.Publication{}
+	}
 	return r, err
 }
 
@@ -553,9 +577,10 @@ func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevisi
 		return domain.Override{}, err
 	}
 	// The revision check again, in the statement that publishes.
-	saved, err := scanOverride(s.db.QueryRow(ctx, `UPDATE overrides SET published_revision = revision
+	saved, err := scanOverride(s.db.QueryRow(ctx, `UPDATE overrides SET published_revision = revision,
+		published_by = $4, published_at = now(), publish_note = $5
 		WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $3 AND NOT deleted
-		RETURNING `+overrideColumns, moduleID, locale, baseRevision))
+		RETURNING `+overrideColumns, moduleID, locale, baseRevision, domain.ActorFrom(ctx), domain.NoteFrom(ctx)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.Override{}, s.refused(ctx, moduleID, locale, baseRevision, true)
 	}
@@ -566,7 +591,8 @@ func (s *Store) publish(ctx context.Context, moduleID, locale string, baseRevisi
 		return saved, nil
 	}
 	err = s.overrideChanged(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionPublish, Subject: domain.SubjectOverride,
-		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text})
+		SubjectID: saved.ModuleID, Locale: saved.Locale, Revision: saved.Revision, Before: before, After: saved.Text,
+		Note: domain.NoteFrom(ctx)})
 	if err != nil {
 		return domain.Override{}, err
 	}
@@ -609,16 +635,16 @@ func (s *Store) Discard(ctx context.Context, moduleID, locale string, baseRevisi
 			removed = true
 			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = '', title = '', version = 0,
 				fields = NULL, deleted = true, author = $3, revision = revision + 1, updated_at = now(),
-				published_revision = revision + 1
+				note = $5, `+publishedNow("$3", "$5")+`
 				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $4
-				RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision))
+				RETURNING `+overrideColumns, moduleID, locale, domain.ActorFrom(ctx), baseRevision, domain.NoteFrom(ctx)))
 		} else {
 			saved, err = scanOverride(tx.db.QueryRow(ctx, `UPDATE overrides SET text = $3, title = $4, version = $5,
 				fields = $6, based_on_version = $7, base_snapshot = $8, base_hash = $9, author = $10,
-				revision = revision + 1, updated_at = now(), published_revision = revision + 1
+				revision = revision + 1, updated_at = now(), note = $12, `+publishedNow("$10", "$12")+`
 				WHERE module_id = $1 AND lower(locale) = lower($2) AND revision = $11
 				RETURNING `+overrideColumns, moduleID, locale, pub.Text, pub.Title, pub.Version, pub.Fields,
-				pub.BasedOnVersion, pub.BaseSnapshot, pub.BaseHash, domain.ActorFrom(ctx), baseRevision))
+				pub.BasedOnVersion, pub.BaseSnapshot, pub.BaseHash, domain.ActorFrom(ctx), baseRevision, domain.NoteFrom(ctx)))
 		}
 		if err != nil {
 			return dbError(err, name)

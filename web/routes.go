@@ -47,6 +47,7 @@ func (s *Server) newEcho() *echo.Echo {
 	drift := &handlers.Drift{Served: s.served}
 	hist := &handlers.History{Service: s.overrides, Served: s.served}
 	review := &handlers.DriftReview{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
+	reqs := &handlers.Requests{Service: s.overrides}
 	prof := &handlers.Profiles{Service: s.profiles, Served: s.served}
 	prev := &handlers.Preview{Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
 	audit := &handlers.Audit{Log: &state.Audit{Store: s.cfg.Store}}
@@ -105,6 +106,12 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/modules/:id/override/:locale/publish", ovr.ConfirmPublish, editor)
 	e.GET("/modules/:id/override/:locale/discard", ovr.ConfirmDiscard, editor)
 	e.GET("/drift/:id/:locale/take-builtin", review.ConfirmTakeBuiltin, editor)
+	e.GET("/drift/:id/:locale/keep-mine", review.ConfirmKeepMine, editor)
+	// Change review: requests wait for another editor's approval.
+	e.GET("/requests", reqs.List, viewer)
+	e.GET("/requests/:id", reqs.Show, viewer)
+	e.POST("/requests/:id/approve", reqs.Approve, editor)
+	e.POST("/requests/:id/reject", reqs.Reject, editor)
 
 	// Override editor: the live check of the text as it is typed.
 	e.POST("/modules/:id/override/:locale/check", ovr.LiveCheck, editor)

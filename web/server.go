@@ -74,6 +74,9 @@ type Config struct {
 	// ones stored in plain text or under a previous key. Nil: no endpoint
 	// can be added, and New fails when some exist.
 	SecretKeys *sealed.Keyring
+	// ChangeReview turns change review on (state.Overrides.Review): a
+	// serving change waits for another editor's approval.
+	ChangeReview bool
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -176,7 +179,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if n > 0 {
 		s.log.Info("webhook secrets encrypted under the current key", "endpoints", n, "key", cfg.SecretKeys.ID())
 	}
-	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint}
+	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint,
+		Review: cfg.ChangeReview}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}

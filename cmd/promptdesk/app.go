@@ -214,7 +214,7 @@ func (a *app) serve(ctx context.Context) error {
 	srv, err := web.New(ctx, web.Config{SecretKeys: keys, Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
-		DatabaseTimeout: cfg.DatabaseTimeout, Webhooks: webhook.Policy{PrivateNetworks: cfg.WebhookPrivate}})
+		DatabaseTimeout: cfg.DatabaseTimeout, Webhooks: webhook.Policy{PrivateNetworks: cfg.WebhookPrivate}, ChangeReview: cfg.ChangeReview})
 	if errors.Is(err, webhook.ErrNoKey) {
 		return fmt.Errorf("%w; start serve with the key they were encrypted with in PROMPTDESK_SECRET_KEY (docs/operating.md, \"The secret key\")", err)
 	}

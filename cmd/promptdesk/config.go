@@ -61,7 +61,7 @@ type CLI struct {
 	} `cmd:"" help:"Manage console users."`
 	Token struct {
 		Add struct {
-			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides), admin (webhooks)."`
+			Scope []string `name:"scope" required:"" sep:"," placeholder:"SCOPE[,SCOPE]" help:"What the token may do: assemble (runtimes: assemble, render, commands, tools), read (modules, overrides), write (change overrides), admin (webhooks); add the flag staging for a runtime of the staging channel, served the pending drafts on top of what is published."`
 			URL   string   `name:"url" env:"PROMPTDESK_URL" help:"Base URL of the console in the printed curl example; default http://<serve --addr>."`
 			Name  string   `arg:"" name:"name" help:"Name of the token (unique), e.g. the runtime that uses it."`
 		} `cmd:"" help:"Create an API token and print it (once)."`
@@ -93,6 +93,7 @@ type ServeFlags struct {
 	WebhookPrivate    bool          `name:"webhook-private-networks" env:"PROMPTDESK_WEBHOOK_PRIVATE_NETWORKS" help:"Let webhook endpoints be on loopback, private-network and link-local addresses (localhost, 10.x, 192.168.x, 169.254.x, fd00::/8 …). Off by default: an admin's URL must not reach the database or a cloud's metadata service."`
 	SecretKey         string        `name:"secret-key" env:"PROMPTDESK_SECRET_KEY" secret:"" help:"Key that webhook secrets are stored encrypted with: 32 random bytes in base64 (openssl rand -base64 32); set it in the environment rather than on the command line. Without it, a private cluster keeps its own key in --data-dir/secret.key; with DATABASE_URL, webhook endpoints cannot be added, and serve refuses to start when some exist (docs/operating.md)."`
 	PreviousKeys      []string      `name:"previous-secret-keys" env:"PROMPTDESK_PREVIOUS_SECRET_KEYS" sep:"," secret:"" help:"Earlier values of --secret-key, comma-separated, while a key is rotated: secrets are read with any of them and stored again under --secret-key when serve starts."`
+	ChangeReview      bool          `name:"change-review" env:"PROMPTDESK_CHANGE_REVIEW" help:"Change review: a publish, delete, take builtin or keep mine becomes a change request that serves once another editor or an admin approves it. Off by default."`
 	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
 }
 

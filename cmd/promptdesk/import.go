@@ -397,7 +397,7 @@ func (im *dbImporter) save(ctx context.Context, path, locale string, data []byte
 		head = h.Revision
 	}
 	out, err := im.overrides.Save(ctx, state.Edit{ID: m.ID, Locale: locale, Text: string(data), Revision: head,
-		Action: domain.ActionImport, SkipUnchanged: true})
+		Action: domain.ActionImport})
 	if err != nil {
 		return importResult{}, err
 	}

@@ -319,7 +319,7 @@ func pageOutcome(t *testing.T, status int, body string) string {
 		return wpInvalid
 	case status == http.StatusOK && strings.Contains(body, "equals the builtin"):
 		return wpEquals
-	case status == http.StatusOK && strings.Contains(body, "Nothing to save: your text is revision"):
+	case status == http.StatusOK && strings.Contains(body, "Nothing changed, nothing was saved: your text is revision"):
 		return wpUnchanged
 	}
 	t.Fatalf("unexpected answer %d:\n%.1500s", status, body)
@@ -362,7 +362,7 @@ func wpAPI(t *testing.T, env *wpEnv, id, text string, base int) string {
 			return wpStored
 		case strings.Contains(saved.Message, "equals the builtin"):
 			return wpEquals
-		case strings.Contains(saved.Message, "already: nothing was stored"):
+		case strings.Contains(saved.Message, "nothing changed: the text is revision"):
 			return wpUnchanged
 		}
 		t.Fatalf("unexpected answer: %s", body)

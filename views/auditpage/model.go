@@ -40,6 +40,8 @@ type Row struct {
 	Locale     string
 	// Revision is the override revision the change made; 0 when none.
 	Revision int
+	// Note is the note given with the change ("" for none).
+	Note string
 	// Change summarises the before/after, e.g. "12 → 14 lines".
 	Change        string
 	Before, After Text

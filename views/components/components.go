@@ -179,3 +179,11 @@ func LibraryBroken(ctx context.Context) (folder string, files []BrokenFile) {
 func Count(base string, n int, vars ...string) string {
 	return library.Count(library.UILocale, base, n, vars...)
 }
+
+// Note is the optional note field of a form that saves or publishes an
+// override: Value as typed, Error why it was refused, Max the most
+// characters it may have.
+type Note struct {
+	Value, Error string
+	Max          int
+}

@@ -16,9 +16,11 @@ type Row struct {
 	BuiltinVersion   int
 	// Reason says how the builtin moved: a version bump, or a changed text
 	// at the same version (a missing version bump upstream).
-	Reason    string
-	Revision  int
-	Author    string
+	Reason   string
+	Revision int
+	Author   string
+	// Note is why the served revision was made ("" for none).
+	Note      string
 	Updated   string
 	ModuleURL string
 	EditorURL string

@@ -44,8 +44,10 @@ type Model struct {
 	// the draft's confirmation pages.
 	PendingRebase          bool
 	PublishURL, DiscardURL string
-	// TakeBuiltinURL is the confirmation page of take builtin.
+	// TakeBuiltinURL is the confirmation page of take builtin;
+	// KeepMineURL that of keep mine.
 	TakeBuiltinURL string
+	KeepMineURL    string
 	// BuiltinRemoved is true when the library no longer has the builtin:
 	// keep mine then makes the override a user module, and there is
 	// nothing to rebase onto.

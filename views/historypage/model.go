@@ -36,7 +36,15 @@ type Revision struct {
 	// the builtin version it was based on (0: a user module).
 	Version        int
 	BasedOnVersion int
-	Head           bool
+	// Head is the newest revision: a draft unless it is Serving.
+	Head bool
+	// Note is why the revision was made ("" for none).
+	Note string
+	// Serving marks the published revision that serves (not a removal);
+	// PublishedBy and PublishedAt say who published it and when ("" when
+	// unknown), PublishNote with which note.
+	Serving                               bool
+	PublishedBy, PublishedAt, PublishNote string
 	// Removal is true for a delete or take-builtin: the revision has no
 	// text.
 	Removal bool

@@ -16,6 +16,7 @@ type Nav string
 const (
 	NavLibrary   Nav = "library"
 	NavDrift     Nav = "drift"
+	NavRequests  Nav = "requests"
 	NavProfiles  Nav = "profiles"
 	NavPreview   Nav = "preview"
 	NavScenarios Nav = "scenarios"
@@ -48,6 +49,7 @@ type navItem struct {
 var navItems = []navItem{
 	{NavLibrary, "Library", "/"},
 	{NavDrift, "Drift", "/drift"},
+	{NavRequests, "Requests", "/requests"},
 	{NavProfiles, "Profiles", "/profiles"},
 	{NavPreview, "Preview", "/preview"},
 	{NavScenarios, "Scenarios", "/scenarios"},

@@ -75,6 +75,27 @@ type Confirm struct {
 	// Drift is set for the drift review's take builtin, which the top
 	// navigation shows under Drift.
 	Drift bool
+	// Note is the note field of the form (Max 0: none).
+	Note components.Note
+	// Request, on a change request's page, says who asked and why, and
+	// how it was decided; nil on a confirmation.
+	Request *Request
+}
+
+// Request is a change request as its page shows it: the form of the
+// page approves it; RejectURL is where the rejection (with a reason)
+// posts ("" when it cannot be rejected: decided, or a viewer).
+type Request struct {
+	ID           int64
+	Author, At   string
+	Note         string
+	Status       string
+	Decision     string // who decided, when and why; "" while open
+	RejectURL    string
+	Reason       components.Note
+	OwnRequest   bool // the logged-in user asked for it: no approve form
+	ListURL      string
+	StaleMessage string // the head moved since the request: approving fails
 }
 
 // Field is a hidden form field of the confirmation.
@@ -89,4 +110,21 @@ type Dropped struct {
 	Title       string
 	Lines       []diffview.Line
 	Plus, Minus int
+}
+
+// Requests is the list of change requests: the open ones, then the last
+// decided.
+type Requests struct {
+	Open, Decided []RequestRow
+	Flash         string
+}
+
+// RequestRow is one change request in the list.
+type RequestRow struct {
+	ID                       int64
+	URL                      string
+	ModuleID, Locale, Action string
+	Revision                 int
+	Author, Note, Status, At string
+	Decision                 string
 }

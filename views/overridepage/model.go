@@ -38,6 +38,8 @@ type Editor struct {
 	FieldErrors map[string]string
 	// Notice is a message that is not an error, e.g. nothing was stored.
 	Notice string
+	// Note is the note field saved with the text (Max 0: none).
+	Note components.Note
 	// Flash is the one-time message of the save that led here.
 	Flash string
 	// Builtin is the builtin text the override starts from, for reference;
