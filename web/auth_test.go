@@ -218,9 +218,20 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	rec := serve(h, http.MethodDelete, "/api/v1/modules")
 	wantAPIError(t, "405", rec, http.StatusMethodNotAllowed, "method_not_allowed")
 	// GET routes answer HEAD too, so the Allow header says so.
-	if allow := rec.Header().Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "HEAD") {
-		t.Errorf("405 Allow %q, want GET and HEAD", allow)
+	if allow := rec.Header().Get("Allow"); allow != "GET, HEAD" {
+		t.Errorf("405 Allow %q, want GET, HEAD", allow)
 	}
+	// OPTIONS is a method the API does not list: 405 like any other
+	// (the router alone would answer 204, which the document does not
+	// describe), through the contract check.
+	for path, want := range map[string]string{"/api/v1/modules": "GET, HEAD", "/api/v1/assemble": "POST", "/api/v1/overrides/base.identity": "DELETE, GET, PUT, HEAD"} {
+		rec := serveAPI(h, http.MethodOptions, path, "", "")
+		wantAPIError(t, "OPTIONS "+path, rec, http.StatusMethodNotAllowed, "method_not_allowed")
+		if allow := rec.Header().Get("Allow"); allow != want {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", path, allow, want)
+		}
+	}
+	wantAPIError(t, "OPTIONS on an unknown route", serve(h, http.MethodOptions, "/api/v1/nothing"), http.StatusNotFound, "not_found")
 }
 
 // TestAPIWritesRecordTheToken: an override written through the API is

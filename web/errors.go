@@ -142,15 +142,39 @@ func kindOf(e *library.Error) (int, string) {
 
 // withHead adds HEAD to a 405's Allow header that has GET: every GET
 // route answers HEAD too (headAsGet), though the router lists only the
-// methods it has routes for.
-func withHead(h http.Header) {
+// methods it has routes for. Under /api/ it drops OPTIONS, which the
+// router lists but apiOptions refuses.
+func withHead(h http.Header, api bool) {
 	allow := h.Get(echo.HeaderAllow)
 	if allow == "" {
 		return
 	}
 	methods := strings.Split(allow, ", ")
+	if api {
+		methods = slices.DeleteFunc(methods, func(m string) bool { return m == http.MethodOptions })
+	}
 	if slices.Contains(methods, http.MethodGet) && !slices.Contains(methods, http.MethodHead) {
-		h.Set(echo.HeaderAllow, allow+", "+http.MethodHead)
+		methods = append(methods, http.MethodHead)
+	}
+	h.Set(echo.HeaderAllow, strings.Join(methods, ", "))
+}
+
+// apiOptions answers OPTIONS under /api/ like any method a path does not
+// list: 405 with Allow. The router would answer 204 by itself; the API
+// serves no cross-origin browser calls, so there is no preflight to
+// answer, and the document describes every answer.
+func apiOptions() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().Method != http.MethodOptions || !isAPI(c) {
+				return next(c)
+			}
+			if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok && allow != "" {
+				c.Response().Header().Set(echo.HeaderAllow, allow)
+				return echo.ErrMethodNotAllowed
+			}
+			return next(c)
+		}
 	}
 }
 
@@ -185,7 +209,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// The page is written even when the request's deadline has passed
 	// or its client has gone: that is often why it failed.
 	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
-	withHead(c.Response().Header())
+	withHead(c.Response().Header(), isAPI(c))
 	status, body := describe(err, c)
 	api := isAPI(c) || handlers.WantsJSON(c)
 	if body.Code == CodeDatabaseUnavailable {

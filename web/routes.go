@@ -26,7 +26,7 @@ func (s *Server) newEcho() *echo.Echo {
 	if s.cfg.Metrics != nil {
 		e.Use(s.measure())
 	}
-	e.Use(securityHeaders(), s.requestLogger(), s.deadline(), s.recoverer(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.Itoa(handlers.MaxRequestBytes), Skipper: isAPI}))
+	e.Use(securityHeaders(), s.requestLogger(), s.deadline(), s.recoverer(), apiOptions(), middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.Itoa(handlers.MaxRequestBytes), Skipper: isAPI}))
 	// The client address of login throttling: the connection's, or behind
 	// a TLS proxy (SecureCookies) X-Forwarded-For from a private proxy.
 	e.IPExtractor = echo.ExtractIPDirect()
