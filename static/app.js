@@ -129,3 +129,38 @@ document.addEventListener("htmx:historyRestore", function () {
     }
   });
 });
+
+// Scroll boxes: long text, diffs and wide tables scroll inside their box,
+// so a keyboard must be able to reach them. A box that overflows gets
+// tabindex="0" (arrows then scroll it); a box that fits stays out of the
+// tab order. The override editor's scroller is reached through its
+// editable content, which is made a tab stop. Run on load, after htmx
+// swaps, when a <details> opens and when the window is resized.
+(function () {
+  var boxes = "pre, .diff, .numbered, .table-wrap";
+  function reachable(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    scope.querySelectorAll('.cm-content[contenteditable="true"]:not([tabindex])').forEach(function (el) {
+      el.tabIndex = 0;
+    });
+    scope.querySelectorAll(boxes).forEach(function (el) {
+      var overflows = el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
+      if (overflows && !el.hasAttribute("tabindex")) {
+        el.tabIndex = 0;
+        el.setAttribute("data-scroll-focus", "");
+      } else if (!overflows && el.hasAttribute("data-scroll-focus")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { reachable(document); });
+  window.addEventListener("load", function () { reachable(document); });
+  document.addEventListener("htmx:afterSettle", function (evt) { reachable(evt.target); });
+  document.addEventListener("toggle", function (evt) { reachable(evt.target); }, true);
+  var timer = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () { reachable(document); }, 150);
+  });
+})();
