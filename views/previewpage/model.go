@@ -38,6 +38,8 @@ type Model struct {
 // accept the output as served now, and errors by field (name,
 // description, request).
 type SaveForm struct {
+	// ID is the scenario id as typed; "" derives one from Name.
+	ID                string
 	Name, Description string
 	Accept            bool
 	Errors            map[string]string
