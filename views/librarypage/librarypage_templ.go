@@ -463,7 +463,7 @@ func List(m Model) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, ", and the last is shown below. <a href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, ". <a href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1145,12 +1145,14 @@ func allModules(n int) string {
 	return "all " + components.Count("count.modules", n)
 }
 
-// pagesWord is "the list has 3 pages", or "the list has one page".
+// pagesWord says how many pages the list has and which is shown: "the
+// list has 3 pages, and the last is shown below", or "the list has one
+// page, shown below".
 func pagesWord(n int) string {
 	if n == 1 {
-		return "the list has one page"
+		return "the list has one page, shown below"
 	}
-	return "the list has " + strconv.Itoa(n) + " pages"
+	return "the list has " + strconv.Itoa(n) + " pages, and the last is shown below"
 }
 
 var _ = templruntime.GeneratedTemplate

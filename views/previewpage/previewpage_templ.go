@@ -379,7 +379,7 @@ func saveForm(m Model, f SaveForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var15 = []any{fieldClass(f.Errors["id"])}
+			var templ_7745c5c3_Var15 = []any{fieldClass(f.Errors["id"]) + " id-field"}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var15...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
