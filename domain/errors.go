@@ -30,3 +30,8 @@ func (e *ResourceError) Error() string {
 
 // Unwrap makes a ResourceError match ErrResources.
 func (e *ResourceError) Unwrap() error { return ErrResources }
+
+// ErrNotConfigured is the kind of error of a request the server cannot
+// do as it was started: a setting it needs was not given (say, the key
+// that webhook secrets are encrypted with). Nothing was changed.
+var ErrNotConfigured = errors.New("the server is not configured for this")

@@ -17,6 +17,7 @@ import (
 	"github.com/promptdesk/promptdesk/views/components"
 	"github.com/promptdesk/promptdesk/views/diffview"
 	"github.com/promptdesk/promptdesk/views/driftreviewpage"
+	"github.com/promptdesk/promptdesk/views/overridepage"
 )
 
 // ReviewService is what the drift review needs of the override write
@@ -32,13 +33,16 @@ type ReviewService interface {
 	Effect(ctx context.Context, c state.Change) (state.Effect, error)
 }
 
-// DriftReview serves the review of one drifted override: the three
-// texts, the three-way merge and the actions keep mine, take builtin and
-// rebase, which the Service carries out; each is recorded with the
-// logged-in user as actor.
+// DriftReview serves the review of one drifted override: the builtin's
+// change and the override against the builtin now, the rebase editor
+// holding the three-way merge, the three texts, and the actions keep
+// mine, take builtin and rebase, which the Service carries out; each is
+// recorded with the logged-in user as actor. The Assembler gives the
+// rebase editor's completion the modules' titles.
 type DriftReview struct {
-	Service ReviewService
-	Served  *state.Served
+	Service   ReviewService
+	Served    *state.Served
+	Assembler *assembler.Assembler
 }
 
 // reviewURL is the drift review of id's override in locale.
@@ -100,6 +104,7 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 		Reason:         driftReason(drift),
 		BuiltinRemoved: drift.Reason == assembler.DriftBuiltinRemoved,
 		BuiltinVersion: b.Version,
+		BaseVersion:    fmt.Sprintf("v%d", row.BasedOnVersion),
 		Base: driftreviewpage.Text{
 			Title:  baseTitle(row.BasedOnVersion, row.BaseSnapshot),
 			Detail: "The builtin text the override was made from.",
@@ -126,11 +131,30 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	}
 	m.Upstream.Lines, m.Upstream.Plus, m.Upstream.Minus = diffLines(row.BaseSnapshot, b.Text)
 	m.Yours.Lines, m.Yours.Plus, m.Yours.Minus = diffLines(shown.BaseSnapshot, shown.Text)
-	if m.BaseUnknown {
+	if !m.BuiltinRemoved {
 		m.TwoWay.Lines, m.TwoWay.Plus, m.TwoWay.Minus = diffLines(b.Text, shown.Text)
+	}
+	if m.Drifted && !m.BuiltinRemoved && !m.BaseUnknown {
+		m.Rebase = rebaseModel(merged.Text, merged)
+		m.EditorConfig = h.rebaseAssist(v, id, row.Locale, shown, b).JSON()
 	}
 	r.model = m
 	return r, nil
+}
+
+// rebaseAssist is the script editor's data for the rebase of shown onto
+// builtin b: the override editor's completion and live check, the
+// conflict blocks' actions, and the builtin now and the override to
+// diff against.
+func (h *DriftReview) rebaseAssist(v *state.View, id, locale string, shown domain.Override, b *library.Module) *overridepage.Assist {
+	a := editorAssist(v, h.Assembler, id, shown.Text)
+	a.Check = overrideURL(id, locale) + "/check"
+	a.Layer = string(b.Layer)
+	a.Conflicts = true
+	a.Against = append(a.Against,
+		overridepage.DiffText{Key: "builtin", Label: fmt.Sprintf("the builtin now (v%d)", b.Version), Text: b.Text},
+		overridepage.DiffText{Key: "served", Label: fmt.Sprintf("the served text: your override, revision %d", shown.Revision), Text: shown.Text})
+	return a
 }
 
 // baseTitle heads the text an override was made from; snapshot is that

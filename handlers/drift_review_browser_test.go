@@ -44,15 +44,14 @@ func TestE2EDriftReviewRebaseAndHistory(t *testing.T) {
 		step("wait for "+waitFor, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(waitFor))))
 	}
 
-	// The drift list links to the review, which shows one conflict.
-	click(`[data-testid="review-link"]`, `[data-testid="three-texts"]`)
-	if got := text(`[data-testid="merge-conflicts"]`); got != "1 conflict" {
-		t.Errorf("merge view says %q", got)
+	// The drift list links to the review, which leads with the two diffs
+	// and the rebase editor, holding the merged text with one conflict.
+	click(`[data-testid="review-link"]`, `[data-testid="review-diffs"]`)
+	step("wait for the rebase editor", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="rebase-editor"]`))))
+	if got := text(`[data-testid="rebase-conflict-count"]`); got != "1 conflict" {
+		t.Errorf("rebase editor says %q", got)
 	}
 	shot("drift-review")
-
-	// Rebase: the editor holds the merged text with the conflict marked.
-	click(`[data-testid="rebase"]`, `[data-testid="rebase-editor"]`)
 	merged := value("#f-text")
 	if !strings.Contains(merged, linediff.MarkerOverride) || !strings.Contains(merged, "research desk") || !strings.Contains(merged, "When a question about yourself") {
 		t.Fatalf("rebase editor text:\n%s", merged)

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
@@ -538,5 +541,65 @@ func TestDriftReviewWaitsForAPendingDraft(t *testing.T) {
 	d.act(t, "keep-mine").want(t, http.StatusConflict)
 	if head := d.head(t); head.Revision != served.Revision+1 || !head.Draft || head.Text != draft {
 		t.Errorf("head revision %d draft %v: want the draft %d untouched", head.Revision, head.Draft, served.Revision+1)
+	}
+}
+
+// TestDriftReviewLeadsWithDiffsAndEditor: without script, the review
+// shows the builtin's change and the override against the builtin now
+// first, then the rebase editor holding the merged text with its
+// conflict listed, and the data that turns it into the code editor with
+// the conflict actions; the three texts come after it.
+func TestDriftReviewLeadsWithDiffsAndEditor(t *testing.T) {
+	t.Parallel()
+	mine := func(s string) string {
+		return replaceLine(t, s, lineNoInvent, "- Do not invent a product name or a company.")
+	}
+	upstream := func(s string) string {
+		return replaceLine(t, s, lineNoInvent, "- Do not invent a product name, a company or a version.")
+	}
+	d := newDrifted(t, mine, upstream)
+	r := d.after.get(reviewPath).want(t, http.StatusOK)
+
+	var order []string
+	r.doc.Find(`[data-testid="diff-upstream"], [data-testid="diff-two-way"], [data-testid="rebase-editor"], [data-testid="three-texts"]`).Each(func(_ int, s *goquery.Selection) {
+		order = append(order, s.AttrOr("data-testid", ""))
+	})
+	if got := strings.Join(order, " "); got != "diff-upstream diff-two-way rebase-editor three-texts" {
+		t.Errorf("page order: %s", got)
+	}
+	// The override against the builtin now: its line replaced upstream's,
+	// only words that differ marked.
+	lines := r.find("diff-two-way").Find(`.dl-inline:contains("Do not invent")`)
+	if lines.Length() != 2 || lines.Find("del").Length() == 0 || lines.Find("ins").Length() == 0 {
+		t.Fatalf("the changed line is not marked inside: %d lines, %d del, %d ins", lines.Length(), lines.Find("del").Length(), lines.Find("ins").Length())
+	}
+	lines.Find("del, ins").Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "invent") {
+			t.Errorf("unchanged words marked: %q", s.Text())
+		}
+	})
+	if got := r.find("rebase-editor").Find(`[data-testid="conflict"]`).Length(); got != 1 {
+		t.Errorf("%d conflicts listed, want 1", got)
+	}
+	merged, err := linediff.Merge(d.base.Text, d.override, d.builtin.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.textarea("text"); got != merged.Text {
+		t.Errorf("the rebase editor holds:\n%s\nwant the merged text:\n%s", got, merged.Text)
+	}
+	var cfg struct {
+		Check     string `json:"check"`
+		Conflicts bool   `json:"conflicts"`
+		Against   []struct {
+			Key, Text string
+		} `json:"against"`
+	}
+	if err := json.Unmarshal([]byte(r.doc.Find("#editor-config").AttrOr("data-config", "")), &cfg); err != nil {
+		t.Fatalf("editor config: %v", err)
+	}
+	if cfg.Check != "/modules/base.identity/override/en-US/check" || !cfg.Conflicts || len(cfg.Against) != 2 ||
+		cfg.Against[0].Key != "builtin" || cfg.Against[0].Text != d.builtin.Text || cfg.Against[1].Text != d.override {
+		t.Errorf("editor config: check %q, conflicts %v, %d texts to diff against", cfg.Check, cfg.Conflicts, len(cfg.Against))
 	}
 }

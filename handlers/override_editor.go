@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/components"
@@ -120,30 +121,7 @@ func declaredVariables(text string) []overridepage.Completion {
 // against the builtin.
 func (h *Overrides) editorPage(c echo.Context, status int, e overridepage.Editor) error {
 	v := h.Served.Current()
-	a := &overridepage.Assist{
-		ID:           e.ID,
-		Variables:    declaredVariables(e.Text),
-		Env:          envCompletions(),
-		Modules:      []overridepage.Completion{},
-		Keys:         fieldCompletions(library.Fields),
-		VariableKeys: fieldCompletions(library.VariableFields),
-		TriggerKeys:  fieldCompletions(library.TriggerFields),
-		TriggerKinds: fieldCompletions(library.TriggerKinds),
-		Against:      []overridepage.DiffText{},
-	}
-	for _, l := range library.Layers {
-		a.Layers = append(a.Layers, string(l))
-	}
-	for _, id := range v.IDs() {
-		if id == e.ID {
-			continue // a module including itself is a cycle
-		}
-		comp := overridepage.Completion{Name: id, Detail: "module"}
-		if m, _, ok := v.Primary(h.Assembler, id); ok {
-			comp.Info = m.Title + ": " + m.Description
-		}
-		a.Modules = append(a.Modules, comp)
-	}
+	a := editorAssist(v, h.Assembler, e.ID, e.Text)
 	if !e.New && v.Exists(e.ID) {
 		a.Check = overrideURL(e.ID, e.Locale) + "/check"
 		if m, _, ok := v.Primary(h.Assembler, e.ID); ok {
@@ -167,6 +145,37 @@ func (h *Overrides) editorPage(c echo.Context, status int, e overridepage.Editor
 	}
 	e.Assist = a
 	return Render(c, status, overridepage.EditorPage(e))
+}
+
+// editorAssist is the script editor's data for a file of module id
+// holding text: completion of placeholders and fields. It has no layer, live check or text to diff against; the caller adds
+// those.
+func editorAssist(v *state.View, asm *assembler.Assembler, id, text string) *overridepage.Assist {
+	a := &overridepage.Assist{
+		ID:           id,
+		Variables:    declaredVariables(text),
+		Env:          envCompletions(),
+		Modules:      []overridepage.Completion{},
+		Keys:         fieldCompletions(library.Fields),
+		VariableKeys: fieldCompletions(library.VariableFields),
+		TriggerKeys:  fieldCompletions(library.TriggerFields),
+		TriggerKinds: fieldCompletions(library.TriggerKinds),
+		Against:      []overridepage.DiffText{},
+	}
+	for _, l := range library.Layers {
+		a.Layers = append(a.Layers, string(l))
+	}
+	for _, mid := range v.IDs() {
+		if mid == id {
+			continue // a module including itself is a cycle
+		}
+		comp := overridepage.Completion{Name: mid, Detail: "module"}
+		if m, _, ok := v.Primary(asm, mid); ok {
+			comp.Info = m.Title + ": " + m.Description
+		}
+		a.Modules = append(a.Modules, comp)
+	}
+	return a
 }
 
 // envCompletions are the environment values with their descriptions.

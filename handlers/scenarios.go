@@ -102,11 +102,14 @@ func runModel(r state.ScenarioRun) scenariopage.Run {
 	return m
 }
 
-// foldedDiff is a line diff folded for diffview, with its number of
-// inserted and deleted lines.
+// foldedDiff is a line diff folded for diffview, its changed line pairs
+// marked inside (linediff.Inline), with its number of inserted and
+// deleted lines.
 func foldedDiff(d []linediff.Line) (lines []diffview.Line, plus, minus int) {
 	plus, minus = linediff.Count(d)
-	for _, l := range linediff.Fold(d, diffContext) {
+	folded := linediff.Fold(d, diffContext)
+	inline := linediff.Inline(folded)
+	for i, l := range folded {
 		kind := diffview.KindEqual
 		switch l.Op {
 		case linediff.Insert:
@@ -116,7 +119,11 @@ func foldedDiff(d []linediff.Line) (lines []diffview.Line, plus, minus int) {
 		case linediff.Folded:
 			kind = diffview.KindFolded
 		}
-		lines = append(lines, diffview.Line{Kind: kind, Old: l.Old, New: l.New, Text: l.Text, Count: l.Count})
+		var spans []diffview.Span
+		for _, s := range inline[i] {
+			spans = append(spans, diffview.Span{Text: s.Text, Changed: s.Changed})
+		}
+		lines = append(lines, diffview.Line{Kind: kind, Old: l.Old, New: l.New, Text: l.Text, Count: l.Count, Spans: spans})
 	}
 	return lines, plus, minus
 }

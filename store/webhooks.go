@@ -374,3 +374,47 @@ func (s *Store) PruneWebhookEvents(ctx context.Context, olderThan time.Duration)
 	}
 	return tag.RowsAffected(), nil
 }
+
+// RewriteWebhookSecrets passes every endpoint's stored secret through fn
+// in one transaction, the rows locked, and writes back the ones fn
+// changes (not audited: the secret itself does not change, only how it
+// is stored). Returns how many were written and how many endpoints there
+// are. Errors: fn's first error, with nothing written; the database's.
+func (s *Store) RewriteWebhookSecrets(ctx context.Context, fn func(id int64, stored string) (string, error)) (rewritten, total int, err error) {
+	err = s.WithTx(ctx, func(tx *Store) error {
+		rows, err := tx.db.Query(ctx, `SELECT id, secret FROM webhooks ORDER BY id FOR UPDATE`)
+		if err != nil {
+			return dbError(err, "read webhook secrets")
+		}
+		type row struct {
+			id     int64
+			secret string
+		}
+		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+			var x row
+			return x, r.Scan(&x.id, &x.secret)
+		})
+		if err != nil {
+			return dbError(err, "read webhook secrets")
+		}
+		total = len(list)
+		for _, x := range list {
+			next, err := fn(x.id, x.secret)
+			if err != nil {
+				return err
+			}
+			if next == x.secret {
+				continue
+			}
+			if _, err := tx.db.Exec(ctx, `UPDATE webhooks SET secret = $2 WHERE id = $1`, x.id, next); err != nil {
+				return dbError(err, webhookName(x.id))
+			}
+			rewritten++
+		}
+		return nil
+	})
+	if err != nil {
+		rewritten = 0
+	}
+	return rewritten, total, err
+}

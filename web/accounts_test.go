@@ -475,7 +475,8 @@ func newServerOn(t *testing.T, st *store.Store) *Server {
 		t.Fatal(err)
 	}
 	srv, err := New(context.Background(), Config{
-		Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		SecretKeys: testKeys,
+		Addr:       "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store: st, Library: reload.Fixed(lib), Assembler: assembler.New(assembler.Config{}),
 	})
 	if err != nil {

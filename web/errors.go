@@ -44,6 +44,7 @@ var kinds = []struct {
 }{
 	{domain.ErrResources, http.StatusServiceUnavailable, CodeDatabaseResources},
 	{domain.ErrUnavailable, http.StatusServiceUnavailable, CodeDatabaseUnavailable},
+	{domain.ErrNotConfigured, http.StatusServiceUnavailable, CodeNotConfigured},
 	{library.ErrNotFound, http.StatusNotFound, library.CodeNotFound},
 	{library.ErrUnreadable, http.StatusBadRequest, library.CodeInvalidRequest},
 	{library.ErrUnauthorized, http.StatusUnauthorized, library.CodeUnauthorized},
@@ -59,6 +60,11 @@ var kinds = []struct {
 // CodeDatabaseUnavailable is the error code, with status 503, of a
 // request that needs the database while it cannot be reached.
 const CodeDatabaseUnavailable = "database_unavailable"
+
+// CodeNotConfigured is the error code, with status 503, of a request
+// the server cannot do as it was started (domain.ErrNotConfigured): the
+// message names the setting it needs.
+const CodeNotConfigured = "not_configured"
 
 // CodeDatabaseResources is the error code, with status 503, of a request
 // the database refused for want of resources (a full disk, no memory, too

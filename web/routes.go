@@ -46,7 +46,7 @@ func (s *Server) newEcho() *echo.Echo {
 	ovr := &handlers.Overrides{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	drift := &handlers.Drift{Served: s.served}
 	hist := &handlers.History{Service: s.overrides, Served: s.served}
-	review := &handlers.DriftReview{Service: s.overrides, Served: s.served}
+	review := &handlers.DriftReview{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
 	prof := &handlers.Profiles{Service: s.profiles, Served: s.served}
 	prev := &handlers.Preview{Assembly: s.assembly, Scenarios: s.scenarios, Now: s.cfg.Now}
 	audit := &handlers.Audit{Log: &state.Audit{Store: s.cfg.Store}}

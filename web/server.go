@@ -22,6 +22,7 @@ import (
 	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/metrics"
+	"github.com/promptdesk/promptdesk/sealed"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/webhook"
@@ -69,6 +70,10 @@ type Config struct {
 	// Webhooks is how webhook deliveries are attempted; zero fields take
 	// webhook.DefaultPolicy's.
 	Webhooks webhook.Policy
+	// SecretKeys seal the webhook secrets stored; New seals again the
+	// ones stored in plain text or under a previous key. Nil: no endpoint
+	// can be added, and New fails when some exist.
+	SecretKeys *sealed.Keyring
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -163,7 +168,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.tokens, err = state.OpenTokens(ctx, cfg.Store, cfg.Logger, served.Unreachable); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.webhooks = webhook.New(cfg.Store, cfg.Logger, cfg.Webhooks)
+	s.webhooks = webhook.New(cfg.Store, cfg.SecretKeys, cfg.Logger, cfg.Webhooks)
+	n, err := s.webhooks.Reseal(ctx, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if n > 0 {
+		s.log.Info("webhook secrets encrypted under the current key", "endpoints", n, "key", cfg.SecretKeys.ID())
+	}
 	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}

@@ -24,6 +24,7 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/sealed"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/static"
 	"github.com/promptdesk/promptdesk/store"
@@ -36,6 +37,15 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 // newServer builds a Server with the builtin library on a fresh database;
 // seed, when given, writes to the store before the server loads it.
+// testKeys seal the webhook secrets of the test servers.
+var testKeys = func() *sealed.Keyring {
+	k, err := sealed.NewKeyring(sealed.NewKey())
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
 func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib *library.Snapshot)) (*Server, *store.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -52,12 +62,13 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 		seed(ctx, st, lib)
 	}
 	srv, err := New(ctx, Config{
-		Addr:      "127.0.0.1:0",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Store:     st,
-		Library:   reload.Fixed(lib),
-		Assembler: assembler.New(assembler.Config{CountTokens: true}),
-		Now:       func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
+		SecretKeys: testKeys,
+		Addr:       "127.0.0.1:0",
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store:      st,
+		Library:    reload.Fixed(lib),
+		Assembler:  assembler.New(assembler.Config{CountTokens: true}),
+		Now:        func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
 		// The tests' receivers listen on 127.0.0.1.
 		Webhooks: webhook.Policy{PrivateNetworks: true},
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,9 +16,14 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/store/storetest"
+	"github.com/promptdesk/promptdesk/web/apitest"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -174,8 +180,11 @@ func TestWebhooksPageForms(t *testing.T) {
 	}
 	secret := doc.Find(`[data-testid="webhook-secret"]`).Text()
 	hooks, err := st.ListWebhooks(context.Background())
-	if err != nil || len(hooks) != 1 || hooks[0].Secret != secret || !strings.HasPrefix(secret, "whsec_") || hooks[0].CreatedBy != testUser {
+	if err != nil || len(hooks) != 1 || !strings.HasPrefix(secret, "whsec_") || hooks[0].CreatedBy != testUser {
 		t.Fatalf("stored %+v %v; shown secret %q", hooks, err, secret)
+	}
+	if opened, _, err := testKeys.Open(hooks[0].Secret); err != nil || opened != secret {
+		t.Fatalf("stored secret %q opens to %q, %v; want the one shown, sealed", hooks[0].Secret, opened, err)
 	}
 	if page := serve(h, http.MethodGet, "/webhooks"); strings.Contains(page.Body.String(), secret) {
 		t.Error("the page shows the secret again")
@@ -335,5 +344,47 @@ func TestRedeliverFromConsoleAndAPI(t *testing.T) {
 	}
 	if rec := admin.do(h, admin.form(http.MethodPost, hookPath+"/redeliver", nil)); rec.Code != http.StatusSeeOther {
 		t.Errorf("console resend every failed one: %d", rec.Code)
+	}
+}
+
+// TestWebhookWithoutSecretKey: a server started without the key webhook
+// secrets are sealed with refuses a new endpoint with 503 not_configured
+// naming the setting, and stores nothing.
+func TestWebhookWithoutSecretKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	lib, err := library.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ctx, Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st,
+		Library: reload.Fixed(lib), Assembler: assembler.New(assembler.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validators.Store(srv.Handler(), apitest.Handler(t, srv.Handler()))
+	admin := newToken(t, st, "hooks", domain.ScopeAdmin)
+	wantAPIError(t, "an endpoint without a secret key", serveAPI(srv.Handler(), http.MethodPost, "/api/v1/webhooks", `{"url":"https://example.com/hook"}`, admin),
+		http.StatusServiceUnavailable, "not_configured", "secret key setting")
+	newUser(t, st, testUser, domain.RoleAdmin)
+	admins := login(t, srv.Handler(), testUser)
+	rec := admins.do(srv.Handler(), admins.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/typed"}, "description": {"typed by hand"}}))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("console add without a key: %d %v; want 503", rec.Code, err)
+	}
+	if got := doc.Find(`[data-field="form"]`).Text(); !strings.Contains(got, "secret key setting") || strings.HasSuffix(got, "not configured for this") {
+		t.Errorf("the form says %q; want the reason, in words", got)
+	}
+	if doc.Find(`#webhook-url`).AttrOr("value", "") != "https://example.com/typed" || doc.Find(`#webhook-description`).AttrOr("value", "") != "typed by hand" {
+		t.Error("the form did not keep what was typed")
+	}
+	if list, err := st.ListWebhooks(ctx); err != nil || len(list) != 0 {
+		t.Errorf("endpoints stored: %v, %v; want none", list, err)
 	}
 }

@@ -97,7 +97,7 @@ func TestCommittedPublishKeepsItsEventWhenTheProcessDies(t *testing.T) {
 	a, c := receiver("a"), receiver("c")
 	defer a.Close()
 	defer c.Close()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	addEndpoint(t, h, a.URL)
 	addEndpoint(t, h, c.URL)
 

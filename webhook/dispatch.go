@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/promptdesk/promptdesk/domain"
@@ -96,9 +95,6 @@ const shutdownGrace = 3 * time.Second
 
 // pruneEvery is how often Run deletes events older than Policy.Keep.
 const pruneEvery = time.Hour
-
-// maxErrorBody is how much of a failed answer's body the log keeps.
-const maxErrorBody = 200
 
 // Run delivers until ctx ends: it keeps up to Policy.Batch attempts in
 // flight, at most one per endpoint, and claims more as soon as one ends,
@@ -226,7 +222,11 @@ func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Deliv
 	req.Header.Set(HeaderIdempotencyKey, d.EventKey)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(d.Attempts))
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	req.Header.Set(HeaderSignature, Sign(d.Secret, ts, d.Body))
+	secret, err := h.openSecret(d.Secret)
+	if err != nil {
+		return 0, "the endpoint's secret cannot be read: " + err.Error(), true
+	}
+	req.Header.Set(HeaderSignature, Sign(secret, ts, d.Body))
 	resp, err := client.Do(req)
 	if err != nil {
 		var uerr interface{ Timeout() bool }
@@ -240,14 +240,12 @@ func (h *Webhooks) send(ctx context.Context, client *http.Client, d domain.Deliv
 		return 0, err.Error(), false
 	}
 	defer resp.Body.Close()
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // lets the connection be reused
+	// Read and dropped, never logged: the receiver's answer is its own
+	// (it may be an internal service's page); reading lets the
+	// connection be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp.StatusCode, "", false
 	}
-	msg := "HTTP " + resp.Status
-	if s := strings.TrimSpace(strings.ToValidUTF8(string(head), "")); s != "" {
-		msg += ": " + s
-	}
-	return resp.StatusCode, msg, false
+	return resp.StatusCode, "HTTP " + resp.Status, false
 }

@@ -44,7 +44,7 @@ func TestLoadWithFaultsLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	ovr := &state.Overrides{Store: st, Served: served, Assembler: assembler.New(assembler.Config{}), Log: quiet, Outbox: h}
 
 	var mu sync.Mutex

@@ -37,7 +37,7 @@ func TestRedeliverFailed(t *testing.T) {
 		}
 	}))
 	defer rs.Close()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	ep := addEndpoint(t, h, rs.URL)
 	run(t, h)
 	for _, k := range []string{"r1", "r2"} {

@@ -23,7 +23,7 @@ func TestInternalEndpointsRefused(t *testing.T) {
 	st := openStore(t)
 	public := fast
 	public.PrivateNetworks = false
-	h := webhook.New(st, quiet, public)
+	h := webhook.New(st, sealKeys, quiet, public)
 	ctx := domain.WithActor(context.Background(), "admin")
 	for _, u := range []string{
 		"http://127.0.0.1:5432/", "http://[::1]/hook", "http://localhost:8080/", "http://api.localhost/",
@@ -51,7 +51,7 @@ func TestInternalEndpointsRefused(t *testing.T) {
 	rs := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { heard.Add(1) }))
 	defer rs.Close()
 	inward := strings.Replace(rs.URL, "127.0.0.1", "localhost", 1)
-	if _, err := st.CreateWebhook(ctx, domain.Webhook{URL: inward, Secret: webhook.NewSecret()}); err != nil {
+	if _, err := st.CreateWebhook(ctx, domain.Webhook{URL: inward, Secret: sealKeys.Seal(webhook.NewSecret())}); err != nil {
 		t.Fatal(err)
 	}
 	run(t, h)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/sealed"
 )
 
 // Store is what Webhooks needs from the store.
@@ -45,6 +46,7 @@ type Store interface {
 // use.
 type Webhooks struct {
 	store  Store
+	keys   *sealed.Keyring // nil: no secret can be stored (ErrNoKey)
 	log    *slog.Logger
 	policy Policy
 	now    func() time.Time
@@ -55,9 +57,11 @@ type Webhooks struct {
 }
 
 // New returns the Webhooks over st with policy (zero fields take the
-// defaults, DefaultPolicy).
-func New(st Store, log *slog.Logger, policy Policy) *Webhooks {
-	return &Webhooks{store: st, log: log, policy: policy.withDefaults(), now: time.Now, wake: make(chan struct{}, 1)}
+// defaults, DefaultPolicy). Endpoint secrets are stored sealed with keys;
+// with nil keys no endpoint can be added (ErrNoKey), and Reseal refuses
+// a database that holds some already.
+func New(st Store, keys *sealed.Keyring, log *slog.Logger, policy Policy) *Webhooks {
+	return &Webhooks{store: st, keys: keys, log: log, policy: policy.withDefaults(), now: time.Now, wake: make(chan struct{}, 1)}
 }
 
 // Limits of an endpoint's fields.
@@ -137,39 +141,66 @@ func NewSecret() string {
 	return "whsec_" + base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// List returns every endpoint, oldest first.
+// List returns every endpoint, oldest first, their Secret "".
 func (h *Webhooks) List(ctx context.Context) ([]domain.Webhook, error) {
-	return h.store.ListWebhooks(ctx)
+	list, err := h.store.ListWebhooks(ctx)
+	for i := range list {
+		list[i].Secret = ""
+	}
+	return list, err
 }
 
-// Get returns the endpoint id. Errors: library.ErrNotFound.
+// Get returns the endpoint id, its Secret "". Errors: library.ErrNotFound.
 func (h *Webhooks) Get(ctx context.Context, id int64) (domain.Webhook, error) {
-	return h.store.GetWebhook(ctx, id)
+	w, err := h.store.GetWebhook(ctx, id)
+	w.Secret = ""
+	return w, err
 }
 
 // Create adds the endpoint w (URL, Secret, Description); an empty Secret
-// gets NewSecret. The endpoint receives the events recorded from then on.
-// Errors: *FieldError for a refused field; else the store's.
+// gets NewSecret. The secret is stored sealed; the endpoint returned
+// carries it in plain text, the one time it is shown. The endpoint
+// receives the events recorded from then on. Errors: *FieldError for a
+// refused field; ErrNoKey; else the store's.
 func (h *Webhooks) Create(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
 	if err := check(w, h.policy.PrivateNetworks); err != nil {
 		return domain.Webhook{}, err
 	}
+	if h.keys == nil {
+		return domain.Webhook{}, ErrNoKey
+	}
 	if w.Secret == "" {
 		w.Secret = NewSecret()
 	}
-	return h.store.CreateWebhook(ctx, w)
+	plain := w.Secret
+	w.Secret = h.keys.Seal(plain)
+	saved, err := h.store.CreateWebhook(ctx, w)
+	if err != nil {
+		return domain.Webhook{}, err
+	}
+	saved.Secret = plain
+	return saved, nil
 }
 
 // Update sets the URL, description and (unless empty) secret of the
-// endpoint w.ID. Errors: *FieldError; library.ErrNotFound; else the
+// endpoint w.ID; the endpoint returned has Secret "". Errors:
+// *FieldError; ErrNoKey for a new secret; library.ErrNotFound; else the
 // store's.
 func (h *Webhooks) Update(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	w.Description = strings.TrimSpace(w.Description)
 	if err := check(w, h.policy.PrivateNetworks); err != nil {
 		return domain.Webhook{}, err
 	}
-	return h.store.UpdateWebhook(ctx, w)
+	if w.Secret != "" {
+		if h.keys == nil {
+			return domain.Webhook{}, ErrNoKey
+		}
+		w.Secret = h.keys.Seal(w.Secret)
+	}
+	saved, err := h.store.UpdateWebhook(ctx, w)
+	saved.Secret = ""
+	return saved, err
 }
 
 // Delete removes the endpoint id and its delivery log. Errors:

@@ -21,6 +21,7 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/sealed"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -35,6 +36,16 @@ func TestMain(m *testing.M) {
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// sealKeys seal the endpoint secrets of every test (the processes of one
+// test share them, as a deployment's do).
+var sealKeys = func() *sealed.Keyring {
+	k, err := sealed.NewKeyring(sealed.NewKey())
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
 
 // fast is a policy whose retries follow each other quickly.
 var fast = webhook.Policy{Timeout: 2 * time.Second, MaxAttempts: 4, FirstRetry: 20 * time.Millisecond, MaxRetry: 80 * time.Millisecond, Poll: 20 * time.Millisecond, PrivateNetworks: true}
@@ -147,7 +158,7 @@ func TestRetriesUntilSuccess(t *testing.T) {
 		}
 	}))
 	defer rs.Close()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	addEndpoint(t, h, rs.URL)
 	run(t, h)
 	if err := h.RecordDrift(context.Background(), event("k1")); err != nil {
@@ -162,7 +173,7 @@ func TestRetriesUntilSuccess(t *testing.T) {
 		t.Fatalf("delivery %+v, want delivered at the third attempt", d)
 	}
 	for i, a := range d.AttemptLog {
-		wantStatus, wantErr := 500, "HTTP 500 Internal Server Error: busy"
+		wantStatus, wantErr := 500, "HTTP 500 Internal Server Error"
 		if i == 2 {
 			wantStatus, wantErr = 200, ""
 		}
@@ -189,7 +200,7 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 		http.Redirect(w, r, "/elsewhere", http.StatusFound)
 	}))
 	defer rs.Close()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	addEndpoint(t, h, rs.URL)
 	run(t, h)
 	if err := h.RecordDrift(context.Background(), event("k2")); err != nil {
@@ -222,7 +233,7 @@ func TestEachEventOnceAcrossProcesses(t *testing.T) {
 	defer b.Close()
 	var procs []*webhook.Webhooks
 	for range 3 {
-		procs = append(procs, webhook.New(st, quiet, fast))
+		procs = append(procs, webhook.New(st, sealKeys, quiet, fast))
 	}
 	addEndpoint(t, procs[0], a.URL)
 	addEndpoint(t, procs[0], b.URL)
@@ -276,7 +287,7 @@ func TestSurvivesARestart(t *testing.T) {
 		got <- r.Header.Get(webhook.HeaderIdempotencyKey)
 	}))
 	defer rs.Close()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	addEndpoint(t, h, rs.URL)
 	if err := h.RecordDrift(context.Background(), event("before-start")); err != nil {
 		t.Fatal(err)
@@ -286,7 +297,7 @@ func TestSurvivesARestart(t *testing.T) {
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	run(t, webhook.New(st, quiet, fast))
+	run(t, webhook.New(st, sealKeys, quiet, fast))
 	select {
 	case k := <-got:
 		if k != "before-start" {
@@ -304,7 +315,7 @@ func TestSurvivesARestart(t *testing.T) {
 // TestEndpointChecks: a refused field is named.
 func TestEndpointChecks(t *testing.T) {
 	t.Parallel()
-	h := webhook.New(openStore(t), quiet, fast)
+	h := webhook.New(openStore(t), sealKeys, quiet, fast)
 	for _, c := range []struct {
 		w          domain.Webhook
 		field, say string
@@ -358,14 +369,14 @@ func TestDriftEventOnce(t *testing.T) {
 		got <- e
 	}))
 	defer rs.Close()
-	addEndpoint(t, webhook.New(st, quiet, fast), rs.URL)
+	addEndpoint(t, webhook.New(st, sealKeys, quiet, fast), rs.URL)
 
 	watch := func() (stop func()) {
 		served, err := state.Open(context.Background(), reload.Fixed(lib), st, quiet)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := webhook.New(st, quiet, fast)
+		h := webhook.New(st, sealKeys, quiet, fast)
 		wctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		wg.Go(func() { h.Run(wctx) })
@@ -399,7 +410,7 @@ func TestPruneKeepsPending(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
 	ctx := context.Background()
-	h := webhook.New(st, quiet, fast)
+	h := webhook.New(st, sealKeys, quiet, fast)
 	addEndpoint(t, h, "http://127.0.0.1:9/")
 	for _, k := range []string{"done", "waiting"} {
 		if err := h.RecordDrift(ctx, event(k)); err != nil {
@@ -465,7 +476,7 @@ func TestSlowEndpointHoldsUpNoOther(t *testing.T) {
 	defer healthy.Close()
 	policy := fast
 	policy.Timeout = 10 * time.Second
-	h := webhook.New(st, quiet, policy)
+	h := webhook.New(st, sealKeys, quiet, policy)
 	addEndpoint(t, h, slow.URL)
 	addEndpoint(t, h, healthy.URL)
 	run(t, h)

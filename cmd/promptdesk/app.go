@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/promptdesk/promptdesk/logthrottle"
 	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/migrations"
+	"github.com/promptdesk/promptdesk/sealed"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/store"
 	"github.com/promptdesk/promptdesk/store/pgcluster"
@@ -205,10 +207,21 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	defer o.close()
 	st := o.st
-	srv, err := web.New(ctx, web.Config{Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
+	keys, err := a.secretKeys(log)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(ctx, web.Config{SecretKeys: keys, Addr: cfg.Addr, Logger: log, Store: st, Library: lib, Assembler: asm, Now: time.Now,
 		SecureCookies: cfg.SecureCookies, Refresh: cfg.Refresh, Metrics: m, MetricsAddr: cfg.MetricsAddr,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
 		DatabaseTimeout: cfg.DatabaseTimeout, Webhooks: webhook.Policy{PrivateNetworks: cfg.WebhookPrivate}})
+	if errors.Is(err, webhook.ErrNoKey) {
+		return fmt.Errorf("%w; start serve with the key they were encrypted with in PROMPTDESK_SECRET_KEY (docs/operating.md, \"The secret key\")", err)
+	}
+	var unknown *sealed.UnknownKeyError
+	if errors.As(err, &unknown) {
+		return fmt.Errorf("%w; give key %s in PROMPTDESK_SECRET_KEY or PROMPTDESK_PREVIOUS_SECRET_KEYS (docs/operating.md, \"The secret key\")", err, unknown.ID)
+	}
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 
 // CLI is every flag and environment variable promptdesk reads.
 type CLI struct {
-	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" secret:"" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
+	DatabaseURL    string `name:"database-url" env:"DATABASE_URL" secret:"password" help:"Postgres connection URL; when empty a private cluster is started under --data-dir."`
 	DataDir        string `name:"data-dir" env:"PROMPTDESK_DATA_DIR" default:"./.promptdesk" help:"Folder of the private Postgres cluster."`
 	Library        string `name:"library" env:"PROMPTDESK_LIBRARY_DIR" help:"Load the library from this folder (modules/<locale>/*.md, labels/<locale>.yaml) instead of the embedded one."`
 	FallbackLocale string `name:"fallback-locale" env:"PROMPTDESK_FALLBACK_LOCALE" default:"en-US" help:"Locale served when the requested one has no text for a module (override or builtin)."`
@@ -89,6 +89,8 @@ type ServeFlags struct {
 	IdleTimeout       time.Duration `name:"idle-timeout" env:"PROMPTDESK_IDLE_TIMEOUT" default:"2m" help:"Idle keep-alive connections are closed after this long."`
 	ShutdownTimeout   time.Duration `name:"shutdown-timeout" env:"PROMPTDESK_SHUTDOWN_TIMEOUT" default:"10s" help:"On SIGTERM or SIGINT: time the requests in flight have to finish before they are cut off."`
 	WebhookPrivate    bool          `name:"webhook-private-networks" env:"PROMPTDESK_WEBHOOK_PRIVATE_NETWORKS" help:"Let webhook endpoints be on loopback, private-network and link-local addresses (localhost, 10.x, 192.168.x, 169.254.x, fd00::/8 …). Off by default: an admin's URL must not reach the database or a cloud's metadata service."`
+	SecretKey         string        `name:"secret-key" env:"PROMPTDESK_SECRET_KEY" secret:"" help:"Key that webhook secrets are stored encrypted with: 32 random bytes in base64 (openssl rand -base64 32); set it in the environment rather than on the command line. Without it, a private cluster keeps its own key in --data-dir/secret.key; with DATABASE_URL, webhook endpoints cannot be added, and serve refuses to start when some exist (docs/operating.md)."`
+	PreviousKeys      []string      `name:"previous-secret-keys" env:"PROMPTDESK_PREVIOUS_SECRET_KEYS" sep:"," secret:"" help:"Earlier values of --secret-key, comma-separated, while a key is rotated: secrets are read with any of them and stored again under --secret-key when serve starts."`
 	Refresh           time.Duration `name:"refresh" env:"PROMPTDESK_REFRESH" default:"30s" help:"Period of the full reload of overrides, profiles and API tokens from the database (changes are announced at once; this catches any missed)."`
 }
 
@@ -232,14 +234,17 @@ func envOf(f *kong.Flag) (string, bool) {
 	return "", false
 }
 
-// shown is how config prints a flag's value: secrets masked, "" as
-// (empty).
+// shown is how config prints a flag's value: "" as (empty), secrets
+// masked: the password in a connection string (tag secret:"password"),
+// else the whole value.
 func shown(f *kong.Flag, value string) string {
 	switch {
 	case value == "" || value == "[]":
 		return "(empty)"
-	case f.Tag.Has("secret"):
+	case f.Tag.Get("secret") == "password":
 		return redacted(value)
+	case f.Tag.Has("secret"):
+		return secretMask
 	}
 	return value
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/promptdesk/promptdesk/sealed"
 )
 
 // cliEnvs is every environment variable of the CLI's struct tags, walked
@@ -35,13 +37,15 @@ func TestConfigPrintsTheEffectiveConfiguration(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://pd:s3cret-pw@db:5432/pd?sslmode=disable")
 	t.Setenv("PROMPTDESK_READ_TIMEOUT", "5s")
 	t.Setenv("PROMPTDESK_URL", "https://prompts.example.com")
+	key := sealed.NewKey()
+	t.Setenv("PROMPTDESK_SECRET_KEY", key)
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"config", "--addr", "0.0.0.0:9000", "--log-level", "debug"}, &out, &errOut); err != nil {
 		t.Fatalf("config: %v\n%s", err, errOut.String())
 	}
 	text := out.String()
-	if strings.Contains(text, "s3cret-pw") {
-		t.Fatalf("the password shows:\n%s", text)
+	if strings.Contains(text, "s3cret-pw") || strings.Contains(text, key) {
+		t.Fatalf("the password or the secret key shows:\n%s", text)
 	}
 	rows := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n")[1:] {
@@ -58,6 +62,7 @@ func TestConfigPrintsTheEffectiveConfiguration(t *testing.T) {
 	}
 	for env, want := range map[string][2]string{
 		"DATABASE_URL":             {"postgres://pd:xxxxx@db:5432/pd?sslmode=disable", "env DATABASE_URL"},
+		"PROMPTDESK_SECRET_KEY":    {"xxxxx", "env PROMPTDESK_SECRET_KEY"},
 		"PROMPTDESK_ADDR":          {"0.0.0.0:9000", "flag"},
 		"PROMPTDESK_LOG_LEVEL":     {"debug", "flag"},
 		"PROMPTDESK_READ_TIMEOUT":  {"5s", "env PROMPTDESK_READ_TIMEOUT"},

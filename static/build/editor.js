@@ -12,13 +12,17 @@
 //   stops changing; every error and checklist warning is marked on its
 //   line and listed in the Problems panel beside the editor;
 // - a live diff against the builtin text or the served text;
+// - in the drift review's rebase (cfg.conflicts), the merge's conflict
+//   blocks marked, each with "Take mine" and "Take builtin", and a bar to
+//   go to the first, previous and next conflict. The server's check stays
+//   the judge of what is left: it reports every marker line as an error;
 // - Ctrl/Cmd-S saves (submits the form);
 // - light and dark like the rest of the console: every colour is one of
 //   app.css's variables, which follow prefers-color-scheme, and the
 //   editor's own dark flag follows the same media query.
 import { basicSetup } from "codemirror";
-import { EditorView } from "@codemirror/view";
-import { Compartment, EditorSelection } from "@codemirror/state";
+import { EditorView, Decoration, WidgetType } from "@codemirror/view";
+import { Compartment, EditorSelection, StateField } from "@codemirror/state";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags } from "@lezer/highlight";
 import { markdownLanguage } from "@codemirror/lang-markdown";
@@ -257,6 +261,136 @@ function lineCount(doc, from, to) {
   return doc.lineAt(Math.min(to - 1, doc.length)).number - doc.lineAt(from).number + 1;
 }
 
+// conflictsOf finds the conflict blocks of a merged text as the drift
+// review writes them: a line starting with "<<<<<<<", the override's
+// lines, a "=======" line, the builtin's lines, a line starting with
+// ">>>>>>>". A block not closed yet has close null; one without a
+// separator has sep null (all its lines are the override's).
+function conflictsOf(doc) {
+  const out = [];
+  let cur = null;
+  for (let n = 1; n <= doc.lines; n++) {
+    const line = doc.line(n);
+    const t = line.text.replace(/[ \t]+$/, "");
+    if (t.startsWith("<<<<<<<")) {
+      cur = { open: line, sep: null, close: null };
+      out.push(cur);
+    } else if (cur && !cur.sep && t === "=======") {
+      cur.sep = line;
+    } else if (cur && t.startsWith(">>>>>>>")) {
+      cur.close = line;
+      cur = null;
+    }
+  }
+  return out;
+}
+
+// sideText is one side of a closed conflict, each line with its newline.
+function sideText(doc, c, side) {
+  const slice = (from, to) => (to > from ? doc.sliceString(from, to) : "");
+  if (side === "mine") return slice(c.open.to + 1, (c.sep || c.close).from);
+  return c.sep ? slice(c.sep.to + 1, c.close.from) : "";
+}
+
+// ConflictActions is the row above a conflict block: which conflict it
+// is, and for a closed block the buttons that replace it with one side.
+class ConflictActions extends WidgetType {
+  constructor(index, total, closed) {
+    super();
+    this.index = index;
+    this.total = total;
+    this.closed = closed;
+  }
+
+  eq(w) {
+    return w.index === this.index && w.total === this.total && w.closed === this.closed;
+  }
+
+  toDOM(view) {
+    const label = "Conflict " + (this.index + 1) + " of " + this.total + (this.closed ? ":" : ", not closed: edit it by hand");
+    const take = (side, text, title) =>
+      el("button", { type: "button", class: "btn btn-small", "data-testid": "hunk-take-" + side, title, onclick: () => takeSide(view, this.index, side) }, text);
+    return el(
+      "div",
+      { class: "cm-conflict-actions", "data-testid": "conflict-actions", "data-conflict": String(this.index + 1) },
+      el("span", { class: "cm-conflict-label" }, label),
+      ...(this.closed
+        ? [take("mine", "Take mine", "Keep the override's lines of this conflict"), take("builtin", "Take builtin", "Keep the builtin's lines of this conflict")]
+        : []),
+    );
+  }
+}
+
+// conflictField holds the conflicts of the text and their marks.
+const conflictField = StateField.define({
+  create: (state) => markConflicts(state.doc),
+  update: (value, tr) => (tr.docChanged ? markConflicts(tr.state.doc) : value),
+  provide: (f) => EditorView.decorations.from(f, (v) => v.marks),
+});
+
+function markConflicts(doc) {
+  const list = conflictsOf(doc);
+  const marks = [];
+  const lines = (from, to, cls) => {
+    for (let n = from; n <= to; n++) marks.push(Decoration.line({ class: cls }).range(doc.line(n).from));
+  };
+  list.forEach((c, i) => {
+    marks.push(Decoration.widget({ widget: new ConflictActions(i, list.length, !!c.close), block: true, side: -1 }).range(c.open.from));
+    const last = c.close ? c.close.number - 1 : doc.lines; // the last line inside
+    lines(c.open.number, c.open.number, "cm-conflict-marker");
+    lines(c.open.number + 1, c.sep ? c.sep.number - 1 : last, "cm-conflict-mine");
+    if (c.sep) {
+      lines(c.sep.number, c.sep.number, "cm-conflict-marker");
+      lines(c.sep.number + 1, last, "cm-conflict-builtin");
+    }
+    if (c.close) lines(c.close.number, c.close.number, "cm-conflict-marker");
+  });
+  return { list, marks: Decoration.set(marks, true) };
+}
+
+// takeSide replaces closed conflict index with the lines of one side.
+function takeSide(view, index, side) {
+  const doc = view.state.doc;
+  const c = view.state.field(conflictField).list[index];
+  if (!c || !c.close) return;
+  let insert = sideText(doc, c, side);
+  let to = c.close.to;
+  if (to < doc.length) to++;
+  else insert = insert.replace(/\n$/, "");
+  view.dispatch({ changes: { from: c.open.from, to, insert }, selection: EditorSelection.cursor(c.open.from), scrollIntoView: true });
+  view.focus();
+}
+
+// ConflictBar says how many conflicts are left and moves the cursor to
+// the first, previous or next one (wrapping around).
+class ConflictBar {
+  constructor() {
+    this.view = null; // set once the editor exists
+    this.status = el("span", { class: "conflict-status", "data-testid": "conflict-status", "aria-live": "polite" });
+    const button = (key, text, title) => el("button", { type: "button", class: "btn btn-small", "data-testid": "conflict-" + key, title, onclick: () => this.go(key) }, text);
+    this.buttons = [button("first", "First conflict", "Go to the first conflict"), button("prev", "↑ Previous", "Go to the previous conflict"), button("next", "↓ Next", "Go to the next conflict")];
+    this.dom = el("div", { class: "conflict-bar", role: "group", "aria-label": "Conflicts", "data-testid": "conflict-bar" }, this.status, ...this.buttons);
+  }
+
+  update() {
+    const list = this.view.state.field(conflictField).list;
+    this.dom.dataset.conflicts = String(list.length);
+    this.status.textContent = list.length === 0 ? "No conflict left: check the text and save it." : plural(list.length, "conflict", "conflicts") + " left.";
+    for (const b of this.buttons) b.disabled = list.length === 0;
+  }
+
+  go(key) {
+    const list = this.view.state.field(conflictField).list;
+    if (list.length === 0) return;
+    const at = this.view.state.doc.lineAt(this.view.state.selection.main.head).from;
+    let c = list[0];
+    if (key === "next") c = list.find((x) => x.open.from > at) || list[0];
+    if (key === "prev") c = [...list].reverse().find((x) => x.open.from < at) || list[list.length - 1];
+    this.view.dispatch({ selection: EditorSelection.cursor(c.open.from), effects: EditorView.scrollIntoView(c.open.from, { y: "center" }) });
+    this.view.focus();
+  }
+}
+
 // DiffSwitch chooses what the live diff compares the text with: nothing,
 // or one of cfg.against; the choice is remembered in this browser.
 class DiffSwitch {
@@ -381,6 +515,10 @@ function theme(dark) {
       // The live diff in the colours of the console's other diffs.
       "&.cm-merge-b .cm-changedLine": { backgroundColor: "var(--diff-insert)" },
       "& .cm-deletedChunk": { backgroundColor: "var(--diff-delete)" },
+      // Conflicts in the colours of the drift review's merged text.
+      ".cm-conflict-marker": { backgroundColor: "var(--marker-bg)", color: "var(--warn)", fontWeight: "bold" },
+      ".cm-conflict-mine": { backgroundColor: "var(--accent-soft)" },
+      ".cm-conflict-builtin": { backgroundColor: "var(--builtin-bg)" },
     },
     { dark },
   );
@@ -393,6 +531,7 @@ function enhance(textarea, cfg) {
   const problems = new Problems(document.querySelector('[data-testid="problems"]'));
   const diff = new Compartment();
   const switcher = cfg.against.length > 0 ? new DiffSwitch(cfg, diff) : null;
+  const bar = cfg.conflicts ? new ConflictBar() : null;
   const look = new Compartment();
   const dark = window.matchMedia("(prefers-color-scheme: dark)");
   dark.addEventListener("change", () => view.dispatch({ effects: look.reconfigure(theme(dark.matches)) }));
@@ -408,16 +547,23 @@ function enhance(textarea, cfg) {
       lintGutter(),
       cfg.check ? linter(liveCheck(cfg, (v) => (vars = v), problems), { delay: 300 }) : [],
       diff.of(switcher ? switcher.extension() : []),
+      bar ? conflictField : [],
       EditorView.contentAttributes.of({ "aria-label": "Module file (frontmatter and body)", "data-testid": "code-editor" }),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) textarea.value = u.state.doc.toString();
         if (switcher && (u.docChanged || u.transactions.some((t) => t.reconfigured))) switcher.update();
+        if (bar && u.docChanged) bar.update();
       }),
     ],
   });
   problems.view = view;
   textarea.hidden = true;
   textarea.after(view.dom);
+  if (bar) {
+    bar.view = view;
+    view.dom.before(bar.dom);
+    bar.update();
+  }
   if (switcher) {
     switcher.view = view;
     main.prepend(switcher.dom);
@@ -427,7 +573,7 @@ function enhance(textarea, cfg) {
   const label = form.querySelector('label[for="' + textarea.id + '"]');
   if (label) label.addEventListener("click", () => view.focus());
   // Ctrl/Cmd-S saves, wherever the focus is on the page.
-  const save = form.querySelector('[data-testid="save"]');
+  const save = form.querySelector('[data-testid="save"], [data-testid="save-rebase"]');
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "s") {
       e.preventDefault();
@@ -439,7 +585,7 @@ function enhance(textarea, cfg) {
 
 function start() {
   const cfg = readConfig();
-  const textarea = document.querySelector('form[data-testid="editor-form"] textarea[name="text"]');
+  const textarea = document.querySelector('form[data-testid="editor-form"] textarea[name="text"], form[data-testid="rebase-form"] textarea[name="text"]');
   if (cfg && textarea) enhance(textarea, cfg);
 }
 

@@ -18,6 +18,17 @@ type Line struct {
 	Old, New int
 	Text     string
 	Count    int // KindFolded only
+	// Spans cut Text of a changed line that has a partner line on the
+	// other side into kept and changed pieces; nil marks the whole line.
+	Spans []Span
+}
+
+// Span is a piece of a changed line: Changed for text that its partner
+// line does not have (struck on a deleted line, underlined on an
+// inserted one).
+type Span struct {
+	Text    string
+	Changed bool
 }
 
 // Merged-text line kinds: plain text, a conflict marker, and the two

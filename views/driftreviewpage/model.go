@@ -57,7 +57,11 @@ type Model struct {
 	// merge, so the page shows the builtin now against the override
 	// (TwoWay) and offers no rebase.
 	BaseUnknown bool
-	TwoWay      Diff
+	// TwoWay is the diff builtin now → override: what the override
+	// changes of the builtin as it is now.
+	TwoWay Diff
+	// BaseVersion names the builtin the override was based on ("v3").
+	BaseVersion string
 	// The three texts: what the override was based on, the builtin now,
 	// and the override.
 	Base, Builtin, Override Text
@@ -67,11 +71,14 @@ type Model struct {
 	// conflicts marked.
 	Merged    []diffview.MergeLine
 	Conflicts int
-	// Rebase is set when the operator asked to rebase: the editor with the
-	// merged text.
+	// Rebase is the rebase editor, with the merged text or the text the
+	// operator submitted; nil when there is nothing to rebase onto.
 	Rebase *Rebase
-	Flash  string
-	Notice string
+	// EditorConfig is the script editor's data for the rebase (JSON, as
+	// static/editor.min.js reads it); "" leaves the plain textarea.
+	EditorConfig string
+	Flash        string
+	Notice       string
 	// Alert and Errors explain a refused action; Lines is the submitted
 	// text with errors under their lines.
 	Alert  string

@@ -84,6 +84,10 @@ type Assist struct {
 	Layers         []string     `json:"layers"`
 	Against        []DiffText   `json:"against"`
 	DefaultAgainst string       `json:"defaultAgainst"`
+	// Conflicts turns on the conflict blocks of a merged text: their
+	// marks, "take mine" and "take builtin" on each, and the bar that
+	// goes from one to the next (the drift review's rebase).
+	Conflicts bool `json:"conflicts,omitempty"`
 }
 
 // JSON is a encoded for the page (the data-config attribute of

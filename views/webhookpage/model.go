@@ -16,6 +16,9 @@ type Endpoint struct {
 type Form struct {
 	URL, Secret, Description                string
 	URLError, SecretError, DescriptionError string
+	// Problem is why the server could not add the endpoint, no field
+	// being at fault (say, it has no key to encrypt secrets with).
+	Problem string
 }
 
 // Created is an endpoint just added: its secret is shown on this page
