@@ -91,7 +91,7 @@ func TestScenarioRAGMinutesZh(t *testing.T) {
 	lines := strings.Split(kb, "\n")
 	requireLines(t, "knowledge tables", lines, []string{
 		"#### WeKnora 文档（文档库，42 篇文档）：WeKnora 项目文档（部署、API、沙箱、技能）",
-		"#### WeKnora 常见问题（问答库，45 篇文档）：部署与使用中的常见问题 按主题整理",
+		"#### WeKnora 常见问题（问答库，45 条问答）：部署与使用中的常见问题 按主题整理",
 		"另有 32 条未列出",
 		"另有 35 条未列出",
 		// Checked by hand against the request: sizes 8282, 4337 and 1032
@@ -224,7 +224,7 @@ func TestScenarioFallbackLocaleJa(t *testing.T) {
 	}
 	lines := strings.Split(res.Tables.Knowledge, "\n")
 	requireLines(t, "knowledge table", lines, []string{
-		"#### WeKnora 常见问题 (FAQ base, 45 documents): 部署与使用中的常见问题 按主题整理",
+		"#### WeKnora 常见问题 (FAQ base, 45 Q&A entries): 部署与使用中的常见问题 按主题整理",
 		"| Question | Answer | Chunk ID |",
 		"+35 more",
 	})

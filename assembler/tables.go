@@ -115,8 +115,14 @@ func writeKnowledgeTable(b *strings.Builder, l labeler, kb *KnowledgeBase, docs 
 	rows := kb.rows()
 	total := max(kb.DocCount, rows)
 	count := string(strconv.AppendInt(num[:0], int64(total), 10))
+	// What the base holds is counted in its own words: documents, or an
+	// FAQ base's question-and-answer entries.
+	holds := "kb.documents"
+	if kb.Type == KnowledgeFAQ {
+		holds = "kb.entries"
+	}
 	l.write(b, "kb.heading", "name", inline(kb.Name), "type", typ, "count", count,
-		"documents", l.plural("kb.documents", total, count), "description", inline(kb.Description))
+		"documents", l.plural(holds, total, count), "description", inline(kb.Description))
 	b.WriteString("\n\n")
 	shown := min(rows, MaxRowsPerBase)
 	switch {

@@ -225,7 +225,7 @@ func TestFAQTable(t *testing.T) {
 	}
 	text := knowledgeText(t, &assembler.Request{KnowledgeBases: []assembler.KnowledgeBase{kb}})
 	lines := strings.Split(text, "\n")
-	if want := "#### Help (FAQ base, 14 documents): Questions by topic"; lines[0] != want {
+	if want := "#### Help (FAQ base, 14 Q&A entries): Questions by topic"; lines[0] != want {
 		t.Errorf("heading = %q, want %q", lines[0], want)
 	}
 	tables := parseTables(t, text)
@@ -297,7 +297,7 @@ func TestSeveralBasesAndLabels(t *testing.T) {
 	if want := "#### 一篇（文档库，1 篇文档）：-"; !slices.Contains(lines, want) {
 		t.Errorf("no heading %q:\n%s", want, text)
 	}
-	if want := "#### Line break name（问答库，0 篇文档）：d1 d2"; !slices.Contains(lines, want) {
+	if want := "#### Line break name（问答库，0 条问答）：d1 d2"; !slices.Contains(lines, want) {
 		t.Errorf("heading of a name with line breaks is not one line %q:\n%q", want, text)
 	}
 	stats := entries(res, assembler.KindKnowledge)

@@ -139,6 +139,9 @@ func TestDiscardUnpublishedDraft(t *testing.T) {
 	a := setup(t)
 	a.saveDraft("base.identity", "en-US", identityText(t, a, "You are a passing thought."), 0)
 	r := a.post("/modules/base.identity/override/en-US/discard", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
+	if loc := r.Header().Get("Location"); loc != "/modules/base.identity#locale-en-US" {
+		t.Errorf("discard leads to %q, want the en-US card of the module page", loc)
+	}
 	if _, err := a.store.GetOverride(context.Background(), "base.identity", "en-US"); err == nil {
 		t.Error("the override is still there")
 	}

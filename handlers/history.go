@@ -205,5 +205,5 @@ func (h *History) Restore(c echo.Context) error {
 	}
 	saved := out.Saved
 	setFlash(c, fmt.Sprintf("Revision %d of %s (%s) restored as revision %d, a draft: publish it on this page to serve it.", rev, id, saved.Locale, saved.Revision))
-	return seeOther(c, "/modules/"+id)
+	return seeOther(c, localeURL(id, saved.Locale))
 }

@@ -64,6 +64,12 @@ func TestHistoryListsRevisionsWithDiffs(t *testing.T) {
 
 	// Restore revision 1: a new revision 4 with its text.
 	restored := a.post("/modules/base.identity/override/en-US/restore", url.Values{"revision": {"1"}, "base": {"3"}}).want(t, http.StatusSeeOther)
+	if loc := restored.Header().Get("Location"); loc != "/modules/base.identity#locale-en-US" {
+		t.Errorf("restore leads to %q, want the en-US card of the module page", loc)
+	}
+	if id := a.follow(restored).doc.Find(`[data-testid="locale"][data-locale="en-US"]`).AttrOr("id", ""); id != "locale-en-US" {
+		t.Errorf("the en-US card's id is %q, want locale-en-US", id)
+	}
 	if f := a.follow(restored).find("flash").Text(); !strings.Contains(f, "Revision 1") || !strings.Contains(f, "revision 4") {
 		t.Errorf("flash %q", f)
 	}

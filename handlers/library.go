@@ -36,7 +36,7 @@ const LibraryPageSize = 100
 
 // List renders GET /: the modules grouped by layer, filtered by the query
 // parameters layer, locale, status and q, LibraryPageSize rows a page
-// (parameter page, from 1; past the last it shows the last), with counts
+// (parameter page, from 1; past the last it shows the last, saying so), with counts
 // per layer and status of every module the filter selects. htmx requests
 // get only the list. Errors: ErrInvalid for an unknown layer, locale or
 // status, or a page that is not a whole number from 1.
@@ -93,6 +93,9 @@ func (h *Library) List(c echo.Context) error {
 	}
 	m.Pages = max(1, (m.Shown+LibraryPageSize-1)/LibraryPageSize)
 	m.Page = min(page, m.Pages)
+	if page > m.Pages {
+		m.PastEnd = page
+	}
 	start, end := (m.Page-1)*LibraryPageSize, min(m.Page*LibraryPageSize, m.Shown)
 	if m.Shown > 0 {
 		m.First, m.Last = start+1, end

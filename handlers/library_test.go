@@ -142,7 +142,7 @@ func TestLibraryFilters(t *testing.T) {
 // every module once, in the order of the unpaged list (layer, then id);
 // the counts are those of every module the filter selects, not of the
 // page; the pager's links keep the filter; a page past the last shows the
-// last, and a page that is not a number is refused.
+// last, saying so with a link to the first, and a page that is not a number is refused.
 func TestLibraryPages(t *testing.T) {
 	t.Parallel()
 	snap, err := librarytest.Library(250)
@@ -196,8 +196,18 @@ func TestLibraryPages(t *testing.T) {
 	if got := ids(r); !slices.Equal(got, want[100:200]) {
 		t.Errorf("page 2 lists %v…, want %v…", got[:3], want[100:103])
 	}
-	if got := ids(a.get("/?page=99").want(t, http.StatusOK)); !slices.Equal(got, want[200:]) {
+	past := a.get("/?page=99").want(t, http.StatusOK)
+	if got := ids(past); !slices.Equal(got, want[200:]) {
 		t.Errorf("page 99 lists %d rows, want the last page's 50", len(got))
+	}
+	if got := strings.Join(strings.Fields(past.find("page-past-end").Text()), " "); !strings.HasPrefix(got, "There is no page 99: the list has 3 pages, and the last is shown below.") {
+		t.Errorf("page 99 says %q", got)
+	}
+	if got := past.find("page-first").AttrOr("href", ""); got != "/" {
+		t.Errorf("page 99 links back to %q, want /", got)
+	}
+	if n := r.find("page-past-end").Length(); n != 0 {
+		t.Errorf("page 2 says it is past the end")
 	}
 	for _, p := range []string{"0", "-1", "two"} {
 		a.get("/?page="+p).want(t, http.StatusUnprocessableEntity)

@@ -136,3 +136,10 @@ func moduleFields(pm *library.Module) (modulepage.Fields, []modulepage.Trigger) 
 func overrideURL(id, locale string) string {
 	return "/modules/" + id + "/override/" + locale
 }
+
+// localeURL is the module page of id scrolled to locale's card, where
+// that locale's next actions (publish, discard, edit) are:
+// "/modules/base.identity#locale-zh-CN".
+func localeURL(id, locale string) string {
+	return "/modules/" + id + "#" + modulepage.LocaleAnchor(locale)
+}

@@ -233,7 +233,7 @@ func (h *Overrides) save(c echo.Context, v *state.View, e overridepage.Editor) e
 		return seeOther(c, overrideURL(saved.ModuleID, saved.Locale))
 	}
 	setFlash(c, fmt.Sprintf("Override of %s (%s): draft saved, not served yet: revision %d. Publish it on this page to serve it.", saved.ModuleID, saved.Locale, saved.Revision))
-	return seeOther(c, "/modules/"+saved.ModuleID)
+	return seeOther(c, localeURL(saved.ModuleID, saved.Locale))
 }
 
 // editorErrors are a save's errors as the editor shows them.
@@ -344,7 +344,7 @@ func (h *Overrides) draftAction(c echo.Context, action string) error {
 	if !h.Served.Current().Exists(id) {
 		return seeOther(c, "/")
 	}
-	return seeOther(c, "/modules/"+id)
+	return seeOther(c, localeURL(id, locale))
 }
 
 // conflict renders the 409 page of a stale save: the revision the edit

@@ -70,7 +70,7 @@ func TestOverrideChecklistWarnings(t *testing.T) {
 	// A fixed text saves without warnings and leads to the module page.
 	fixed := identityText(t, a, "You are Quill, the assistant of this workspace, answering for every reply it gives.")
 	r = a.post(editor, url.Values{"text": {fixed}, "revision": {"1"}}).want(t, http.StatusSeeOther)
-	if loc := r.Header().Get("Location"); loc != "/modules/base.identity" {
+	if loc := r.Header().Get("Location"); loc != "/modules/base.identity#locale-en-US" {
 		t.Errorf("a clean save redirects to %q", loc)
 	}
 	if ed := a.get(editor).want(t, http.StatusOK); ed.find("line-warning").Length() != 0 || ed.find("numbered").Length() != 0 || ed.find("checklist-note").Length() != 0 {

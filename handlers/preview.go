@@ -51,6 +51,7 @@ func (h *Preview) Show(c echo.Context) error {
 func (h *Preview) Run(c echo.Context) error {
 	m := previewpage.Model{
 		Scenario:      c.FormValue("scenario"),
+		Loaded:        c.FormValue("loaded"),
 		Request:       c.FormValue("request"),
 		Locale:        strings.TrimSpace(c.FormValue("locale")),
 		BuiltinOnly:   c.FormValue("builtinOnly") == "on",
@@ -73,10 +74,19 @@ func (h *Preview) runWith(c echo.Context, m previewpage.Model, okStatus int) err
 		if err != nil {
 			return err
 		}
-		m.Request = indentJSON(sc.Request)
-		// The loaded JSON is now the form's text: running again uses it, edits included.
-		m.Scenario = ""
-		source = fmt.Sprintf("scenario %q", sc.ID)
+		stored := indentJSON(sc.Request)
+		switch {
+		case m.Loaded == sc.ID && strings.TrimSpace(m.Request) != "" && !sameJSON(m.Request, stored):
+			// The scenario's text, edited in the form: run the edit, as
+			// pasted JSON from now on.
+			m.Scenario, m.Loaded = "", ""
+			source = fmt.Sprintf("scenario %q, edited", sc.ID)
+		default:
+			// The select stays on the scenario, and the form holds its
+			// request to edit and run again.
+			m.Request, m.Loaded = stored, sc.ID
+			source = fmt.Sprintf("scenario %q", sc.ID)
+		}
 	}
 	if strings.TrimSpace(m.Request) == "" {
 		m.Errors = []components.Problem{{Text: "Choose a scenario, or paste a request JSON object."}}
@@ -149,6 +159,16 @@ func (h *Preview) render(c echo.Context, status int, m previewpage.Model) error 
 		return Render(c, status, previewpage.Body(m))
 	}
 	return Render(c, status, previewpage.Page(m))
+}
+
+// sameJSON reports whether a and b are the same JSON text but for
+// spacing; texts that are not JSON are compared as they are.
+func sameJSON(a, b string) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, []byte(a)) != nil || json.Compact(&cb, []byte(b)) != nil {
+		return strings.TrimSpace(a) == strings.TrimSpace(b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // indentJSON pretty-prints a stored request for the textarea.

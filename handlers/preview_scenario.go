@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/promptdesk/promptdesk/assembler"
+	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/views/previewpage"
 )
@@ -77,15 +78,18 @@ func (h *Preview) againstServed(ctx context.Context, v *state.View, req *assembl
 // scenario's page. Errors in the form answer 422 with the preview page,
 // its result and the form as typed.
 func (h *Preview) SaveScenario(c echo.Context) error {
-	form := previewpage.SaveForm{Name: c.FormValue("name"), Description: c.FormValue("description"), Accept: c.FormValue("accept") == "on"}
+	form := previewpage.SaveForm{ID: strings.TrimSpace(c.FormValue("id")), Name: c.FormValue("name"), Description: c.FormValue("description"), Accept: c.FormValue("accept") == "on"}
 	m := previewpage.Model{Request: c.FormValue("request"), Locale: strings.TrimSpace(c.FormValue("locale")), Save: &form}
 	saved, run, err := h.Scenarios.Create(consoleContext(c), state.ScenarioDraft{
-		Name: form.Name, Description: form.Description, Request: m.Request, Locale: m.Locale,
+		ID: form.ID, Name: form.Name, Description: form.Description, Request: m.Request, Locale: m.Locale,
 	}, form.Accept)
 	var se state.ScenarioError
 	switch {
 	case errors.As(err, &se):
 		form.Errors = fieldErrors(se)
+		return h.runWith(c, m, http.StatusUnprocessableEntity)
+	case form.ID != "" && errors.Is(err, library.ErrConflict):
+		form.Errors = map[string]string{"id": fmt.Sprintf("a scenario with id %s exists already: choose another id, or leave it empty to derive one from the name", form.ID)}
 		return h.runWith(c, m, http.StatusUnprocessableEntity)
 	case err != nil:
 		return err

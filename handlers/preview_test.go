@@ -408,3 +408,41 @@ func TestPreviewShowsSkillsNotListed(t *testing.T) {
 		t.Error("the composition table lacks the skill-cut entries")
 	}
 }
+
+// The preview keeps the chosen scenario: run, the select still names it
+// and the form says its text is loaded; its text edited and run again,
+// the edit runs, as pasted JSON; a scenario chosen over another's loaded
+// text runs the new choice.
+func TestPreviewKeepsScenario(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	selected := func(r response) string {
+		return r.doc.Find(`[data-testid="scenario-select"] option[selected]`).AttrOr("value", "")
+	}
+	r := a.post("/preview", url.Values{"scenario": {"translate-en"}}).want(t, http.StatusOK)
+	if got := r.find("result-source").Text(); got != `scenario "translate-en"` {
+		t.Errorf("source %q", got)
+	}
+	if got, loaded := selected(r), r.find("scenario-loaded-id").AttrOr("value", ""); got != "translate-en" || loaded != "translate-en" {
+		t.Errorf("after the run the select names %q and the loaded text is %q, want translate-en for both", got, loaded)
+	}
+	text := r.textarea("request")
+	edited := strings.Replace(text, `"en-US"`, `"de-DE"`, 1)
+	if edited == text {
+		t.Fatalf("the request has no en-US locale to edit:\n%s", text)
+	}
+	r = a.post("/preview", url.Values{"scenario": {"translate-en"}, "loaded": {"translate-en"}, "request": {edited}}).want(t, http.StatusOK)
+	if got := r.find("result-source").Text(); got != `scenario "translate-en", edited` {
+		t.Errorf("edited: source %q", got)
+	}
+	if got := r.find("result-locale").Text(); got != "de-DE" {
+		t.Errorf("edited: assembled %q, want the edit's de-DE", got)
+	}
+	if got := selected(r); got != "" {
+		t.Errorf("edited: the select names %q, want the pasted JSON", got)
+	}
+	r = a.post("/preview", url.Values{"scenario": {"minutes-zh"}, "loaded": {"translate-en"}, "request": {edited}}).want(t, http.StatusOK)
+	if got := r.find("result-source").Text(); got != `scenario "minutes-zh"` {
+		t.Errorf("a new choice: source %q", got)
+	}
+}

@@ -299,3 +299,31 @@ func TestPreviewBudgetChatMessagesAndDrafts(t *testing.T) {
 		t.Error("the comparison shows without drafts")
 	}
 }
+
+// The preview's save form takes an id: given, the scenario gets it;
+// taken, the form comes back (422) keeping what was typed and saying
+// which field; empty, a Chinese name's id is its pinyin.
+func TestSaveScenarioWithID(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	form := url.Values{"id": {"billing-check"}, "name": {"Billing check"}, "request": {`{"locale": "en-US"}`}}
+	r := a.post("/scenarios", form).want(t, http.StatusSeeOther)
+	if loc := r.Header().Get("Location"); loc != "/scenarios/billing-check" {
+		t.Errorf("saved with a given id, it leads to %q", loc)
+	}
+	again := a.post("/scenarios", form).want(t, http.StatusUnprocessableEntity)
+	if got := again.doc.Find(`[data-testid="field-error"][data-field="id"]`).Text(); !strings.Contains(got, "billing-check exists already") {
+		t.Errorf("a taken id: field error %q", got)
+	}
+	if got, name := again.find("save-id").AttrOr("value", ""), again.find("save-name").AttrOr("value", ""); got != "billing-check" || name != "Billing check" {
+		t.Errorf("a taken id: the form keeps id %q and name %q", got, name)
+	}
+	bad := a.post("/scenarios", url.Values{"id": {"Billing Check"}, "name": {"x"}, "request": {`{}`}}).want(t, http.StatusUnprocessableEntity)
+	if got := bad.doc.Find(`[data-testid="field-error"][data-field="id"]`).Text(); got == "" {
+		t.Error("an id with capitals and a space has no field error")
+	}
+	zh := a.post("/scenarios", url.Values{"name": {"\u4f1a\u8bae\u7eaa\u8981"}, "request": {`{}`}}).want(t, http.StatusSeeOther)
+	if loc := zh.Header().Get("Location"); loc != "/scenarios/hui-yi-ji-yao" {
+		t.Errorf("a Chinese name without an id leads to %q, want its pinyin", loc)
+	}
+}

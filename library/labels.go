@@ -31,6 +31,7 @@ var LabelKeys = map[string][]string{
 	"web_search.disabled":      nil,
 	"kb.heading":               {"name", "type", "count", "documents", "description"},
 	"kb.documents.other":       {"count"},
+	"kb.entries.other":         {"count"},
 	"kb.type.document":         nil,
 	"kb.type.faq":              nil,
 	"kb.col.title":             nil,
@@ -68,6 +69,7 @@ var LabelKeys = map[string][]string{
 // whose category has no text takes other's).
 var PluralLabels = map[string][]string{
 	"kb.documents": {"count"},
+	"kb.entries":   {"count"},
 }
 
 // CountLabels maps the base key of every count the console and the CLI

@@ -61,7 +61,7 @@ func TestParseLabelsPluralForms(t *testing.T) {
 	}{
 		{"no other", strings.Replace(base, "kb.documents.other:", "# kb.documents.other:", 1), "", "kb.documents.other"},
 		{"unknown category", base + "kb.documents.several: \"x\"\n", "kb.documents.several", "unknown label key"},
-		{"unknown base", base + "kb.entries.one: \"x\"\n", "kb.entries.one", "unknown label key"},
+		{"unknown base", base + "kb.questions.one: \"x\"\n", "kb.questions.one", "unknown label key"},
 		{"placeholder not offered", base + "kb.documents.two: \"{{name}}\"\n", "kb.documents.two", "placeholder {{name}} is not available"},
 	}
 	for _, tt := range tests {

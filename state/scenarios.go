@@ -206,15 +206,18 @@ func (s *Scenarios) createNamed(ctx context.Context, sc domain.Scenario) (domain
 
 // scenarioID makes a scenario id from a name with the slug library the
 // importer uses too (letters transliterated and lowercased, every other
-// run of characters one dash), at most 48 characters; "scenario" when
-// nothing is left.
+// run of characters one dash), at most 48 characters. A name with
+// nothing to transliterate (only symbols or emoji) gets "scenario-" and
+// the first 8 hex digits of its SHA-256, stable for the same name and
+// apart for different ones.
 func scenarioID(name string) string {
 	s := slug.Make(name)
 	if len(s) > 48 {
 		s = strings.TrimRight(s[:48], "-")
 	}
 	if s == "" {
-		return "scenario"
+		sum := sha256.Sum256([]byte(name))
+		return "scenario-" + hex.EncodeToString(sum[:4])
 	}
 	return s
 }

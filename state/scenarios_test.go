@@ -83,7 +83,8 @@ func TestScenarioCreateChecksAndPins(t *testing.T) {
 	}
 	// A request with its own now keeps it; a second scenario of the same
 	// name gets -2; a Chinese name is transliterated (the slug library of
-	// module names), a name with nothing to keep is "scenario".
+	// module names), a name with nothing to keep is "scenario-" and a short
+	// hash of the name.
 	again, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "Translate a note", Request: translateRequest, Locale: "zh-CN"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -95,8 +96,11 @@ func TestScenarioCreateChecksAndPins(t *testing.T) {
 	if err != nil || zh.ID != "hui-yi-ji-yao" {
 		t.Errorf("a Chinese name: id %q, %v; want hui-yi-ji-yao", zh.ID, err)
 	}
-	if none, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "!!! ???", Request: `{}`}, false); err != nil || none.ID != "scenario" {
-		t.Errorf("a name of punctuation: id %q, %v; want scenario", none.ID, err)
+	if none, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "!!! ???", Request: `{}`}, false); err != nil || none.ID != "scenario-2618f69b" {
+		t.Errorf("a name of punctuation: id %q, %v; want scenario-2618f69b (its name's SHA-256)", none.ID, err)
+	}
+	if other, _, err := sc.Create(s.ctx, state.ScenarioDraft{Name: "?!?", Request: `{}`}, false); err != nil || other.ID == "scenario-2618f69b" || !strings.HasPrefix(other.ID, "scenario-") {
+		t.Errorf("another name of punctuation: id %q, %v; want its own scenario- hash", other.ID, err)
 	}
 	// A given id is used as it is, and a taken one is a conflict.
 	if got, _, err := sc.Create(s.ctx, state.ScenarioDraft{ID: "mine", Name: "x", Request: `{}`}, false); err != nil || got.ID != "mine" {

@@ -10,10 +10,12 @@ document.addEventListener("htmx:configRequest", function (evt) {
 
 // Preview and scenarios. Choosing a saved scenario loads its request JSON
 // into the textarea at once (without script the select still works: the
-// server loads it on Assemble); the select then goes back to "Pasted JSON
-// below", so that what runs is the text shown, edits included. The copy
-// buttons put the full text, or the chat-messages JSON, on the clipboard;
-// they stay hidden without script.
+// server loads it on Assemble); the select keeps naming it, and the
+// hidden "loaded" field says whose text the textarea holds. Editing that
+// text turns the select back to "Pasted JSON below", so that what runs is
+// the text shown. After Assemble the result gets the focus, which brings
+// it into view. The copy buttons put the full text, or the chat-messages
+// JSON, on the clipboard; they stay hidden without script.
 (function () {
   function showCopyButtons(root) {
     root.querySelectorAll("button[data-copy][hidden]").forEach(function (b) {
@@ -35,6 +37,7 @@ document.addEventListener("htmx:configRequest", function (evt) {
     var form = select.form;
     var textarea = form && form.querySelector('textarea[name="request"]');
     var note = form && form.querySelector("[data-scenario-loaded]");
+    var loaded = form && form.querySelector("[data-scenario-loaded-id]");
     if (!textarea) {
       return;
     }
@@ -52,9 +55,11 @@ document.addEventListener("htmx:configRequest", function (evt) {
       })
       .then(function (json) {
         textarea.value = json;
-        select.value = "";
+        if (loaded) {
+          loaded.value = id;
+        }
         if (note) {
-          note.textContent = "Loaded " + name + " (" + id + ") below: edit it or press Assemble.";
+          note.textContent = "Loaded " + name + " (" + id + ") below: press Assemble, or edit it first.";
         }
       })
       .catch(function (err) {
@@ -62,6 +67,37 @@ document.addEventListener("htmx:configRequest", function (evt) {
           note.textContent = "Could not load the scenario (" + err.message + "); Assemble runs it all the same.";
         }
       });
+  });
+
+  document.addEventListener("input", function (evt) {
+    var textarea = evt.target;
+    var form = textarea.form;
+    if (!form || textarea.name !== "request") {
+      return;
+    }
+    var select = form.querySelector("select[data-scenario-select]");
+    var loaded = form.querySelector("[data-scenario-loaded-id]");
+    var note = form.querySelector("[data-scenario-loaded]");
+    if (select && select.value && loaded && loaded.value === select.value) {
+      select.value = "";
+      loaded.value = "";
+      if (note) {
+        note.textContent = "Edited: Assemble runs the text below.";
+      }
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    if (!evt.target || evt.target.id !== "preview") {
+      return;
+    }
+    var first = evt.target.querySelector("#preview-result-heading, .alert");
+    if (first) {
+      if (!first.hasAttribute("tabindex")) {
+        first.tabIndex = -1;
+      }
+      first.focus();
+    }
   });
 
   function copied(button, ok) {
@@ -129,3 +165,38 @@ document.addEventListener("htmx:historyRestore", function () {
     }
   });
 });
+
+// Scroll boxes: long text, diffs and wide tables scroll inside their box,
+// so a keyboard must be able to reach them. A box that overflows gets
+// tabindex="0" (arrows then scroll it); a box that fits stays out of the
+// tab order. The override editor's scroller is reached through its
+// editable content, which is made a tab stop. Run on load, after htmx
+// swaps, when a <details> opens and when the window is resized.
+(function () {
+  var boxes = "pre, .diff, .numbered, .table-wrap";
+  function reachable(root) {
+    var scope = root && root.querySelectorAll ? root : document;
+    scope.querySelectorAll('.cm-content[contenteditable="true"]:not([tabindex])').forEach(function (el) {
+      el.tabIndex = 0;
+    });
+    scope.querySelectorAll(boxes).forEach(function (el) {
+      var overflows = el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
+      if (overflows && !el.hasAttribute("tabindex")) {
+        el.tabIndex = 0;
+        el.setAttribute("data-scroll-focus", "");
+      } else if (!overflows && el.hasAttribute("data-scroll-focus")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { reachable(document); });
+  window.addEventListener("load", function () { reachable(document); });
+  document.addEventListener("htmx:afterSettle", function (evt) { reachable(evt.target); });
+  document.addEventListener("toggle", function (evt) { reachable(evt.target); }, true);
+  var timer = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () { reachable(document); }, 150);
+  });
+})();

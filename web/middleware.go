@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,9 +143,34 @@ func (s *Server) sessions() echo.MiddlewareFunc {
 			if noSession(c) {
 				return next(c)
 			}
-			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+			// Registered on the outermost response, this runs last, after
+			// scs, the CSRF middleware and the handler added their own.
+			h := c.Response().Header()
+			c.Response().Before(func() { consoleCacheHeaders(h) })
 			return withSession(c)
 		}
+	}
+}
+
+// consoleCacheHeaders is the one place that writes a console response's
+// caching headers: Cache-Control is no-store alone (scs adds
+// no-cache="Set-Cookie" with each cookie it sets, which no-store covers),
+// and Vary names each header once, in the order first added (scs and
+// the CSRF middleware both add Cookie; pages that answer htmx apart add
+// HX-Request).
+func consoleCacheHeaders(h http.Header) {
+	h.Set(echo.HeaderCacheControl, "no-store")
+	var vary []string
+	for _, v := range h.Values(echo.HeaderVary) {
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.TrimSpace(name)
+			if name != "" && !slices.ContainsFunc(vary, func(v string) bool { return strings.EqualFold(v, name) }) {
+				vary = append(vary, name)
+			}
+		}
+	}
+	if len(vary) > 0 {
+		h.Set(echo.HeaderVary, strings.Join(vary, ", "))
 	}
 }
 

@@ -38,7 +38,7 @@ func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 	step, text, attr, shot := p.Step, p.Text, p.Attr, p.Shot
 
 	// Choosing a scenario loads its JSON into the textarea at once, and
-	// the select goes back to the pasted JSON that now holds it.
+	// the select keeps naming it.
 	step("open the preview", chromedp.Do(ctx, chromedp.Navigate(base+"/preview"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="scenario-select"]`))))
 	step("choose translate-en", chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`[data-testid="scenario-select"]`), "translate-en"),
@@ -51,14 +51,27 @@ func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 	if err := json.Unmarshal([]byte(loaded), &req); err != nil || req["locale"] != "en-US" || req["model"] != "claude-sonnet-4" {
 		t.Fatalf("the textarea holds %q (%v), want the translate-en request", loaded, err)
 	}
-	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`[data-testid="scenario-select"]`))); v != "" {
-		t.Errorf("the select still names %q after loading", v)
+	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`[data-testid="scenario-select"]`))); v != "translate-en" {
+		t.Errorf("the select names %q after loading, want translate-en", v)
 	}
 	step("assemble", chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="run-preview"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="preview-result"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="copy-chat"]`)),
 	))
+	// The result says which scenario ran, the select still names it, and
+	// the result's heading has the focus, in view.
+	if got := text(`[data-testid="result-source"]`); got != `scenario "translate-en"` {
+		t.Errorf("the result says it assembled %q", got)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`[data-testid="scenario-select"]`))); v != "translate-en" {
+		t.Errorf("after Assemble the select names %q, want translate-en", v)
+	}
+	focus, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const e = document.activeElement, r = e.getBoundingClientRect(); return e.id + (r.top >= 0 && r.bottom <= innerHeight ? " in view" : " out of view at " + r.top); })()`))
+	step("read the focus", err)
+	if focus != "preview-result-heading in view" {
+		t.Errorf("after Assemble the focus is on %q, want the result's heading in view", focus)
+	}
 
 	// "Copy as chat messages" writes one system message whose content is
 	// the API's text, byte for byte.

@@ -29,7 +29,8 @@ import (
 
 // TestSecurityHeadersOnEveryResponse checks that pages, the API, static
 // files, errors and health checks all carry the security headers, and
-// that no console response may be stored by a cache.
+// that no console response may be stored by a cache, each caching header
+// sent once.
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
@@ -78,6 +79,14 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		console := !strings.HasPrefix(c.path, "/api/") && !strings.HasPrefix(c.path, "/static/") && c.path != "/healthz" && c.path != "/readyz"
 		if got := rec.Header().Get("Cache-Control"); console != (got == "no-store") {
 			t.Errorf("%s %s (%d): Cache-Control %q", c.method, c.path, rec.Code, got)
+		}
+		if console {
+			if got := rec.Header().Values("Cache-Control"); len(got) != 1 {
+				t.Errorf("%s %s (%d): Cache-Control sent %d times: %q", c.method, c.path, rec.Code, len(got), got)
+			}
+			if got := rec.Header().Values("Vary"); len(got) != 1 || got[0] != "Cookie" {
+				t.Errorf("%s %s (%d): Vary %q, want Cookie once", c.method, c.path, rec.Code, got)
+			}
 		}
 	}
 	for _, d := range []string{"script-src 'self';", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"} {

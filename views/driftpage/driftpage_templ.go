@@ -64,7 +64,7 @@ func Page(m Model) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-wrap\"><table data-testid=\"drift-table\"><thead><tr><th>Module</th><th>Locale</th><th class=\"num\">Based on</th><th class=\"num\">Builtin now</th><th>Why</th><th class=\"num\">Revision</th><th>Author</th><th>Note</th><th>Updated</th><th></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-wrap\"><table data-testid=\"drift-table\"><thead><tr><th>Module</th><th>Locale</th><th class=\"num\">Based on</th><th class=\"num\">Builtin now</th><th>Why</th><th class=\"num\">Revision</th><th>Author</th><th>Note</th><th>Updated</th><th><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -24,6 +24,9 @@ type Model struct {
 	// the Shown modules numbered First to Last, from 1 (none when Shown
 	// is 0).
 	Page, Pages, First, Last int
+	// PastEnd is the page asked for when it is past Pages (Page is then
+	// the last); 0 otherwise.
+	PastEnd int
 	// LayerCounts and StatusCounts count the Shown modules per layer (in
 	// assembly order) and per status (in Statuses order, draft counting
 	// the modules with a draft pending); zero counts are left out.

@@ -95,3 +95,9 @@ type Override struct {
 	// Broken is the parse error of an override that no longer parses.
 	Broken string
 }
+
+// LocaleAnchor is the id of locale's card on the page, the fragment the
+// editor, publish, discard and restore return to: "locale-zh-CN".
+func LocaleAnchor(locale string) string {
+	return "locale-" + locale
+}

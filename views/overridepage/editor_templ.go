@@ -94,7 +94,7 @@ func problems(e Editor) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<aside class=\"problems\" data-testid=\"problems\" aria-live=\"polite\"><h3>Problems</h3><p class=\"hint\" data-testid=\"problems-status\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<aside class=\"problems\" data-testid=\"problems\" aria-live=\"polite\"><h2 class=\"h3\">Problems</h2><p class=\"hint\" data-testid=\"problems-status\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -13,6 +13,10 @@ type Model struct {
 	Scenarios []Scenario
 	// Scenario is the selected scenario id; "" means the pasted JSON.
 	Scenario string
+	// Loaded is the scenario whose request the textarea was filled with
+	// (by the server or the page's script): with Scenario the same, an
+	// edited text runs as typed rather than the stored request.
+	Loaded string
 	// Request is the textarea content, exactly as typed or loaded.
 	Request string
 	// Locale, when set, replaces the request's locale.
@@ -34,6 +38,8 @@ type Model struct {
 // accept the output as served now, and errors by field (name,
 // description, request).
 type SaveForm struct {
+	// ID is the scenario id as typed; "" derives one from Name.
+	ID                string
 	Name, Description string
 	Accept            bool
 	Errors            map[string]string

@@ -103,7 +103,7 @@ func Page(m Model) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Endpoints\"><table data-testid=\"webhooks\"><thead><tr><th>URL</th><th>Description</th><th>Added</th><th>By</th><th></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Endpoints\"><table data-testid=\"webhooks\"><thead><tr><th>URL</th><th>Description</th><th>Added</th><th>By</th><th><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

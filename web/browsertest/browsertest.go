@@ -5,10 +5,13 @@ package browsertest
 
 import (
 	"context"
+	_ "embed"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -202,4 +205,95 @@ func (p *Page) save(name string, capture chromedp.Action[[]byte]) {
 	path := filepath.Join(p.shots, name+".png")
 	p.Step("write "+path, os.WriteFile(path, png, 0o644))
 	p.t.Logf("screenshot: %s", path)
+}
+
+// axeScript is axe-core's axe.min.js, vendored for the tests by
+// axe/update.sh.
+//
+//go:embed axe/axe.min.js
+var axeScript string
+
+// Checked is one page the accessibility check opens: Path below Base,
+// and WaitFor, a CSS selector visible once the page has loaded ("main"
+// when empty).
+type Checked struct {
+	Path, WaitFor string
+}
+
+// axeViolation is one rule axe-core found broken, with the elements
+// that break it.
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []struct {
+		Target         []string
+		FailureSummary string
+	}
+}
+
+// CheckAxe opens each page in turn, runs axe-core on it with its default
+// rules (WCAG 2 A and AA and best practices) and fails the test with
+// every violation: the page, the rule, its impact and the selector and
+// summary of its first five elements. It returns the number of violations found.
+func (p *Page) CheckAxe(pages ...Checked) int {
+	p.t.Helper()
+	total := 0
+	for _, pg := range pages {
+		wait := pg.WaitFor
+		if wait == "" {
+			wait = "main"
+		}
+		p.Navigate(pg.Path, wait)
+		total += p.Axe(pg.Path)
+	}
+	return total
+}
+
+// Axe runs axe-core on the page as it is now and fails the test with
+// every violation, naming the page by where; it returns their number.
+func (p *Page) Axe(where string) int {
+	p.t.Helper()
+	p.Step("load axe-core", chromedp.Do(p.Ctx, chromedp.Evaluate[chromedp.Void](axeScript)))
+	found, err := chromedp.Run(p.Ctx, chromedp.Evaluate[[]axeViolation](
+		`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.map(n => ({target: n.target.map(String), failureSummary: n.failureSummary || ""}))})))`,
+		chromedp.EvalAwaitPromise))
+	p.Step("run axe-core on "+where, err)
+	for _, v := range found {
+		var b strings.Builder
+		for i, n := range v.Nodes {
+			if i == 5 {
+				fmt.Fprintf(&b, "\n    and %d more", len(v.Nodes)-i)
+				break
+			}
+			fmt.Fprintf(&b, "\n    %s: %s", strings.Join(n.Target, " "), strings.ReplaceAll(n.FailureSummary, "\n", " "))
+		}
+		p.t.Errorf("%s: axe %s (%s, %d elements): %s%s", where, v.ID, v.Impact, len(v.Nodes), v.Help, b.String())
+	}
+	return len(found)
+}
+
+// Resize sets the window's layout size in CSS pixels (a phone is
+// 390×844), as a device of that size would report it.
+func (p *Page) Resize(width, height int64) {
+	p.t.Helper()
+	p.Step(fmt.Sprintf("resize to %d×%d", width, height), chromedp.Do(p.Ctx, chromedp.EmulateViewport(width, height)))
+}
+
+// Overflow returns how many CSS pixels the page is wider than the
+// window (0 when it needs no horizontal scroll), and the tags and classes
+// of up to five elements that reach past the window's right edge.
+func (p *Page) Overflow() (int, []string) {
+	p.t.Helper()
+	type res struct {
+		Over int
+		Past []string
+	}
+	r, err := chromedp.Run(p.Ctx, chromedp.Evaluate[res](`(() => {
+		const w = document.documentElement.clientWidth;
+		const past = [...document.body.querySelectorAll("*")]
+			.filter(e => e.getBoundingClientRect().right > w + 1 && e.getClientRects().length > 0)
+			.slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className && typeof e.className === "string" ? "." + e.className.trim().replace(/\s+/g, ".") : ""));
+		return {over: Math.max(0, document.documentElement.scrollWidth - w), past};
+	})()`))
+	p.Step("measure the page width", err)
+	return r.Over, r.Past
 }

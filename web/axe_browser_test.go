@@ -1,0 +1,90 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/store"
+	"github.com/promptdesk/promptdesk/web/browsertest"
+)
+
+// consolePages are the console's pages as an admin sees them on the
+// seeded server of startSeeded; a new page is one line here.
+var consolePages = []browsertest.Checked{
+	{Path: "/", WaitFor: `[data-testid="module-row"]`},
+	{Path: "/?page=9", WaitFor: `[data-testid="page-past-end"]`},
+	{Path: "/modules/base.caution", WaitFor: `[data-testid="module-id"]`},
+	{Path: "/modules/base.caution/override/en-US", WaitFor: `[data-testid="save"]`},
+	{Path: "/modules/base.caution/override/en-US/history", WaitFor: `[data-testid="history-id"]`},
+	{Path: "/overrides/new", WaitFor: "main form"},
+	{Path: "/drift", WaitFor: `[data-testid="drift-row"]`},
+	{Path: "/drift/base.caution/en-US"},
+	{Path: "/preview", WaitFor: `[data-testid="scenario-select"]`},
+	{Path: "/preview?scenario=minutes-zh", WaitFor: `[data-testid="preview-result"]`},
+	{Path: "/scenarios", WaitFor: `[data-testid="scenario-summary"]`},
+	{Path: "/scenarios/translate-en"},
+	{Path: "/profiles", WaitFor: `[data-testid="profile-row"]`},
+	{Path: "/profiles/support"},
+	{Path: "/profiles/new"},
+	{Path: "/audit"},
+	{Path: "/users"},
+	{Path: "/tokens"},
+	{Path: "/webhooks"},
+	{Path: "/account/password"},
+	{Path: "/modules/no.such.module", WaitFor: `[data-testid="error-page"]`},
+}
+
+// startSeeded starts a server whose pages all have something to show:
+// a drifted published override of base.caution (drift list, review and
+// history), a profile, a webhook and an API token.
+func startSeeded(t *testing.T) *Server {
+	t.Helper()
+	srv, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
+		m, _ := lib.Module("base.caution", "en-US")
+		text := strings.Replace(m.Text, "\n---\n", "\n---\nDouble-check every destructive action.\n\n", 1)
+		if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: m.ID, Locale: "en-US", Text: text, Title: m.Title, Version: m.Version,
+			BasedOnVersion: m.Version, BaseSnapshot: "an older builtin text", Author: "alice", Publish: true}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.CreateProfile(ctx, domain.Profile{ID: "support", Name: "Support desk", Locale: "zh-CN", Model: "gpt-4o",
+			TimeZone: "Asia/Shanghai", PromptModules: []string{"base.identity", "base.behavior", "style.learning"},
+			SystemPrompt: "Keep answers short.", SkillDisclosure: true, TokenBudget: 8000}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.CreateWebhook(ctx, domain.Webhook{URL: "https://receiver.example.com/hook", Secret: "0123456789abcdef"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	newToken(t, st, "ci", domain.ScopeAssemble)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Close(ctx)
+	})
+	return srv
+}
+
+// TestAxeEveryPage runs axe-core (web/browsertest/axe) over every
+// console page in the light theme, and the login page after logging
+// out: no page has a violation.
+func TestAxeEveryPage(t *testing.T) {
+	t.Parallel()
+	srv := startSeeded(t)
+	p := browsertest.Open(t, srv.URL(), testUser, testPassword)
+	n := p.CheckAxe(consolePages...)
+	_, err := chromedp.RunResponse(p.Ctx, chromedp.Click(chromedp.CSS(`[data-testid="logout-form"] button`)))
+	p.Step("log out", err)
+	n += p.CheckAxe(browsertest.Checked{Path: "/login", WaitFor: `[data-testid="login-form"]`})
+	if n != 0 {
+		t.Errorf("%d axe violations on %d pages", n, len(consolePages)+1)
+	}
+}
