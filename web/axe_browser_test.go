@@ -25,6 +25,8 @@ var consolePages = []browsertest.Checked{
 	{Path: "/overrides/new", WaitFor: "main form"},
 	{Path: "/drift", WaitFor: `[data-testid="drift-row"]`},
 	{Path: "/drift/base.caution/en-US"},
+	{Path: "/drift/base.caution/en-US/keep-mine", WaitFor: "main form"},
+	{Path: "/requests"},
 	{Path: "/preview", WaitFor: `[data-testid="scenario-select"]`},
 	{Path: "/preview?scenario=minutes-zh", WaitFor: `[data-testid="preview-result"]`},
 	{Path: "/scenarios", WaitFor: `[data-testid="scenario-summary"]`},
