@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/library"
@@ -13,18 +14,23 @@ import (
 // paragraph saying why a change was made.
 const MaxNoteLength = 500
 
-// CleanNote is the one rule of a change's note: optional, one paragraph
-// (runs of white space, line breaks included, become one space; ends
-// trimmed), at most MaxNoteLength characters after that. Errors: a
-// *library.Error on field "note" (library.ErrInvalid) when too long or
-// not UTF-8.
-func CleanNote(note string) (string, error) {
+// CleanNote is the one rule of a change's note, and of a rejection's
+// reason, sent as field: optional, one paragraph (runs of white space,
+// line breaks included, become one space; ends trimmed), at most
+// MaxNoteLength characters after that. Errors: a *library.Error on field
+// (library.ErrInvalid) when too long, not UTF-8, or holding a control
+// character such as NUL (which the database cannot store).
+func CleanNote(field, note string) (string, error) {
 	if !utf8.ValidString(note) {
-		return "", &library.Error{Code: library.CodeInvalidRequest, Field: "note", Msg: "the note is not valid UTF-8"}
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: "not valid UTF-8"}
+	}
+	if i := strings.IndexFunc(note, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(note[i:])
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: field, Msg: fmt.Sprintf("holds the control character U+%04X; write it as one short paragraph of text", r)}
 	}
 	note = strings.Join(strings.Fields(note), " ")
 	if n := utf8.RuneCountInString(note); n > MaxNoteLength {
-		return "", &library.Error{Code: library.CodeInvalidRequest, Field: "note",
+		return "", &library.Error{Code: library.CodeInvalidRequest, Field: field,
 			Msg: fmt.Sprintf("at most %d characters, one short paragraph (this one has %d)", MaxNoteLength, n)}
 	}
 	return note, nil

@@ -49,4 +49,9 @@ func TestStagingTokenSeesTheDraft(t *testing.T) {
 	if e := reportEntry(stage, "base.identity"); e.Revision != 2 || !strings.HasSuffix(e.Reason, state.DraftSuffix) {
 		t.Errorf("staging report entry of base.identity: %+v; want revision 2 marked as a draft", e)
 	}
+	// A pinned published revision serves as itself, not as the draft.
+	pinned := decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", `{"message":"hello","locale":"en-US","revisions":{"base.identity@en-US":1}}`, "Authorization", "Bearer "+staging))
+	if e := reportEntry(pinned, "base.identity"); e.Revision != 1 || strings.HasSuffix(e.Reason, state.DraftSuffix) || !strings.Contains(pinned.Text, "You are the published assistant.") {
+		t.Errorf("staging, revision 1 pinned: entry %+v; want revision 1, not marked as a draft", e)
+	}
 }

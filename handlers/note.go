@@ -20,7 +20,7 @@ func noteField() components.Note {
 // (domain.CleanNote) and returns the request's context carrying it, so
 // that the change records it. Errors: the *library.Error on field note.
 func noteContext(c echo.Context) (context.Context, error) {
-	note, err := domain.CleanNote(c.FormValue("note"))
+	note, err := domain.CleanNote("note", c.FormValue("note"))
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func noteContext(c echo.Context) (context.Context, error) {
 // apiNoteContext is noteContext for the API, whose writes take the note
 // as the query parameter "note" (a PUT's body is the module text).
 func apiNoteContext(c echo.Context) (context.Context, error) {
-	note, err := domain.CleanNote(c.QueryParam("note"))
+	note, err := domain.CleanNote("note", c.QueryParam("note"))
 	if err != nil {
 		return nil, err
 	}

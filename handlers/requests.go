@@ -202,7 +202,7 @@ func (h *Requests) decide(c echo.Context, approve bool) error {
 		field = "reason"
 	}
 	typed := c.FormValue(field)
-	text, err := domain.CleanNote(typed)
+	text, err := domain.CleanNote(field, typed)
 	if err == nil && !approve && text == "" {
 		err = &library.Error{Code: library.CodeInvalidRequest, Field: "reason", Msg: "say why the change is rejected"}
 	}
@@ -252,6 +252,6 @@ func (h *Requests) decide(c echo.Context, approve bool) error {
 			m.Request.Reason.Value, m.Request.Reason.Error = typed, le.Msg
 		}
 	}
-	m.Alert = "Nothing was done: " + err.Error()
+	m.Alert = "Nothing was done: " + problem(err).Text
 	return Render(c, status, overridepage.ConfirmPage(m))
 }

@@ -174,8 +174,8 @@ func (s *Served) staleWarning() (assembler.ReportEntry, bool) {
 	return e, true
 }
 
-// markDrafts marks the report entries of res served from a draft of v
-// (their source stays override, override-drifted or user-module; the
+// markDrafts marks the report entries of res served from a draft of v,
+// the draft's own revision and not a pinned one (their source stays override, override-drifted or user-module; the
 // reason gets DraftSuffix) and adds the drafts-included warning, whose
 // number counts the marked entries. It returns that number.
 func markDrafts(v *View, res *assembler.Result) int {
@@ -189,8 +189,8 @@ func markDrafts(v *View, res *assembler.Result) int {
 		}
 		key := assembler.Key(e.Module, e.Locale)
 		d, ok := v.Drafts.Get(key)
-		if o, _ := v.WithDrafts.Overrides.Get(key); !ok || o == nil || o.Revision != d.Revision {
-			continue // no draft, or one that does not parse and so did not serve
+		if o, _ := v.WithDrafts.Overrides.Get(key); !ok || o == nil || o.Revision != d.Revision || e.Revision != d.Revision {
+			continue // no draft, one that does not parse and so did not serve, or a pinned revision served instead
 		}
 		e.Reason += DraftSuffix
 		e.Line = e.TextForm()

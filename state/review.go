@@ -21,7 +21,7 @@ type ChangeRequestStore interface {
 // keep mine made directly while change review is on (Overrides.Review):
 // it must be requested (Request) and approved by someone else. It
 // matches library.ErrForbidden.
-var ErrReviewRequired = fmt.Errorf("change review is on: this change serves once another editor approves its change request: %w", library.ErrForbidden)
+var ErrReviewRequired = fmt.Errorf("change review is on: a publish or delete serves only through a change request, which is made from the console's confirmation page (the API saves drafts; another editor approves the request there): %w", library.ErrForbidden)
 
 // reviewed refuses a direct serving change while review is on.
 func (s *Overrides) reviewed() error {
