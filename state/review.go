@@ -95,6 +95,9 @@ func (s *Overrides) Approve(ctx context.Context, id int64, note string) (domain.
 	if err := s.precheck(r); err != nil {
 		return domain.ChangeRequest{}, err
 	}
+	if err := s.keptBuiltinServes(r); err != nil {
+		return domain.ChangeRequest{}, err
+	}
 	r, err = s.Store.ApproveChangeRequest(s.Served.own(ctx), id, note)
 	if err != nil {
 		return domain.ChangeRequest{}, err
@@ -104,6 +107,25 @@ func (s *Overrides) Approve(ctx context.Context, id int64, note string) (domain.
 	s.Served.refresh(ctx, "change request approved", overrideKey(r.ModuleID, r.Locale))
 	s.wake()
 	return r, nil
+}
+
+// keptBuiltinServes refuses the approval of a keep mine whose builtin
+// moved on since it was requested: it would base the override on a text
+// that no longer serves, and the drift would stay.
+func (s *Overrides) keptBuiltinServes(r domain.ChangeRequest) error {
+	if r.Action != domain.ActionKeepMine {
+		return nil
+	}
+	b, ok := s.BuiltinBase(s.Served.Current(), r.ModuleID, r.Locale)
+	if ok && domain.TextHash(b.Text) == r.BuiltinHash {
+		return nil
+	}
+	now := "none"
+	if ok {
+		now = fmt.Sprintf("v%d", b.Version)
+	}
+	return fmt.Errorf("the builtin of %s (%s) moved on since keep mine was requested (v%d then, %s now), so approving it would not end the drift: reject it and review the drift again: %w",
+		r.ModuleID, r.Locale, r.BuiltinVersion, now, library.ErrConflict)
 }
 
 // Reject closes change request id with reason (required); nothing

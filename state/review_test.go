@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/promptdesk/promptdesk/assembler"
@@ -95,5 +96,33 @@ func TestChangeReview(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("audit %d: %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestStaleKeepMineIsNotApproved: a keep mine requested against a builtin
+// text that no longer serves is refused at approval (it would not end
+// the drift), and stays open.
+func TestStaleKeepMineIsNotApproved(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	s.Review = true
+	ada := domain.WithActor(t.Context(), "ada")
+	bob := domain.WithActor(t.Context(), "bob")
+	text := s.withLine(t, "base.identity", "Answer in one line.")
+	if out, err := s.Save(ada, state.Edit{ID: "base.identity", Locale: "en-US", Text: text}); err != nil || out.Kind != state.OutcomeStored {
+		t.Fatal(err, out.Kind)
+	}
+	// Requested while the builtin was another text (as when the library
+	// is reloaded with a new version after the request).
+	r, err := s.st.RequestChange(ada, domain.ChangeRequest{Action: domain.ActionKeepMine, ModuleID: "base.identity", Locale: "en-US", Revision: 1,
+		BuiltinVersion: 1, BuiltinText: "an older builtin text", BuiltinHash: domain.TextHash("an older builtin text")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Approve(bob, r.ID, ""); !errors.Is(err, library.ErrConflict) || !strings.Contains(err.Error(), "moved on since keep mine was requested") {
+		t.Errorf("approving a stale keep mine: %v; want a conflict saying the builtin moved on", err)
+	}
+	if cur, err := s.ChangeRequest(t.Context(), r.ID); err != nil || cur.Status != domain.RequestOpen {
+		t.Errorf("the request after the refused approval: %+v, %v; want it open", cur, err)
 	}
 }
