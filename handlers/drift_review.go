@@ -71,19 +71,19 @@ func (h *DriftReview) load(c echo.Context, id, locale string) (*review, error) {
 	if err != nil {
 		return nil, err
 	}
-	drift := state.DriftOfRow(row, v.Library)
+	// The review shows what serves, and whether it drifted: the published
+	// revision, also while a draft (a rebase, say) is pending on top of it.
+	shown := row
+	if served, ok := v.Rows.Get(assembler.Key(id, locale)); ok && row.Draft {
+		shown = served
+	}
+	drift := state.DriftOfRow(shown, v.Library)
 	b, ok := h.Service.BuiltinBase(v, id, locale)
 	switch {
 	case drift.Reason == assembler.DriftBuiltinRemoved:
 		b = &library.Module{}
 	case !ok:
 		return nil, fmt.Errorf("%s is a user module: it has no builtin to drift from: %w", id, library.ErrInvalid)
-	}
-	// The review shows what serves: the published revision, also while a
-	// draft is pending on top of it.
-	shown := row
-	if served, ok := v.Rows.Get(assembler.Key(id, locale)); ok && row.Draft {
-		shown = served
 	}
 	r := &review{v: v, row: row, builtin: b}
 	merged, err := linediff.Merge(shown.BaseSnapshot, shown.Text, b.Text)

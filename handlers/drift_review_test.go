@@ -296,8 +296,12 @@ func TestDriftRebaseWithoutConflict(t *testing.T) {
 	if d.after.get("/drift").want(t, http.StatusOK).find("drift-row").Length() != 1 {
 		t.Error("the drift is gone before the rebase is published")
 	}
-	if p := d.after.get(reviewPath).want(t, http.StatusOK).find("pending-draft"); !strings.Contains(p.Text(), "A rebase onto builtin v2 is saved as draft revision 2") {
+	pending := d.after.get(reviewPath).want(t, http.StatusOK)
+	if p := pending.find("pending-draft"); !strings.Contains(p.Text(), "A rebase onto builtin v2 is saved as draft revision 2") {
 		t.Errorf("review of a pending rebase: %q", p.Text())
+	}
+	if s := pending.find("review-summary").Text(); !strings.Contains(s, "drifted") || strings.Contains(s, "up to date") {
+		t.Errorf("review summary of a pending rebase %q: want drifted (the published revision serves), not up to date", s)
 	}
 	if got := confirm.find("confirm-publish").Length(); got != 1 {
 		t.Fatalf("%d publish buttons on the confirmation", got)
