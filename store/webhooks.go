@@ -378,9 +378,9 @@ func (s *Store) PruneWebhookEvents(ctx context.Context, olderThan time.Duration)
 // RewriteWebhookSecrets passes every endpoint's stored secret through fn
 // in one transaction, the rows locked, and writes back the ones fn
 // changes (not audited: the secret itself does not change, only how it
-// is stored). Returns how many were written and how many endpoints there
-// are. Errors: fn's first error, with nothing written; the database's.
-func (s *Store) RewriteWebhookSecrets(ctx context.Context, fn func(id int64, stored string) (string, error)) (rewritten, total int, err error) {
+// is stored). Returns how many were written. Errors: fn's first error,
+// with nothing written; the database's.
+func (s *Store) RewriteWebhookSecrets(ctx context.Context, fn func(id int64, stored string) (string, error)) (rewritten int, err error) {
 	err = s.WithTx(ctx, func(tx *Store) error {
 		rows, err := tx.db.Query(ctx, `SELECT id, secret FROM webhooks ORDER BY id FOR UPDATE`)
 		if err != nil {
@@ -397,7 +397,6 @@ func (s *Store) RewriteWebhookSecrets(ctx context.Context, fn func(id int64, sto
 		if err != nil {
 			return dbError(err, "read webhook secrets")
 		}
-		total = len(list)
 		for _, x := range list {
 			next, err := fn(x.id, x.secret)
 			if err != nil {
@@ -416,5 +415,5 @@ func (s *Store) RewriteWebhookSecrets(ctx context.Context, fn func(id int64, sto
 	if err != nil {
 		rewritten = 0
 	}
-	return rewritten, total, err
+	return rewritten, err
 }

@@ -172,7 +172,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.webhooks = webhook.New(cfg.Store, cfg.SecretKeys, cfg.Logger, cfg.Webhooks)
-	n, err := s.webhooks.Reseal(ctx, cfg.Store)
+	n, err := s.webhooks.Reseal(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}

@@ -35,8 +35,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
-// newServer builds a Server with the builtin library on a fresh database;
-// seed, when given, writes to the store before the server loads it.
 // testKeys seal the webhook secrets of the test servers.
 var testKeys = func() *sealed.Keyring {
 	k, err := sealed.NewKeyring(sealed.NewKey())
@@ -46,7 +44,16 @@ var testKeys = func() *sealed.Keyring {
 	return k
 }()
 
+// newServer builds a Server with the builtin library on a fresh database;
+// seed, when given, writes to the store before the server loads it.
 func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib *library.Snapshot)) (*Server, *store.Store) {
+	t.Helper()
+	return newServerWith(t, seed, nil)
+}
+
+// newServerWith is newServer with its Config changed by configure (when
+// given) before the server is built.
+func newServerWith(t *testing.T, seed func(ctx context.Context, st *store.Store, lib *library.Snapshot), configure func(*Config)) (*Server, *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, storetest.NewDatabase(t))
@@ -61,7 +68,7 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 	if seed != nil {
 		seed(ctx, st, lib)
 	}
-	srv, err := New(ctx, Config{
+	cfg := Config{
 		SecretKeys: testKeys,
 		Addr:       "127.0.0.1:0",
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -71,7 +78,11 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 15, 45, 0, 0, time.UTC) },
 		// The tests' receivers listen on 127.0.0.1.
 		Webhooks: webhook.Policy{PrivateNetworks: true},
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	srv, err := New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,14 +15,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/promptdesk/promptdesk/assembler"
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
-	"github.com/promptdesk/promptdesk/library"
-	"github.com/promptdesk/promptdesk/library/reload"
 	"github.com/promptdesk/promptdesk/store"
-	"github.com/promptdesk/promptdesk/store/storetest"
-	"github.com/promptdesk/promptdesk/web/apitest"
 	"github.com/promptdesk/promptdesk/webhook"
 )
 
@@ -353,26 +347,12 @@ func TestRedeliverFromConsoleAndAPI(t *testing.T) {
 func TestWebhookWithoutSecretKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, storetest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	lib, err := library.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(ctx, Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st,
-		Library: reload.Fixed(lib), Assembler: assembler.New(assembler.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	validators.Store(srv.Handler(), apitest.Handler(t, srv.Handler()))
+	srv, st := newServerWith(t, nil, func(c *Config) { c.SecretKeys = nil })
 	admin := newToken(t, st, "hooks", domain.ScopeAdmin)
 	wantAPIError(t, "an endpoint without a secret key", serveAPI(srv.Handler(), http.MethodPost, "/api/v1/webhooks", `{"url":"https://example.com/hook"}`, admin),
 		http.StatusServiceUnavailable, "not_configured", "secret key setting")
-	newUser(t, st, testUser, domain.RoleAdmin)
-	admins := login(t, srv.Handler(), testUser)
+	v, _ := clients.Load(srv.Handler())
+	admins := v.(*client)
 	rec := admins.do(srv.Handler(), admins.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/typed"}, "description": {"typed by hand"}}))
 	doc, err := goquery.NewDocumentFromReader(rec.Body)
 	if err != nil || rec.Code != http.StatusServiceUnavailable {

@@ -22,24 +22,21 @@ func (noKey) Error() string {
 
 func (noKey) Unwrap() error { return domain.ErrNotConfigured }
 
-// SecretStore is what Reseal needs from the store: every endpoint's
-// stored secret passed through fn in one transaction, the ones fn
-// changes written back.
-type SecretStore interface {
-	RewriteWebhookSecrets(ctx context.Context, fn func(id int64, stored string) (string, error)) (rewritten, total int, err error)
-}
-
 // Reseal seals again, under the current key, every endpoint secret
 // stored in plain text (before secrets were sealed) or under a previous
 // key of the ring: what finishes a key rotation. It runs when the server
 // starts; it returns how many it sealed again. Errors: a secret no key of
 // the ring opens (the key it needs was not given), or any endpoint at all
 // when the server has no key; the store's. Nothing is written then.
-func (h *Webhooks) Reseal(ctx context.Context, st SecretStore) (int, error) {
-	n, total, err := st.RewriteWebhookSecrets(ctx, func(id int64, stored string) (string, error) {
-		if h.keys == nil {
-			return "", errNoKeyFor
+func (h *Webhooks) Reseal(ctx context.Context) (int, error) {
+	if h.keys == nil {
+		list, err := h.store.ListWebhooks(ctx)
+		if err == nil && len(list) > 0 {
+			err = fmt.Errorf("%d webhook endpoints have secrets stored: %w", len(list), ErrNoKey)
 		}
+		return 0, err
+	}
+	return h.store.RewriteWebhookSecrets(ctx, func(id int64, stored string) (string, error) {
 		plain, current, err := h.keys.Open(stored)
 		switch {
 		case errors.Is(err, sealed.ErrNotSealed):
@@ -51,14 +48,7 @@ func (h *Webhooks) Reseal(ctx context.Context, st SecretStore) (int, error) {
 		}
 		return stored, nil
 	})
-	if errors.Is(err, errNoKeyFor) {
-		return 0, fmt.Errorf("%d webhook endpoints have secrets stored: %w", total, ErrNoKey)
-	}
-	return n, err
 }
-
-// errNoKeyFor stops Reseal's pass at the first secret when there is no key.
-var errNoKeyFor = errors.New("no key")
 
 // openSecret returns the plain secret of a claimed delivery. Errors: as
 // sealed.Keyring.Open (ErrNoKey without keys).

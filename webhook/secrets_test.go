@@ -104,11 +104,11 @@ func TestResealFinishesARotation(t *testing.T) {
 
 	rotated := newKeys(t, newKey, oldKey)
 	h := webhook.New(st, rotated, quiet, fast)
-	n, err := h.Reseal(context.Background(), st)
+	n, err := h.Reseal(context.Background())
 	if err != nil || n != 2 {
 		t.Fatalf("Reseal = %d, %v; want 2, nil", n, err)
 	}
-	if n, err := h.Reseal(context.Background(), st); err != nil || n != 0 {
+	if n, err := h.Reseal(context.Background()); err != nil || n != 0 {
 		t.Errorf("Reseal again = %d, %v; want 0, nil", n, err)
 	}
 	only := newKeys(t, newKey)
@@ -141,7 +141,7 @@ func TestResealRefuses(t *testing.T) {
 	st := openStore(t)
 	ctx := domain.WithActor(context.Background(), "admin")
 	noKey := webhook.New(st, nil, quiet, fast)
-	if n, err := noKey.Reseal(context.Background(), st); err != nil || n != 0 {
+	if n, err := noKey.Reseal(context.Background()); err != nil || n != 0 {
 		t.Errorf("Reseal without key or endpoints = %d, %v; want 0, nil", n, err)
 	}
 	if _, err := noKey.Create(ctx, domain.Webhook{URL: "https://example.com/a"}); !errors.Is(err, webhook.ErrNoKey) || !errors.Is(err, domain.ErrNotConfigured) {
@@ -155,10 +155,10 @@ func TestResealRefuses(t *testing.T) {
 	}
 	before, _ := st.GetWebhook(context.Background(), w.ID)
 
-	if _, err := noKey.Reseal(context.Background(), st); !errors.Is(err, webhook.ErrNoKey) || !strings.Contains(err.Error(), "1 webhook endpoints") {
+	if _, err := noKey.Reseal(context.Background()); !errors.Is(err, webhook.ErrNoKey) || !strings.Contains(err.Error(), "1 webhook endpoints") {
 		t.Errorf("Reseal without a key, one endpoint: %v; want ErrNoKey counting 1", err)
 	}
-	_, err = webhook.New(st, newKeys(t, sealed.NewKey()), quiet, fast).Reseal(context.Background(), st)
+	_, err = webhook.New(st, newKeys(t, sealed.NewKey()), quiet, fast).Reseal(context.Background())
 	var unknown *sealed.UnknownKeyError
 	if !errors.As(err, &unknown) || unknown.ID != first.ID() {
 		t.Errorf("Reseal with another key: %v; want UnknownKeyError naming %s", err, first.ID())

@@ -39,6 +39,7 @@ type Store interface {
 	GetDelivery(ctx context.Context, webhookID, id int64) (domain.Delivery, error)
 	Redeliver(ctx context.Context, webhookID, id int64) ([]int64, error)
 	PruneWebhookEvents(ctx context.Context, olderThan time.Duration) (int64, error)
+	RewriteWebhookSecrets(ctx context.Context, fn func(id int64, stored string) (string, error)) (int, error)
 }
 
 // Webhooks records events and manages the endpoints; Run and WatchDrift
