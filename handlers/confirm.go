@@ -292,28 +292,13 @@ func (h *DriftReview) ConfirmTakeBuiltin(c echo.Context) error {
 		return err
 	}
 	rm := r.model
-	m := overridepage.Confirm{
-		ID: id, Locale: rm.Locale, Verb: driftreviewpage.ActionTakeBuiltin, Drift: true,
-		Heading: fmt.Sprintf("Take the builtin for %s (%s)", id, rm.Locale),
-		Head:    headLine(r.row),
-		Summary: fmt.Sprintf("Taking the builtin removes the override: builtin v%d serves for %s again. The history keeps every revision.", rm.BuiltinVersion, rm.Locale),
-		Button:  "Take builtin",
-		Danger:  true,
-		PostURL: rm.Action,
-		Fields: []overridepage.Field{{Name: "action", Value: driftreviewpage.ActionTakeBuiltin},
-			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
-		BackURL: rm.Action,
-		Note:    noteField(),
-	}
+	m := driftConfirm(r, driftreviewpage.ActionTakeBuiltin)
+	m.Heading = fmt.Sprintf("Take the builtin for %s (%s)", id, rm.Locale)
+	m.Summary = fmt.Sprintf("Taking the builtin removes the override: builtin v%d serves for %s again. The history keeps every revision.", rm.BuiltinVersion, rm.Locale)
+	m.Button, m.Danger = "Take builtin", true
 	if rm.BuiltinRemoved {
 		m.Heading = fmt.Sprintf("Remove the override of %s (%s)", id, rm.Locale)
 		m.Summary, m.Button = "The builtin left the library: removing the override leaves the module without text in this locale. The history keeps every revision.", "Remove the override"
-	}
-	switch {
-	case rm.Pending > 0:
-		m.Blocked = fmt.Sprintf("A draft (revision %d) is pending on this override: publish or discard it first, then review the drift.", rm.Pending)
-	case !rm.Drifted:
-		m.Blocked = "The override is based on the builtin as it is now: there is no drift to review."
 	}
 	eff, err := h.Service.Effect(consoleContext(c), state.Change{ID: id, Locale: locale, Remove: true})
 	if err != nil {
@@ -340,23 +325,33 @@ func (h *DriftReview) ConfirmKeepMine(c echo.Context) error {
 	}
 	rm := r.model
 	served := h.Service.ServedText(id, locale)
-	m := overridepage.Confirm{
-		ID: id, Locale: rm.Locale, Verb: driftreviewpage.ActionKeepMine, Drift: true,
-		Heading: fmt.Sprintf("Keep the override of %s (%s)", id, rm.Locale),
-		Head:    headLine(r.row),
-		Summary: fmt.Sprintf("Keeping it keeps the served text and records builtin v%d as its base, which ends the drift. The history keeps every revision.", rm.BuiltinVersion),
-		Button:  "Keep mine",
-		PostURL: rm.Action,
-		Fields: []overridepage.Field{{Name: "action", Value: driftreviewpage.ActionKeepMine},
-			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
-		BackURL:    rm.Action,
-		Note:       noteField(),
-		Same:       true,
-		BeforeFrom: served.From, AfterFrom: served.From,
-	}
+	m := driftConfirm(r, driftreviewpage.ActionKeepMine)
+	m.Heading = fmt.Sprintf("Keep the override of %s (%s)", id, rm.Locale)
+	m.Summary = fmt.Sprintf("Keeping it keeps the served text and records builtin v%d as its base, which ends the drift. The history keeps every revision.", rm.BuiltinVersion)
+	m.Button = "Keep mine"
+	m.Same, m.BeforeFrom, m.AfterFrom = true, served.From, served.From
 	if rm.BuiltinRemoved {
 		m.Summary = "The builtin left the library: the override keeps its text and serves as a user module, based on no builtin. The history keeps every revision."
 		m.Button = "Keep as a user module"
+	}
+	reviewNote(h.Service.ReviewOn(), &m)
+	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
+}
+
+// driftConfirm is what the confirmations of a drift review's action have
+// in common: the form posting action with the revision and builtin the
+// page showed, back to the review, and why there is nothing to confirm
+// while a draft is pending or without a drift.
+func driftConfirm(r *review, action string) overridepage.Confirm {
+	rm := r.model
+	m := overridepage.Confirm{
+		ID: rm.ID, Locale: rm.Locale, Verb: action, Drift: true,
+		Head:    headLine(r.row),
+		PostURL: rm.Action,
+		Fields: []overridepage.Field{{Name: "action", Value: action},
+			{Name: "base", Value: strconv.Itoa(rm.Revision)}, {Name: "builtin", Value: rm.BuiltinHash}},
+		BackURL: rm.Action,
+		Note:    noteField(),
 	}
 	switch {
 	case rm.Pending > 0:
@@ -364,8 +359,7 @@ func (h *DriftReview) ConfirmKeepMine(c echo.Context) error {
 	case !rm.Drifted:
 		m.Blocked = "The override is based on the builtin as it is now: there is no drift to review."
 	}
-	reviewNote(h.Service.ReviewOn(), &m)
-	return Render(c, http.StatusOK, overridepage.ConfirmPage(m))
+	return m
 }
 
 // reviewNote tells, on a confirmation, that with change review on the
