@@ -60,7 +60,8 @@ type AuditStore interface {
 }
 
 // Audit reads the audit log with the rule of who sees what: every role
-// sees the entries of content (overrides, profiles, scenarios); user,
+// sees the entries of content (overrides, profiles, scenarios, the
+// porting ledger); user,
 // token and webhook entries (logins, failed logins with addresses, token
 // use, webhook endpoints) are for admins only.
 type Audit struct {
@@ -69,15 +70,16 @@ type Audit struct {
 
 // The audit subjects, and those every role sees.
 var (
-	auditSubjects   = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario, domain.SubjectToken, domain.SubjectUser, domain.SubjectWebhook}
-	contentSubjects = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario}
+	auditSubjects   = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario, domain.SubjectLedger, domain.SubjectToken, domain.SubjectUser, domain.SubjectWebhook}
+	contentSubjects = []string{domain.SubjectOverride, domain.SubjectProfile, domain.SubjectScenario, domain.SubjectLedger}
 )
 
 // The actions of content changes and of security events, offered as
 // filter values (the filter takes any); only admins see the latter.
 var (
 	contentActions = []string{domain.ActionCreate, domain.ActionSave, domain.ActionUpdate, domain.ActionRestore, domain.ActionRebase,
-		domain.ActionKeepMine, domain.ActionTakeBuiltin, domain.ActionImport, domain.ActionDelete, domain.ActionPublish, domain.ActionDiscard, domain.ActionAccept}
+		domain.ActionKeepMine, domain.ActionTakeBuiltin, domain.ActionImport, domain.ActionDelete, domain.ActionPublish, domain.ActionDiscard, domain.ActionAccept,
+		domain.ActionDecide, domain.ActionSync}
 	securityActions = []string{domain.ActionRevoke, domain.ActionUse,
 		domain.ActionLogin, domain.ActionLoginFailed, domain.ActionRole, domain.ActionDisable, domain.ActionEnable, domain.ActionPassword}
 )
