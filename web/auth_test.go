@@ -84,6 +84,9 @@ var apiScopes = map[string][]string{
 	"GET /api/v1/webhooks/:id/deliveries":                      {domain.ScopeAdmin},
 	"POST /api/v1/webhooks/:id/redeliver":                      {domain.ScopeAdmin},
 	"POST /api/v1/webhooks/:id/deliveries/:delivery/redeliver": {domain.ScopeAdmin},
+	"GET /api/v1/ledger":                                       {domain.ScopeRead},
+	"GET /api/v1/ledger/export":                                {domain.ScopeRead},
+	"POST /api/v1/ledger/decisions":                            {domain.ScopeWrite},
 }
 
 // apiTargetID is the :id of a route in TestEveryAPIRouteNeedsAToken: a

@@ -34,6 +34,8 @@ var consolePages = []browsertest.Checked{
 	{Path: "/profiles", WaitFor: `[data-testid="profile-row"]`},
 	{Path: "/profiles/support"},
 	{Path: "/profiles/new"},
+	{Path: "/ledger", WaitFor: `[data-testid="ledger-row"]`},
+	{Path: "/ledger/entry?catalogue=claude-code&name=tool-bash", WaitFor: `[data-testid="ledger-upstream-diff"]`},
 	{Path: "/audit"},
 	{Path: "/users"},
 	{Path: "/tokens"},
@@ -44,7 +46,8 @@ var consolePages = []browsertest.Checked{
 
 // startSeeded starts a server whose pages all have something to show:
 // a drifted published override of base.caution (drift list, review and
-// history), a profile, a webhook and an API token.
+// history), a profile, a webhook, an API token and a porting ledger with
+// an upstream-drifted entry.
 func startSeeded(t *testing.T) *Server {
 	t.Helper()
 	srv, st := newServer(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
@@ -62,6 +65,7 @@ func startSeeded(t *testing.T) *Server {
 		if _, err := st.CreateWebhook(ctx, domain.Webhook{URL: "https://receiver.example.com/hook", Secret: "0123456789abcdef"}); err != nil {
 			t.Fatal(err)
 		}
+		seedLedger(t, ctx, st)
 	})
 	newToken(t, st, "ci", domain.ScopeAssemble)
 	if err := srv.Start(); err != nil {
@@ -88,5 +92,28 @@ func TestAxeEveryPage(t *testing.T) {
 	n += p.CheckAxe(browsertest.Checked{Path: "/login", WaitFor: `[data-testid="login-form"]`})
 	if n != 0 {
 		t.Errorf("%d axe violations on %d pages", n, len(consolePages)+1)
+	}
+}
+
+// seedLedger fills the porting ledger of claude-code: tool-bash ported
+// to base.caution and then changed upstream (upstream-drifted), tool-web
+// not ported, style-terse undecided.
+func seedLedger(t *testing.T, ctx context.Context, st *store.Store) {
+	t.Helper()
+	up := func(name, version, text string) domain.LedgerUpstream {
+		return domain.LedgerUpstream{Name: name, Kind: "tool-description", Version: version, Text: text}
+	}
+	if err := st.SyncLedger(ctx, "claude-code", []domain.LedgerUpstream{up("tool-bash", "2.0.1", "Run a shell command.\nQuote paths."),
+		up("tool-web", "2.0.1", "Fetch a page."), up("style-terse", "2.0.1", "Be terse.")}, nil, "seed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DecideLedger(ctx, "claude-code", "tool-bash", domain.DecisionPort, "base.caution", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DecideLedger(ctx, "claude-code", "tool-web", domain.DecisionDoNotPort, "", "We have no web tool.", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncLedger(ctx, "claude-code", []domain.LedgerUpstream{up("tool-bash", "2.0.2", "Run a shell command.\nQuote every path.")}, nil, "seed"); err != nil {
+		t.Fatal(err)
 	}
 }

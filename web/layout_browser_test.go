@@ -48,7 +48,7 @@ func TestPhoneLayout(t *testing.T) {
 	p.ShotViewport("phone-library")
 	links, err := chromedp.Run(p.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="topnav"] a')].filter(a => { const r = a.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight; }).map(a => a.textContent.trim())`))
 	p.Step("list the navigation", err)
-	if got := strings.Join(links, ","); got != "Library,Drift,Requests,Profiles,Preview,Scenarios,Audit,Users,Tokens,Webhooks" {
+	if got := strings.Join(links, ","); got != "Library,Drift,Requests,Profiles,Preview,Scenarios,Ledger,Audit,Users,Tokens,Webhooks" {
 		t.Errorf("on screen the navigation shows %q", got)
 	}
 	_, err = chromedp.RunResponse(p.Ctx, chromedp.Click(chromedp.CSS(`[data-testid="topnav"] a[href="/scenarios"]`)))

@@ -218,6 +218,19 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.POST("/scenarios/:id/run", apiScen.Run, apiMW(assemble)...)
 	v1.POST("/scenarios/:id/accept", apiScen.Accept, apiMW(write)...)
 
+	// The porting ledger of borrowed prompt catalogues
+	// (docs/importers.md): viewers read and export it, editors decide.
+	// API scopes: read to list and export, write to decide.
+	led := &handlers.Ledger{Service: s.ledger}
+	e.GET("/ledger", led.List, viewer)
+	e.GET("/ledger/export.md", led.Export, viewer)
+	e.GET("/ledger/entry", led.Entry, viewer)
+	e.POST("/ledger/decide", led.Decide, editor)
+	apiLed := &handlers.APILedger{Service: s.ledger}
+	v1.GET("/ledger", apiLed.List, apiMW(read)...)
+	v1.GET("/ledger/export", apiLed.Export, apiMW(read)...)
+	v1.POST("/ledger/decisions", apiLed.Decide, apiMW(write)...)
+
 	// Webhooks: the endpoints events are sent to and their delivery log,
 	// for admins only.
 	apiHooks := &handlers.APIWebhooks{Service: s.webhooks}

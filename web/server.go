@@ -110,6 +110,7 @@ type Server struct {
 	overrides *state.Overrides
 	profiles  *state.Profiles
 	scenarios *state.Scenarios
+	ledger    *state.Ledger
 	assembly  *state.Assembly
 	tokens    *state.Tokens
 	accounts  *state.Accounts
@@ -184,6 +185,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
 	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
+	s.ledger = &state.Ledger{Store: cfg.Store, Exists: func(id string) bool { return served.Current().Exists(id) }}
 	// Under a lock: processes starting together on an empty database
 	// seed once.
 	if err := cfg.Store.WithLock(ctx, "seed", func() error { return s.scenarios.Seed(domain.WithActor(ctx, "system")) }); err != nil {

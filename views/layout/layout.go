@@ -20,6 +20,7 @@ const (
 	NavProfiles  Nav = "profiles"
 	NavPreview   Nav = "preview"
 	NavScenarios Nav = "scenarios"
+	NavLedger    Nav = "ledger"
 	NavAudit     Nav = "audit"
 	NavUsers     Nav = "users"
 	NavTokens    Nav = "tokens"
@@ -53,6 +54,7 @@ var navItems = []navItem{
 	{NavProfiles, "Profiles", "/profiles"},
 	{NavPreview, "Preview", "/preview"},
 	{NavScenarios, "Scenarios", "/scenarios"},
+	{NavLedger, "Ledger", "/ledger"},
 	{NavAudit, "Audit", "/audit"},
 }
 
