@@ -76,6 +76,36 @@ type CLI struct {
 			IDs []string `arg:"" optional:"" name:"id" help:"Scenarios whose output to accept; all when none is named."`
 		} `cmd:"" help:"Accept the output of the named scenarios (all when none is named) as served now; unchanged ones are left as they are. Exit status 1 when one does not assemble or does not exist."`
 	} `cmd:"" help:"Check saved scenarios against what is served, for a CI pipeline guarding a library change, and accept their new outputs (docs/scenarios.md)."`
+	Ledger struct {
+		List struct {
+			LedgerFilterFlags
+		} `cmd:"" help:"List the entries of a catalogue in the porting ledger: entry, kind, upstream version, decision, module, flags, who decided and when, reason."`
+		Decide struct {
+			Catalogue string `name:"catalogue" default:"claude-code" help:"Source name of the catalogue."`
+			Decision  string `name:"decision" required:"" enum:"port,merge,do-not-port" help:"port (the entry became a module), merge (it went into an existing module) or do-not-port."`
+			Module    string `name:"module" placeholder:"ID" help:"Module id the entry became (port) or went into (merge); it must exist."`
+			Reason    string `name:"reason" help:"Why: required for do-not-port (e.g. it describes a tool we do not have), a note otherwise."`
+			Entry     string `arg:"" name:"entry" help:"Upstream name of the entry."`
+		} `cmd:"" help:"Record a decision on an entry, taken on its upstream text now (this clears its upstream-drifted or second-look flag)."`
+		Sync struct {
+			From      string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: json (SRC/catalogue.json: {\"source\", \"entries\": [{\"name\", \"kind\", \"version\", \"text\"}]})."`
+			Catalogue string `name:"catalogue" help:"Source name to file the entries under; default: the one SRC names."`
+			Src       string `arg:"" name:"src" type:"existingdir" help:"Folder of the catalogue."`
+		} `cmd:"" help:"Bring the ledger up to a catalogue: prints the new, changed and removed entries, and those upstream-drifted (ported or merged, upstream text changed since the decision) or up for a second look (not ported, changed since)."`
+		Export struct {
+			LedgerFilterFlags
+			Out string `name:"out" placeholder:"FILE" help:"Write the Markdown to FILE instead of standard output."`
+		} `cmd:"" help:"Write the entries of a catalogue as a Markdown table (the console's export)."`
+	} `cmd:"" help:"The porting ledger of borrowed prompt catalogues: what became of each upstream entry (port, merge, do not port) and why (docs/importers.md)."`
+}
+
+// LedgerFilterFlags select ledger entries for ledger list and export.
+type LedgerFilterFlags struct {
+	Catalogue string `name:"catalogue" default:"claude-code" help:"Source name of the catalogue."`
+	Decision  string `name:"decision" help:"Only entries with this decision: port, merge, do-not-port or undecided."`
+	Kind      string `name:"kind" help:"Only entries of this upstream kind."`
+	Flag      string `name:"flag" help:"Only entries with this flag: undecided, upstream-drifted, second-look or removed."`
+	Q         string `name:"q" help:"Only entries whose name, kind, module or reason holds this text (ignoring case)."`
 }
 
 // ServeFlags are serve's flags; config takes the same ones, to print
@@ -103,7 +133,8 @@ var errHelp = errors.New("help printed")
 // parse reads flags and the environment into a CLI and returns the
 // parse (for config) and the command name ("serve", "config", "migrate",
 // "assemble", "export", "import", "lint", "token add", "token list",
-// "token revoke", "scenarios check", "scenarios accept").
+// "token revoke", "scenarios check", "scenarios accept", "ledger list",
+// "ledger decide", "ledger sync", "ledger export").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, *kong.Context, string, error) {
 	var cli CLI

@@ -5,8 +5,10 @@
 // --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
 // revoke) and users (user add), prints its effective configuration
-// (config), and checks saved scenarios against what
-// is served (scenarios check, accept). See README.md.
+// (config), checks saved scenarios against what
+// is served (scenarios check, accept), and keeps the porting ledger of
+// borrowed prompt catalogues (ledger list, decide, sync, export). See
+// README.md.
 package main
 
 import (
@@ -88,6 +90,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.scenariosCheck(ctx)
 	case "scenarios accept":
 		return a.scenariosAccept(ctx)
+	case "ledger list":
+		return a.ledgerList(ctx)
+	case "ledger decide":
+		return a.ledgerDecide(ctx)
+	case "ledger sync":
+		return a.ledgerSync(ctx)
+	case "ledger export":
+		return a.ledgerExport(ctx)
 	}
 	return fmt.Errorf("unknown command %q", command)
 }

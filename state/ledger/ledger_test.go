@@ -104,8 +104,8 @@ func TestCompareNewChangedRemovedDriftSecondLook(t *testing.T) {
 	check("removed", p.Removed, []string{"agent-old"})
 	check("upstream-drifted", p.Drifted, []string{"tool-bash", "tool-read"})
 	check("second look", p.SecondLook, []string{"tool-notebook"})
-	if p.Unchanged != 1 {
-		t.Errorf("unchanged = %d, want 1 (tool-web)", p.Unchanged)
+	if p.Unchanged != 2 {
+		t.Errorf("unchanged = %d, want 2 (tool-web, mode-plan at a new version)", p.Unchanged)
 	}
 	var written []string
 	for _, u := range p.Upserts {

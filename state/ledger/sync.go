@@ -21,7 +21,8 @@ type Plan struct {
 	Changed []string
 	// Removed are entries the ledger held that the catalogue no longer has.
 	Removed []string
-	// Unchanged counts the entries found as they were.
+	// Unchanged counts the entries whose upstream text is as it was (a
+	// new version or kind alone is written, not counted as changed).
 	Unchanged int
 	// Drifted and SecondLook are the entries flagged so after the sync
 	// (FlagDrifted, FlagSecondLook), whether this sync or an earlier one
@@ -58,10 +59,12 @@ func Compare(catalogue string, held []domain.LedgerEntry, fragments []Fragment) 
 			p.New = append(p.New, f.Name)
 		case e.Hash != hash:
 			p.Changed = append(p.Changed, f.Name)
-		case e.Kind == f.Kind && e.Version == f.Version:
+		default:
 			p.Unchanged++
-			after = append(after, e)
-			continue
+			if e.Kind == f.Kind && e.Version == f.Version {
+				after = append(after, e)
+				continue
+			}
 		}
 		p.Upserts = append(p.Upserts, domain.LedgerUpstream{Name: f.Name, Kind: f.Kind, Version: f.Version, Text: f.Text})
 		e.Name, e.Kind, e.Version, e.Hash, e.Removed = f.Name, f.Kind, f.Version, hash, false
