@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/state/ledger"
 	"github.com/promptdesk/promptdesk/views/auditpage"
 	"github.com/promptdesk/promptdesk/views/components"
 )
@@ -132,6 +133,12 @@ func auditRow(e domain.AuditEntry) auditpage.Row {
 		r.SubjectURL = "/scenarios/" + url.PathEscape(e.SubjectID)
 	case domain.SubjectWebhook:
 		r.SubjectURL = "/webhooks"
+	case domain.SubjectLedger:
+		// A decision's id is "<catalogue>/<entry>", a sync's the catalogue.
+		r.SubjectURL = "/ledger?" + ledgerQuery(e.SubjectID, ledger.Filter{}, 1)
+		if catalogue, name, ok := strings.Cut(e.SubjectID, "/"); ok {
+			r.SubjectURL = ledgerEntryURL(catalogue, name)
+		}
 	}
 	return r
 }

@@ -13,12 +13,15 @@ import (
 )
 
 // ledgerListColumns are the columns of a listing: no texts.
-const ledgerListColumns = `catalogue, name, kind, version, '', text_hash, removed, decision, module_id, reason,
-	decided_version, '', decided_hash, decided_by, decided_at, first_seen, changed_at`
+const ledgerListColumns = `e.catalogue, e.name, e.kind, e.version, '', e.text_hash, e.removed, e.decision, e.module_id, e.reason,
+	e.decided_version, '', e.decided_hash, e.decided_by, e.decided_at, e.first_seen, e.changed_at`
 
-// ledgerColumns are every column of an entry, texts included.
-const ledgerColumns = `catalogue, name, kind, version, text, text_hash, removed, decision, module_id, reason,
-	decided_version, decided_text, decided_hash, decided_by, decided_at, first_seen, changed_at`
+// ledgerColumns are every column of an entry, its texts (t, d) joined.
+const ledgerColumns = `e.catalogue, e.name, e.kind, e.version, t.text, e.text_hash, e.removed, e.decision, e.module_id, e.reason,
+	e.decided_version, coalesce(d.text, ''), e.decided_hash, e.decided_by, e.decided_at, e.first_seen, e.changed_at`
+
+// ledgerFrom joins an entry e with its text now t and the text decided on d.
+const ledgerFrom = ` FROM ledger_entries e JOIN ledger_texts t ON t.hash = e.text_hash LEFT JOIN ledger_texts d ON d.hash = e.decided_hash `
 
 func scanLedger(row pgx.Row) (domain.LedgerEntry, error) {
 	var e domain.LedgerEntry
@@ -49,7 +52,7 @@ func (s *Store) ListLedgerCatalogues(ctx context.Context) ([]string, error) {
 // ordered by name (byte order), without their texts (Text and
 // DecidedText are ""; the hashes are set).
 func (s *Store) ListLedger(ctx context.Context, catalogue string) ([]domain.LedgerEntry, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+ledgerListColumns+` FROM ledger_entries WHERE catalogue = $1 ORDER BY name COLLATE "C"`, catalogue)
+	rows, err := s.db.Query(ctx, `SELECT `+ledgerListColumns+` FROM ledger_entries e WHERE e.catalogue = $1 ORDER BY e.name COLLATE "C"`, catalogue)
 	if err != nil {
 		return nil, dbError(err, "list ledger "+catalogue)
 	}
@@ -63,7 +66,7 @@ func (s *Store) ListLedger(ctx context.Context, catalogue string) ([]domain.Ledg
 // GetLedgerEntry returns the entry name of catalogue with its texts.
 // Errors: library.ErrNotFound.
 func (s *Store) GetLedgerEntry(ctx context.Context, catalogue, name string) (domain.LedgerEntry, error) {
-	e, err := scanLedger(s.db.QueryRow(ctx, `SELECT `+ledgerColumns+` FROM ledger_entries WHERE catalogue = $1 AND name = $2`, catalogue, name))
+	e, err := scanLedger(s.db.QueryRow(ctx, `SELECT `+ledgerColumns+ledgerFrom+`WHERE e.catalogue = $1 AND e.name = $2`, catalogue, name))
 	if err != nil {
 		return domain.LedgerEntry{}, dbError(err, fmt.Sprintf("ledger entry %q of %s", name, catalogue))
 	}
@@ -73,7 +76,8 @@ func (s *Store) GetLedgerEntry(ctx context.Context, catalogue, name string) (dom
 // SyncLedger writes a sync of catalogue in one transaction: each of
 // upserts stored as upstream has it now (created, or its kind, version
 // and text replaced, and no longer removed; ChangedAt moves when its
-// text did), each name of removed marked removed, and one audit entry
+// text did; each text is kept once, by its hash, and kept while the
+// ledger lasts), each name of removed marked removed, and one audit entry
 // (action sync, After: summary). Decisions are left as they are: the
 // flags follow from the texts. Errors: library.ErrInvalid for a value
 // the table refuses.
@@ -88,13 +92,19 @@ func (s *Store) SyncLedger(ctx context.Context, catalogue string, upserts []doma
 	}
 	return s.WithTx(ctx, func(tx *Store) error {
 		if len(upserts) > 0 {
-			_, err := tx.db.Exec(ctx, `INSERT INTO ledger_entries AS l (catalogue, name, kind, version, text, text_hash)
-				SELECT $1, u.name, u.kind, u.version, u.text, u.hash
-				FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(name, kind, version, text, hash)
+			_, err := tx.db.Exec(ctx, `INSERT INTO ledger_texts (hash, text)
+				SELECT DISTINCT ON (u.hash) u.hash, u.text FROM unnest($1::text[], $2::text[]) AS u(hash, text)
+				ON CONFLICT (hash) DO NOTHING`, hashes, texts)
+			if err != nil {
+				return dbError(err, "sync ledger "+catalogue)
+			}
+			_, err = tx.db.Exec(ctx, `INSERT INTO ledger_entries AS l (catalogue, name, kind, version, text_hash)
+				SELECT $1, u.name, u.kind, u.version, u.hash
+				FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(name, kind, version, hash)
 				ON CONFLICT (catalogue, name) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version,
-					text = EXCLUDED.text, text_hash = EXCLUDED.text_hash, removed = false,
+					text_hash = EXCLUDED.text_hash, removed = false,
 					changed_at = CASE WHEN l.text_hash <> EXCLUDED.text_hash THEN now() ELSE l.changed_at END`,
-				catalogue, names, kinds, versions, texts, hashes)
+				catalogue, names, kinds, versions, hashes)
 			if err != nil {
 				return dbError(err, "sync ledger "+catalogue)
 			}
@@ -122,7 +132,7 @@ func (s *Store) DecideLedger(ctx context.Context, catalogue, name, decision, mod
 	what := fmt.Sprintf("ledger entry %q of %s", name, catalogue)
 	var saved domain.LedgerEntry
 	err := s.WithTx(ctx, func(tx *Store) error {
-		before, err := scanLedger(tx.db.QueryRow(ctx, `SELECT `+ledgerListColumns+` FROM ledger_entries WHERE catalogue = $1 AND name = $2 FOR UPDATE`, catalogue, name))
+		before, err := scanLedger(tx.db.QueryRow(ctx, `SELECT `+ledgerListColumns+` FROM ledger_entries e WHERE e.catalogue = $1 AND e.name = $2 FOR UPDATE`, catalogue, name))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%s does not exist (sync the catalogue first): %w", what, library.ErrNotFound)
 		}
@@ -132,12 +142,14 @@ func (s *Store) DecideLedger(ctx context.Context, catalogue, name, decision, mod
 		if hash != "" && hash != before.Hash {
 			return fmt.Errorf("%s changed upstream since you looked at it (a sync came in between): look at it again and decide: %w", what, library.ErrConflict)
 		}
-		saved, err = scanLedger(tx.db.QueryRow(ctx, `UPDATE ledger_entries SET decision = $3, module_id = $4, reason = $5,
-				decided_version = version, decided_text = text, decided_hash = text_hash, decided_by = $6, decided_at = now()
-			WHERE catalogue = $1 AND name = $2
-			RETURNING `+ledgerColumns, catalogue, name, decision, moduleID, reason, domain.ActorFrom(ctx)))
+		_, err = tx.db.Exec(ctx, `UPDATE ledger_entries SET decision = $3, module_id = $4, reason = $5,
+				decided_version = version, decided_hash = text_hash, decided_by = $6, decided_at = now()
+			WHERE catalogue = $1 AND name = $2`, catalogue, name, decision, moduleID, reason, domain.ActorFrom(ctx))
 		if err != nil {
 			return dbError(err, what)
+		}
+		if saved, err = tx.GetLedgerEntry(ctx, catalogue, name); err != nil {
+			return err
 		}
 		return tx.audit(ctx, domain.AuditEntry{Actor: domain.ActorFrom(ctx), Action: domain.ActionDecide, Subject: domain.SubjectLedger,
 			SubjectID: catalogue + "/" + name, Before: decisionLine(before), After: decisionLine(saved), Note: saved.Reason})

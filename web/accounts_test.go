@@ -98,6 +98,10 @@ var consoleRoles = map[string]string{
 	"POST /scenarios/:id/accept":                        domain.RoleEditor,
 	"GET /scenarios/:id/delete":                         domain.RoleEditor,
 	"POST /scenarios/:id/delete":                        domain.RoleEditor,
+	"GET /ledger":                                       domain.RoleViewer,
+	"GET /ledger/export.md":                             domain.RoleViewer,
+	"GET /ledger/entry":                                 domain.RoleViewer,
+	"POST /ledger/decide":                               domain.RoleEditor,
 }
 
 // routeTarget fills a route's parameters.
