@@ -107,12 +107,12 @@ func apiCatalogue(c echo.Context) string {
 // Errors: 422 naming a bad filter value.
 func (h *APILedger) List(c echo.Context) error {
 	catalogue := apiCatalogue(c)
-	entries, _, err := h.Service.List(c.Request().Context(), catalogue, ledgerFilter(c))
+	list, err := h.Service.List(c.Request().Context(), catalogue, ledgerFilter(c))
 	if err != nil {
 		return err
 	}
-	out := APILedgerList{Catalogue: catalogue, Entries: make([]APILedgerEntry, len(entries))}
-	for i, e := range entries {
+	out := APILedgerList{Catalogue: catalogue, Entries: make([]APILedgerEntry, len(list.Entries))}
+	for i, e := range list.Entries {
 		out.Entries[i] = apiLedgerEntry(e)
 	}
 	return WriteJSON(c, http.StatusOK, out)

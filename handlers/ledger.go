@@ -21,7 +21,7 @@ import (
 // (*state.Ledger).
 type LedgerService interface {
 	Catalogues(ctx context.Context) ([]string, error)
-	List(ctx context.Context, catalogue string, f ledger.Filter) ([]domain.LedgerEntry, []string, error)
+	List(ctx context.Context, catalogue string, f ledger.Filter) (ledger.Listing, error)
 	Entry(ctx context.Context, catalogue, name string) (domain.LedgerEntry, error)
 	Export(ctx context.Context, catalogue string, f ledger.Filter) (string, error)
 	Decide(ctx context.Context, d ledger.Decision) (domain.LedgerEntry, error)
@@ -80,7 +80,7 @@ func (h *Ledger) catalogue(c echo.Context) (string, []string, error) {
 
 // List renders GET /ledger: the entries of a catalogue (?catalogue=,
 // default the first) that the filter selects (decision, kind, flag, q),
-// ledgerPageSize a page (?page=N). Errors: ErrInvalid naming a bad
+// ledgerPageSize a page (?page=N; past the end, the last). Errors: ErrInvalid naming a bad
 // filter value or page.
 func (h *Ledger) List(c echo.Context) error {
 	catalogue, all, err := h.catalogue(c)
@@ -99,29 +99,26 @@ func (h *Ledger) List(c echo.Context) error {
 	}
 	f := ledgerFilter(c)
 	ctx := c.Request().Context()
-	entries, kinds, err := h.Service.List(ctx, catalogue, f)
+	list, err := h.Service.List(ctx, catalogue, f)
 	if err != nil {
 		return err
 	}
-	total, _, err := h.Service.List(ctx, catalogue, ledger.Filter{})
-	if err != nil {
-		return err
-	}
+	entries := list.Entries
 	m.Filter = ledgerpage.Filter{Decision: f.Decision, Kind: f.Kind, Flag: string(f.Flag), Q: f.Q}
 	m.Decisions = append(append([]string{}, domain.Decisions...), ledger.Undecided)
-	m.Kinds = kinds
+	m.Kinds = list.Kinds
 	for _, fl := range ledger.Flags {
 		m.Flags = append(m.Flags, string(fl))
 	}
-	m.Total, m.Matched = len(total), len(entries)
+	m.Total, m.Matched = list.Total, len(entries)
 	cnt := ledger.Count(entries)
 	m.Summary = fmt.Sprintf("%d ported, %d merged, %d not ported, %d undecided; %d upstream-drifted, %d for a second look, %d removed upstream",
 		cnt.Port, cnt.Merge, cnt.DoNotPort, cnt.Undecided, cnt.Drifted, cnt.SecondLook, cnt.Removed)
 	m.ExportURL = "/ledger/export.md?" + ledgerQuery(catalogue, f, 1)
+	// A page past the end (the list shrank since the link was made) shows
+	// the last one.
+	page = min(page, max(1, (len(entries)+ledgerPageSize-1)/ledgerPageSize))
 	first := (page - 1) * ledgerPageSize
-	if first > len(entries) {
-		first = len(entries)
-	}
 	last := min(first+ledgerPageSize, len(entries))
 	for _, e := range entries[first:last] {
 		m.Rows = append(m.Rows, ledgerRow(e))

@@ -34,21 +34,21 @@ func (l *Ledger) Catalogues(ctx context.Context) ([]string, error) {
 	return l.Store.ListLedgerCatalogues(ctx)
 }
 
-// List returns the entries of catalogue that f selects, by name, without
-// texts, and all entries' kinds (for a filter's choices). Errors: a
+// List returns the entries of catalogue that f selects, by name,
+// without texts, with the catalogue's size and kinds. Errors: a
 // *library.Error naming the field of a bad filter value or catalogue.
-func (l *Ledger) List(ctx context.Context, catalogue string, f ledger.Filter) (entries []domain.LedgerEntry, kinds []string, err error) {
+func (l *Ledger) List(ctx context.Context, catalogue string, f ledger.Filter) (ledger.Listing, error) {
 	if err := ledger.CheckCatalogue(catalogue); err != nil {
-		return nil, nil, err
+		return ledger.Listing{}, err
 	}
 	if err := f.Check(); err != nil {
-		return nil, nil, err
+		return ledger.Listing{}, err
 	}
 	all, err := l.Store.ListLedger(ctx, catalogue)
 	if err != nil {
-		return nil, nil, err
+		return ledger.Listing{}, err
 	}
-	return ledger.Select(all, f), ledger.Kinds(all), nil
+	return ledger.Listing{Entries: ledger.Select(all, f), Total: len(all), Kinds: ledger.Kinds(all)}, nil
 }
 
 // Entry returns the entry name of catalogue with its texts. Errors:
@@ -60,11 +60,11 @@ func (l *Ledger) Entry(ctx context.Context, catalogue, name string) (domain.Ledg
 // Export returns the entries of catalogue that f selects as a Markdown
 // document (ledger.Markdown). Errors: as List.
 func (l *Ledger) Export(ctx context.Context, catalogue string, f ledger.Filter) (string, error) {
-	entries, _, err := l.List(ctx, catalogue, f)
+	list, err := l.List(ctx, catalogue, f)
 	if err != nil {
 		return "", err
 	}
-	return ledger.Markdown(catalogue, entries), nil
+	return ledger.Markdown(catalogue, list.Entries), nil
 }
 
 // Sync compares the fragments of catalogue with the ledger and stores

@@ -90,14 +90,14 @@ func BenchmarkLedger10000(b *testing.B) {
 	})
 	b.Run("list/all", func(b *testing.B) {
 		for b.Loop() {
-			if entries, _, err := l.List(ctx, "claude-code", ledger.Filter{}); err != nil || len(entries) != ledgerSize {
-				b.Fatalf("list: %d, %v", len(entries), err)
+			if list, err := l.List(ctx, "claude-code", ledger.Filter{}); err != nil || len(list.Entries) != ledgerSize {
+				b.Fatalf("list: %d, %v", len(list.Entries), err)
 			}
 		}
 	})
 	b.Run("list/search-and-flag", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := l.List(ctx, "claude-code", ledger.Filter{Q: "TOOL-DESCRIPTION-0", Flag: ledger.FlagDrifted}); err != nil {
+			if _, err := l.List(ctx, "claude-code", ledger.Filter{Q: "TOOL-DESCRIPTION-0", Flag: ledger.FlagDrifted}); err != nil {
 				b.Fatal(err)
 			}
 		}

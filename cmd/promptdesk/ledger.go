@@ -121,10 +121,11 @@ func (a *app) ledgerList(ctx context.Context) error {
 	}
 	defer closeStore()
 	flags := a.cli.Ledger.List
-	entries, _, err := l.List(ctx, flags.Catalogue, ledgerFilter(flags.LedgerFilterFlags))
+	list, err := l.List(ctx, flags.Catalogue, ledgerFilter(flags.LedgerFilterFlags))
 	if err != nil {
 		return err
 	}
+	entries := list.Entries
 	if len(entries) == 0 {
 		fmt.Fprintf(a.stdout, "%s: no entry matches (promptdesk ledger sync --from FORMAT SRC fills the ledger)\n", flags.Catalogue)
 		return nil

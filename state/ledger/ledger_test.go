@@ -82,12 +82,12 @@ func TestCompareNewChangedRemovedDriftSecondLook(t *testing.T) {
 	}
 	v2 := []ledger.Fragment{
 		{Name: "tool-bash", Kind: "tool-description", Version: "2.0.2", Text: "Run a shell command; quote paths."}, // ported, changed
-		{Name: "tool-read", Kind: "tool-description", Version: "2.0.2", Text: "Read a file or an image."},       // merged, changed
-		{Name: "mode-plan", Kind: "system-prompt", Version: "2.0.2", Text: "Plan before acting."},              // ported, version only
-		{Name: "tool-notebook", Kind: "tool-description", Version: "2.0.2", Text: "Edit a Jupyter notebook."},  // not ported, changed
-		{Name: "tool-web", Kind: "tool-description", Version: "2.0.1", Text: "Fetch a page."},                  // not ported, same
-		{Name: "style-terse", Kind: "output-style", Version: "2.0.2", Text: "Be very terse."},                  // undecided, changed
-		{Name: "tool-todo", Kind: "tool-description", Version: "2.0.2", Text: "Keep a todo list."},             // new
+		{Name: "tool-read", Kind: "tool-description", Version: "2.0.2", Text: "Read a file or an image."},          // merged, changed
+		{Name: "mode-plan", Kind: "system-prompt", Version: "2.0.2", Text: "Plan before acting."},                  // ported, version only
+		{Name: "tool-notebook", Kind: "tool-description", Version: "2.0.2", Text: "Edit a Jupyter notebook."},      // not ported, changed
+		{Name: "tool-web", Kind: "tool-description", Version: "2.0.1", Text: "Fetch a page."},                      // not ported, same
+		{Name: "style-terse", Kind: "output-style", Version: "2.0.2", Text: "Be very terse."},                      // undecided, changed
+		{Name: "tool-todo", Kind: "tool-description", Version: "2.0.2", Text: "Keep a todo list."},                 // new
 	}
 	p, err := ledger.Compare("claude-code", entries, v2)
 	if err != nil {

@@ -72,6 +72,16 @@ func Select(entries []domain.LedgerEntry, f Filter) []domain.LedgerEntry {
 	return out
 }
 
+// Listing is a catalogue's entries that a filter selected, with what a
+// listing page shows around them.
+type Listing struct {
+	Entries []domain.LedgerEntry
+	// Total counts the catalogue's entries, selected or not.
+	Total int
+	// Kinds are the kinds of all its entries (Kinds), for the filter.
+	Kinds []string
+}
+
 // Kinds returns the distinct kinds of entries, sorted ("" left out).
 func Kinds(entries []domain.LedgerEntry) []string {
 	var out []string
