@@ -3,6 +3,8 @@ package state
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
@@ -54,7 +56,19 @@ func (l *Ledger) List(ctx context.Context, catalogue string, f ledger.Filter) (l
 // Entry returns the entry name of catalogue with its texts. Errors:
 // library.ErrNotFound.
 func (l *Ledger) Entry(ctx context.Context, catalogue, name string) (domain.LedgerEntry, error) {
+	if err := storableName(catalogue, name); err != nil {
+		return domain.LedgerEntry{}, err
+	}
 	return l.Store.GetLedgerEntry(ctx, catalogue, name)
+}
+
+// storableName refuses as not found a name no sync can have stored (a
+// NUL, invalid UTF-8), which the database would refuse to look up.
+func storableName(catalogue, name string) error {
+	if strings.ContainsRune(name, 0) || !utf8.ValidString(name) {
+		return fmt.Errorf("ledger entry %q of %s does not exist: %w", name, catalogue, library.ErrNotFound)
+	}
+	return nil
 }
 
 // Export returns the entries of catalogue that f selects as a Markdown
@@ -103,6 +117,9 @@ func (l *Ledger) Decide(ctx context.Context, d ledger.Decision) (domain.LedgerEn
 	}
 	d, err := ledger.Check(d)
 	if err != nil {
+		return domain.LedgerEntry{}, err
+	}
+	if err := storableName(d.Catalogue, d.Name); err != nil {
 		return domain.LedgerEntry{}, err
 	}
 	if d.ModuleID != "" && (l.Exists == nil || !l.Exists(d.ModuleID)) {

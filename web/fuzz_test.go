@@ -99,6 +99,7 @@ func TestSchemaDrivenFuzz(t *testing.T) {
 		{http.MethodPost, "/api/v1/scenarios/fuzz-put/accept", "APIAcceptBody", map[string]any{}},
 		{http.MethodPost, "/api/v1/webhooks", "APIWebhookBody", map[string]any{"url": "http://127.0.0.1:9/hook"}},
 		{http.MethodPut, "/api/v1/webhooks/1", "APIWebhookBody", map[string]any{"url": "http://127.0.0.1:9/hook"}},
+		{http.MethodPost, "/api/v1/ledger/decisions", "APILedgerDecision", map[string]any{"name": "tool-x", "decision": "port", "module": "base.identity"}},
 	}
 	for _, b := range bodies {
 		var props jsonObject
