@@ -50,16 +50,12 @@ func upstreamField(file string, n ast.Node) (*Upstream, FileErrors) {
 	}
 	var u Upstream
 	var errs FileErrors
-	seen := map[string]bool{}
+	seen := map[string]bool{} // the YAML parser refuses a key given twice
 	for _, kv := range kvs {
 		k := kv.Key.String()
 		field := "upstream." + k
 		bad := func(msg string) {
 			errs = append(errs, &FileError{File: file, Line: frontLine(kv.Key), Field: field, Msg: msg})
-		}
-		if seen[k] {
-			bad("field given twice")
-			continue
 		}
 		seen[k] = true
 		var dst *string
