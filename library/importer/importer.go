@@ -392,7 +392,7 @@ type spec struct {
 	description string
 	variables   []string
 	body        string
-	manual      bool               // a task module with a manual trigger
+	manual      bool              // a task module with a manual trigger
 	upstream    *library.Upstream // where the text came from; nil for none
 }
 
