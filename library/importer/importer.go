@@ -1,7 +1,7 @@
 // Package importer turns other systems' prompt files into promptdesk
 // module files (docs/importers.md): Agent Skills folders, MaiBot prompt
-// folders, WeKnora prompt-template YAML files and index.json + Jinja
-// template sets. Each converter is a pure function over an fs.FS rooted at
+// folders, WeKnora prompt-template YAML files, index.json + Jinja
+// template sets and the claude-code catalogue of system-prompt fragments. Each converter is a pure function over an fs.FS rooted at
 // the source folder; its Result holds the module files it produced (in the
 // library layout, checked with library.Load) and one Outcome per source
 // file or entry: imported, not imported (with the reason and line),
