@@ -457,7 +457,7 @@ func convertFragment(text string, first int, declared []ccVar) (ccConversion, []
 		return mdcode.InSpan(mdcode.Spans(text[start:off+end]), off-start)
 	}
 	var w body
-	literals := 0
+	literals, unclosed := 0, 0
 	from := 0
 	for k := 0; k < len(text); k++ {
 		switch {
@@ -469,6 +469,11 @@ func convertFragment(text string, first int, declared []ccVar) (ccConversion, []
 			if end < 0 {
 				if !inCode(k) {
 					problems = append(problems, Note{Line: at(k), Msg: "${ is never closed by }: the text is cut short or not the catalogue's"})
+				}
+				// Each unclosed ${ is a scan to the end of the text: a
+				// bound keeps a text made of them from taking minutes.
+				if unclosed++; unclosed > maxUnclosed {
+					return c, append(problems, Note{Line: at(k), Msg: fmt.Sprintf("more than %d ${ are never closed by }: the text is not the catalogue's", maxUnclosed)})
 				}
 				continue
 			}
@@ -540,6 +545,10 @@ func convertFragment(text string, first int, declared []ccVar) (ccConversion, []
 	c.variables = order
 	return c, problems
 }
+
+// maxUnclosed is how many `${` left open a fragment may hold (shell
+// text in code may have a few).
+const maxUnclosed = 100
 
 // jsExprEnd is the index just past the `}` that closes the `${` at
 // s[i], or -1: braces nest, and quoted strings (to the end of their line)

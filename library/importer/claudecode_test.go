@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -328,5 +329,34 @@ func TestReadClaudeCodeCatalogue(t *testing.T) {
 	}
 	if _, _, err := ReadClaudeCodeCatalogue(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no fragment files") {
 		t.Errorf("an empty folder: %v", err)
+	}
+}
+
+// No text makes the conversion panic or scan without end, and every
+// placeholder of what it accepts is a declared variable.
+func FuzzConvertFragment(f *testing.F) {
+	for _, s := range []string{"${A} ${B ? `x${A}` : 'y'} {{C}}", "```\n${HOME:-/x} ${`\n```\n${", "\\${A} {{a}} \\{{C}} ${A}${A}", strings.Repeat("${`", 50)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, problems := convertFragment(s, 1, []ccVar{{raw: "A", line: 1}, {raw: "B", line: 1}})
+		if len(problems) > 0 {
+			return
+		}
+		for _, p := range library.Placeholders(c.body) {
+			if !slices.Contains(c.variables, p.Name) {
+				t.Errorf("placeholder {{%s}} is not among the variables %v", p.Name, c.variables)
+			}
+		}
+	})
+}
+
+// A text made of unclosed ${ inside code is refused after maxUnclosed of
+// them, not scanned to the end for each.
+func TestUnclosedInterpolationsAreBounded(t *testing.T) {
+	text := "```\n" + strings.Repeat("${`", 90_000) + "\n```\n"
+	_, problems := convertFragment(text, 1, nil)
+	if len(problems) != 1 || !strings.Contains(problems[0].Msg, "more than 100 ${ are never closed") {
+		t.Errorf("problems %v", problems)
 	}
 }
