@@ -203,7 +203,7 @@ func TestImportFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--from", "langchain", dir, "--out", t.TempDir()}, `--from "langchain": unknown format (known: promptdesk, skills, maibot, weknora, jinja-index)`},
+		{[]string{"--from", "langchain", dir, "--out", t.TempDir()}, `--from "langchain": unknown format (known: promptdesk, skills, maibot, weknora, jinja-index, claude-code)`},
 		{[]string{"--from", "skills", dir}, "say where the modules go: --out DIR"},
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--into", "db"}, "choose one"},
 		{[]string{"--from", "skills", dir, "--into", "files"}, `--into "files": the only target is "db"`},
