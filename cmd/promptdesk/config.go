@@ -88,7 +88,7 @@ type CLI struct {
 			Entry     string `arg:"" name:"entry" help:"Upstream name of the entry."`
 		} `cmd:"" help:"Record a decision on an entry, taken on its upstream text now (this clears its upstream-drifted or second-look flag)."`
 		Sync struct {
-			From      string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: json (SRC/catalogue.json: {\"source\", \"entries\": [{\"name\", \"kind\", \"version\", \"text\"}]})."`
+			From      string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: claude-code (Claude Code's catalogue of prompt fragments, as import --from claude-code reads it) or json (SRC/catalogue.json: {\"source\", \"entries\": [{\"name\", \"kind\", \"version\", \"text\"}]})."`
 			Catalogue string `name:"catalogue" help:"Source name to file the entries under; default: the one SRC names."`
 			Src       string `arg:"" name:"src" type:"existingdir" help:"Folder of the catalogue."`
 		} `cmd:"" help:"Bring the ledger up to a catalogue: prints the new, changed and removed entries, and those upstream-drifted (ported or merged, upstream text changed since the decision) or up for a second look (not ported, changed since)."`

@@ -16,6 +16,7 @@ import (
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
+	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/state/ledger"
 )
@@ -28,7 +29,23 @@ type catalogueReader func(src string) (source string, fragments []ledger.Fragmen
 // catalogueReaders are the formats ledger sync --from takes. A new
 // catalogue format is one reader here.
 var catalogueReaders = map[string]catalogueReader{
-	"json": readJSONCatalogue,
+	"json":        readJSONCatalogue,
+	"claude-code": readClaudeCodeCatalogue,
+}
+
+// readClaudeCodeCatalogue reads Claude Code's catalogue of prompt
+// fragments (importer.ReadClaudeCodeCatalogue): every fragment is an
+// entry, whether or not import --from claude-code can convert it.
+func readClaudeCodeCatalogue(src string) (string, []ledger.Fragment, error) {
+	source, entries, err := importer.ReadClaudeCodeCatalogue(src)
+	if err != nil {
+		return "", nil, err
+	}
+	frags := make([]ledger.Fragment, len(entries))
+	for i, e := range entries {
+		frags[i] = ledger.Fragment{Name: e.Name, Kind: e.Kind, Version: e.Version, Text: e.Text}
+	}
+	return source, frags, nil
 }
 
 // jsonCatalogueFile is the file the json format reads in its folder.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/store/storetest"
 )
 
@@ -138,5 +140,21 @@ second-look       tool-description-notebook-edit
 	}
 	if _, err := cliRun(t, "ledger", "sync", "--from", "json", t.TempDir()); err == nil || !strings.Contains(err.Error(), "catalogue.json") {
 		t.Errorf("sync of a folder without catalogue.json: %v, want the file named", err)
+	}
+
+	// Claude Code's catalogue, read by the importer: every fragment is an
+	// entry.
+	cc := filepath.Join("..", "..", "library", "importer", "testdata", "claude-code")
+	_, entries, err := importer.ReadClaudeCodeCatalogue(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = cliRun(t, "ledger", "sync", "--from", "claude-code", "--catalogue", "cc-fixture", cc)
+	if err != nil {
+		t.Fatalf("sync --from claude-code: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("cc-fixture: %d entries: %d new, 0 changed", len(entries), len(entries)); !strings.HasPrefix(out, want) ||
+		!strings.Contains(out, "\nnew               "+entries[0].Name+"\n") {
+		t.Errorf("sync --from claude-code:\n%s\nwant %q and a line per entry", out, want)
 	}
 }

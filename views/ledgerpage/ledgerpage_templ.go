@@ -63,7 +63,7 @@ func Page(m Model) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if m.Catalogue == "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"panel muted\" data-testid=\"ledger-empty\">The ledger holds no catalogue yet. Sync one from the shell: <code>promptdesk ledger sync --from json SRC</code> (docs/importers.md).</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"panel muted\" data-testid=\"ledger-empty\">The ledger holds no catalogue yet. Sync one from the shell: <code>promptdesk ledger sync --from claude-code SRC</code> (docs/importers.md).</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
