@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"log"
@@ -11,21 +12,18 @@ import (
 )
 
 // A runtime follows the change feed in the background and asks for its
-// system prompt each turn: from the cache while nothing changed, from
-// promptdesk after a publish, from the embedded library when promptdesk
-// cannot be reached.
+// system prompt at each user message: from the cache while nothing
+// changed, from promptdesk after a publish, from the embedded library
+// when promptdesk cannot be reached (a.Origin.Source says which).
 func Example() {
-	c := client.New("http://127.0.0.1:8080", os.Getenv("PROMPTDESK_TOKEN"), client.Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go c.Follow(ctx)
-
-	a, err := c.Assemble(ctx, &assembler.Request{Locale: "en-US", Message: "Please translate this note", Model: "gpt-4o"})
-	if err != nil {
-		log.Fatal(err) // the request is wrong: a *client.Error names the field
+	ctx := context.Background()
+	pd := client.New("http://127.0.0.1:8080", os.Getenv("PROMPTDESK_TOKEN"), client.Options{})
+	go pd.Follow(ctx) // the change feed keeps the cache current
+	for in := bufio.NewScanner(os.Stdin); in.Scan(); { // one user message a line
+		a, err := pd.Assemble(ctx, &assembler.Request{Locale: "en-US", Message: in.Text(), Model: "gpt-4o"})
+		if err != nil {
+			log.Fatal(err) // a *client.Error: the request is wrong, and says which field
+		}
+		fmt.Printf("[%s, %d tokens]\n%s\n", a.Origin.Source, a.Tokens, a.Text) // the system message for the model
 	}
-	if a.Origin.Source == client.SourceFallback {
-		log.Printf("promptdesk unreachable (%v): the builtin prompt serves", a.Origin.Err)
-	}
-	fmt.Println(a.Tokens, "tokens:", a.Text)
 }
