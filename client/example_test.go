@@ -18,7 +18,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	pd := client.New("http://127.0.0.1:8080", os.Getenv("PROMPTDESK_TOKEN"), client.Options{})
-	go pd.Follow(ctx) // the change feed keeps the cache current
+	go pd.Follow(ctx)                                  // the change feed keeps the cache current
 	for in := bufio.NewScanner(os.Stdin); in.Scan(); { // one user message a line
 		a, err := pd.Assemble(ctx, &assembler.Request{Locale: "en-US", Message: in.Text(), Model: "gpt-4o"})
 		if err != nil {
