@@ -195,6 +195,8 @@ type Error struct {
 	Field   string
 }
 
+// Error is "promptdesk: <status> <code>: field <field>: <message>", the
+// field part only when set.
 func (e *Error) Error() string {
 	if e.Field != "" {
 		return fmt.Sprintf("promptdesk: %d %s: field %s: %s", e.Status, e.Code, e.Field, e.Message)
