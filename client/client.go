@@ -8,9 +8,10 @@
 // came with. Follow reads the change feed (GET /api/v1/changes, a long
 // poll); while it is followed and says the generation has not moved, a
 // cached answer is served without a request (SourceCache). When the
-// generation moves, the answers used in the last minute are fetched
-// again in the background at once, and until that is done the cached
-// answer is served marked SourceStale (stale while revalidate): an
+// generation moves, the answers used in the last minute (the 64 used
+// last) are fetched again in the background at once, and until that is
+// done the cached answer is served marked SourceStale (stale while
+// revalidate), the others on their next use: an
 // assembly is posted again, a GET is sent with If-None-Match and its
 // ETag, and a 304 keeps the cached body. Without Follow every answer is
 // revalidated the same way on use.
@@ -75,9 +76,13 @@ const (
 	DefaultTimeout    = 10 * time.Second
 )
 
-// recentUse is how recently an answer must have been used to be fetched
-// again in the background when the generation moves or an epoch begins.
-const recentUse = time.Minute
+// After a change (the generation moved, or an epoch began) the
+// refreshAhead answers used last, within recentUse, are fetched again
+// in the background; the others wait for their next use.
+const (
+	recentUse    = time.Minute
+	refreshAhead = 64
+)
 
 // backgroundFetches is how many background fetches run at once.
 const backgroundFetches = 4

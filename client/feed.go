@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -19,9 +20,9 @@ const (
 
 // Follow reads the change feed (GET /api/v1/changes?since=G&wait=S)
 // until ctx ends, keeping the client's generation current: a move
-// fetches the answers used in the last minute again in the background,
-// and "reset" begins a new epoch (the cache is dropped, the answers used
-// in the last minute fetched again). While the feed fails nothing is
+// fetches the 64 answers used last (within the last minute) again in
+// the background, and "reset" begins a new epoch (the cache is dropped,
+// the same answers fetched again). While the feed fails nothing is
 // served as current; Follow retries after 100 ms, doubling up to 5 s,
 // and a failure to reach promptdesk sends calls to the cache or the
 // fallback until a poll or a request succeeds. Run it in its own
@@ -85,31 +86,37 @@ func (c *Client) poll(ctx context.Context) error {
 	}
 	now := c.now()
 	c.mu.Lock()
-	var again []call
+	var again []*entry
 	if f.Reset && since > 0 {
 		// A new epoch: nothing cached can be compared with its
 		// generations.
-		for _, e := range c.entries {
-			if now.Sub(e.used) <= recentUse {
-				again = append(again, e.call)
-			}
-		}
+		again = c.recent(now, 0)
 		c.entries = map[string]*entry{}
 		c.epoch++
 		c.gen, c.changedAt = f.Generation, now
 	} else if f.Generation != c.gen || !c.following {
 		c.gen = max(c.gen, f.Generation)
 		c.changedAt = now
-		for _, e := range c.entries {
-			if e.gen != c.gen && now.Sub(e.used) <= recentUse {
-				again = append(again, e.call)
-			}
-		}
+		again = c.recent(now, c.gen)
 	}
 	c.following = true
 	c.mu.Unlock()
-	for _, cl := range again {
-		c.background(cl)
+	for _, e := range again {
+		c.background(e.call)
 	}
 	return nil
+}
+
+// recent is the entries to fetch again after a change: those not at
+// generation gen used within recentUse, the refreshAhead used last. The
+// caller holds c.mu.
+func (c *Client) recent(now time.Time, gen int64) []*entry {
+	var out []*entry
+	for _, e := range c.entries {
+		if e.gen != gen && now.Sub(e.used) <= recentUse {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *entry) int { return b.used.Compare(a.used) })
+	return out[:min(len(out), refreshAhead)]
 }
