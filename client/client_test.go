@@ -57,7 +57,7 @@ func (r *recorder) statuses(path string) []int {
 func newClient(f *fixture) (*client.Client, *recorder) {
 	rec := &recorder{next: http.DefaultTransport}
 	c := client.New(f.url(), f.runtime, client.Options{
-		HTTPClient: &http.Client{Timeout: 5 * time.Second, Transport: rec},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: rec},
 		FeedWait:   2 * time.Second,
 		RetryAfter: 100 * time.Millisecond,
 	})
