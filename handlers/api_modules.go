@@ -26,6 +26,8 @@ type APIModule struct {
 	Description string       `json:"description"`
 	Locales     []string     `json:"locales"`
 	Status      state.Status `json:"status"`
+	// Upstream is where the served text came from, absent when it names none.
+	Upstream *library.Upstream `json:"upstream,omitempty"`
 }
 
 // APIModuleDetail is GET /api/v1/modules/{id}: the module text served for
@@ -45,6 +47,7 @@ type APIModuleDetail struct {
 	Variables           []library.Variable `json:"variables"`
 	OutputContract      string             `json:"outputContract"`
 	Triggers            []library.Trigger  `json:"triggers"`
+	Upstream            *library.Upstream  `json:"upstream,omitempty"`
 	Body                string             `json:"body"`
 	Source              string             `json:"source"`
 	Revision            int                `json:"revision,omitempty"`
@@ -108,7 +111,7 @@ func (h *API) Modules(c echo.Context) error {
 			break
 		}
 		m := APIModule{ID: id, Layer: string(pm.Layer), Version: pm.Version, Title: pm.Title, Description: pm.Description,
-			Locales: v.Locales(id), Status: v.ModuleStatus(id)}
+			Locales: v.Locales(id), Status: v.ModuleStatus(id), Upstream: pm.Upstream}
 		if b, ok := v.Library.Any(id); ok {
 			m.Version = b.Version
 		}
@@ -170,6 +173,7 @@ func (h *API) Module(c echo.Context) error {
 		Variables:           append([]library.Variable{}, m.Variables...),
 		OutputContract:      m.OutputContract,
 		Triggers:            append([]library.Trigger{}, m.Triggers...),
+		Upstream:            m.Upstream,
 		Body:                m.Body,
 		Source:              s.Source,
 		Locale:              s.Locale,
