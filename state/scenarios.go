@@ -480,7 +480,7 @@ func OutputOf(res *assembler.Result) domain.ScenarioOutput {
 	out := domain.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
 	for _, e := range res.Report {
 		switch {
-		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == StaleModule:
+		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == assembler.StaleModule:
 			continue
 		case e.Source == assembler.SourceFile:
 			e.Source = assembler.SourceBuiltin
