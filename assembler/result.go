@@ -1,5 +1,10 @@
 package assembler
 
+import (
+	"strings"
+	"time"
+)
+
 // Segment names, in assembly order.
 const (
 	SegmentBase            = "base"
@@ -102,4 +107,36 @@ type ReportEntry struct {
 	Reason   string `json:"reason,omitempty"`
 	Tokens   int    `json:"tokens"`
 	Line     string `json:"line"`
+}
+
+// The report warning of an answer served from the state last read
+// before the database became unreachable: module StaleModule, reason
+// StaleReason followed by that time in RFC 3339 ("database ·
+// stale-since:2026-12-03T16:00:00Z").
+const (
+	StaleModule = "database"
+	StaleReason = "stale-since:"
+)
+
+// StaleWarning is the report entry saying the answer comes from the state
+// read at since, before the database became unreachable.
+func StaleWarning(since time.Time) ReportEntry {
+	e := ReportEntry{Kind: KindWarning, Module: StaleModule, Reason: StaleReason + since.UTC().Format(time.RFC3339)}
+	e.Line = e.TextForm()
+	return e
+}
+
+// StaleSince reads the StaleWarning of a report: the time the served
+// state was read, to the second; ok is false when the report has no such
+// warning (the database answered).
+func StaleSince(report []ReportEntry) (since time.Time, ok bool) {
+	for _, e := range report {
+		if e.Kind != KindWarning || e.Module != StaleModule {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, strings.TrimPrefix(e.Reason, StaleReason)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }

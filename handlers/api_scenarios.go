@@ -235,8 +235,11 @@ func (h *APIScenarios) Get(c echo.Context) error {
 // Create handles POST /api/v1/scenarios with an APIScenarioBody: 201
 // with the stored APIScenario (a request without "now" gets the time of
 // saving) and its URL as Location; with accept, its output is accepted
-// unless it does not assemble (then it is saved without). Errors: 409
-// for a taken id; 422 naming the field; 400, 413, 415 for the body.
+// unless it does not assemble (then it is saved without). A body without
+// an id that is saved already (same name, description and request: a
+// request sent again) answers 200 with that scenario and stores nothing.
+// Errors: 409 for a taken id; 422 naming the field; 400, 413, 415 for the
+// body.
 func (h *APIScenarios) Create(c echo.Context) error {
 	body, err := readScenarioBody(c)
 	if err != nil {
@@ -245,6 +248,11 @@ func (h *APIScenarios) Create(c echo.Context) error {
 	saved, run, err := h.Service.Create(c.Request().Context(), state.ScenarioDraft{
 		ID: body.ID, Name: body.Name, Description: body.Description, Request: string(body.Request),
 	}, body.Accept)
+	var already *state.SavedAlready
+	if errors.As(err, &already) {
+		c.Response().Header().Set(echo.HeaderLocation, "/api/v1/scenarios/"+saved.ID)
+		return WriteJSON(c, http.StatusOK, apiScenario(saved))
+	}
 	if err != nil {
 		return scenarioErr(body.ID, err)
 	}

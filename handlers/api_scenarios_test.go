@@ -40,6 +40,11 @@ func TestAPIScenariosCRUD(t *testing.T) {
 		!strings.Contains(string(created.Request), `"now":"2026-11-29T15:45:00Z"`) {
 		t.Errorf("created = %+v (request %s)", created, created.Request)
 	}
+	// The same body again (a retry) is the scenario saved: 200, nothing new.
+	again := a.api(http.MethodPost, "/api/v1/scenarios", `{"name": "Translate a note", "description": "en", "request": `+enRequest+`}`)
+	if again.Code != http.StatusOK || again.Header().Get("Location") != "/api/v1/scenarios/translate-a-note" {
+		t.Errorf("create again: %d %s, Location %q; want 200 with the scenario saved", again.Code, again.Body.String(), again.Header().Get("Location"))
+	}
 	// A request without now gets the server's clock; with accept, the
 	// output is accepted by the token.
 	rec = a.api(http.MethodPost, "/api/v1/scenarios", `{"id": "clockless", "name": "Clockless", "request": {"locale": "en-US"}, "accept": true}`)

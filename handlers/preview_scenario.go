@@ -75,8 +75,9 @@ func (h *Preview) againstServed(ctx context.Context, v *state.View, req *assembl
 // scenario" form: the request that was previewed (with the preview's
 // locale field written in) under a name and description; with accept on,
 // its output as served now is accepted at once. Then it goes to the new
-// scenario's page. Errors in the form answer 422 with the preview page,
-// its result and the form as typed.
+// scenario's page; a form posted twice goes to the one it saved. Errors
+// in the form answer 422 with the preview page, its result and the form
+// as typed.
 func (h *Preview) SaveScenario(c echo.Context) error {
 	form := previewpage.SaveForm{ID: strings.TrimSpace(c.FormValue("id")), Name: c.FormValue("name"), Description: c.FormValue("description"), Accept: c.FormValue("accept") == "on"}
 	m := previewpage.Model{Request: c.FormValue("request"), Locale: strings.TrimSpace(c.FormValue("locale")), Save: &form}
@@ -84,10 +85,14 @@ func (h *Preview) SaveScenario(c echo.Context) error {
 		ID: form.ID, Name: form.Name, Description: form.Description, Request: m.Request, Locale: m.Locale,
 	}, form.Accept)
 	var se state.ScenarioError
+	var already *state.SavedAlready
 	switch {
 	case errors.As(err, &se):
 		form.Errors = fieldErrors(se)
 		return h.runWith(c, m, http.StatusUnprocessableEntity)
+	case errors.As(err, &already):
+		setFlash(c, fmt.Sprintf("Scenario %s was saved already (id %s), with this name, description and request: nothing new was saved.", saved.Name, saved.ID))
+		return seeOther(c, scenarioURL(saved.ID))
 	case form.ID != "" && errors.Is(err, library.ErrConflict):
 		form.Errors = map[string]string{"id": fmt.Sprintf("a scenario with id %s exists already: choose another id, or leave it empty to derive one from the name", form.ID)}
 		return h.runWith(c, m, http.StatusUnprocessableEntity)

@@ -326,4 +326,17 @@ func TestSaveScenarioWithID(t *testing.T) {
 	if loc := zh.Header().Get("Location"); loc != "/scenarios/hui-yi-ji-yao" {
 		t.Errorf("a Chinese name without an id leads to %q, want its pinyin", loc)
 	}
+	// The form posted twice leads to the one scenario it saved, and says so;
+	// the same name with another request is another scenario.
+	twice := a.post("/scenarios", url.Values{"name": {"\u4f1a\u8bae\u7eaa\u8981"}, "request": {`{}`}}).want(t, http.StatusSeeOther)
+	if loc := twice.Header().Get("Location"); loc != "/scenarios/hui-yi-ji-yao" {
+		t.Errorf("the form posted twice leads to %q, want the scenario it saved", loc)
+	}
+	if flash := a.follow(twice).find("flash").Text(); !strings.Contains(flash, "saved already (id hui-yi-ji-yao)") {
+		t.Errorf("flash after the form posted twice: %q", flash)
+	}
+	other := a.post("/scenarios", url.Values{"name": {"\u4f1a\u8bae\u7eaa\u8981"}, "request": {`{"locale": "zh-CN"}`}}).want(t, http.StatusSeeOther)
+	if loc := other.Header().Get("Location"); loc != "/scenarios/hui-yi-ji-yao-2" {
+		t.Errorf("the same name with another request leads to %q, want a new id", loc)
+	}
 }

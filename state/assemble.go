@@ -84,11 +84,6 @@ const (
 	DraftsIncludedReason = "drafts-included:"
 )
 
-// StaleModule is the module of the report warning saying that the served
-// state is the last one read before the database became unreachable:
-// reason "stale-since:<RFC 3339 time>".
-const StaleModule = "database"
-
 // Assemble assembles req on the current View in mode m at now (a request
 // without "now" gets it). Errors: the assembler's (*library.Error,
 // matching library.ErrInvalid or library.ErrNotFound for the request's
@@ -99,7 +94,7 @@ func (a *Assembly) Assemble(ctx context.Context, req *assembler.Request, m Mode,
 
 // AssembleOn is Assemble on the View v, for callers that assemble many
 // requests on one View (scenario runs, impact). While the database is
-// unreachable the report ends with the StaleModule warning.
+// unreachable the report ends with the assembler.StaleModule warning.
 func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Request, m Mode, now time.Time) (*Assembled, error) {
 	st := v.State
 	staging := m.Channel == domain.ChannelStaging && !m.BuiltinOnly
@@ -183,7 +178,7 @@ func channelWarnings(unread bool) []assembler.ReportEntry {
 
 // Render renders one module by id through the override chain of the
 // current View with the request's variables (and pins), and while the
-// database is unreachable the StaleModule warning. On the staging channel
+// database is unreachable the assembler.StaleModule warning. On the staging channel
 // (domain.ChannelStaging) it renders what Assemble serves that channel,
 // and the report has the channel's warnings. Errors as Assemble.
 func (a *Assembly) Render(ctx context.Context, req *assembler.RenderRequest, channel string, now time.Time) (*assembler.Rendered, []assembler.ReportEntry, error) {
@@ -228,16 +223,14 @@ func (a *Assembly) pin(ctx context.Context, v *View, st *assembler.State, revisi
 	return Pinned(ctx, a.Revisions, v, st, pins)
 }
 
-// staleWarning is the StaleModule report entry; ok is false while the
+// staleWarning is the assembler.StaleModule report entry; ok is false while the
 // database answers.
 func (s *Served) staleWarning() (assembler.ReportEntry, bool) {
 	since, ok := s.StaleSince()
 	if !ok {
 		return assembler.ReportEntry{}, false
 	}
-	e := assembler.ReportEntry{Kind: assembler.KindWarning, Module: StaleModule, Reason: "stale-since:" + since.UTC().Format(time.RFC3339)}
-	e.Line = e.TextForm()
-	return e, true
+	return assembler.StaleWarning(since), true
 }
 
 // markDrafts marks the report entries of res served from a draft of v,

@@ -165,7 +165,8 @@ func (s *Scenarios) Get(ctx context.Context, id string) (domain.Scenario, error)
 // runs it and accepts its output. The run is returned either way (zero
 // without accept); a run that fails leaves the scenario saved and not
 // accepted. Errors: ScenarioError; library.ErrConflict when d.ID is
-// taken; the store's.
+// taken; *SavedAlready, with the scenario stored, when d has no id and is
+// saved already; the store's.
 func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (domain.Scenario, ScenarioRun, error) {
 	sc, err := s.check(d, true)
 	if err != nil {
@@ -187,8 +188,21 @@ func (s *Scenarios) Create(ctx context.Context, d ScenarioDraft, accept bool) (d
 	return saved, run, err
 }
 
+// SavedAlready is the error of saving, under a name alone, a scenario
+// that is saved already under an id made from that name: same name,
+// description and request (a form posted twice). Scenario is the one
+// stored; nothing new is.
+type SavedAlready struct {
+	Scenario domain.Scenario
+}
+
+func (e *SavedAlready) Error() string {
+	return fmt.Sprintf("scenario %s is saved already, with the same name, description and request (id %s)", e.Scenario.Name, e.Scenario.ID)
+}
+
 // createNamed stores sc under the id slugged from its name, adding -2,
-// -3… while the id is taken.
+// -3… while the id is taken, unless the scenario under one of those ids
+// is sc itself (*SavedAlready).
 func (s *Scenarios) createNamed(ctx context.Context, sc domain.Scenario) (domain.Scenario, error) {
 	base := scenarioID(sc.Name)
 	for i := 1; i <= 100; i++ {
@@ -200,8 +214,38 @@ func (s *Scenarios) createNamed(ctx context.Context, sc domain.Scenario) (domain
 		if !errors.Is(err, library.ErrConflict) {
 			return saved, err
 		}
+		if old, err := s.Store.GetScenario(ctx, sc.ID); err == nil && sameScenario(old, sc) {
+			return old, &SavedAlready{Scenario: old}
+		}
 	}
 	return domain.Scenario{}, fmt.Errorf("scenario ids %s to %s-100 are all taken; give an id: %w", base, base, library.ErrConflict)
+}
+
+// sameScenario reports whether a and b have the same name, description
+// and request. The requests are compared member by member without their
+// spacing and without "now", which saving writes in with the clock of
+// that moment when the request has none.
+func sameScenario(a, b domain.Scenario) bool {
+	if a.Name != b.Name || a.Description != b.Description {
+		return false
+	}
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a.Request, &ma) != nil || json.Unmarshal(b.Request, &mb) != nil {
+		return false
+	}
+	delete(ma, "now")
+	delete(mb, "now")
+	if len(ma) != len(mb) {
+		return false
+	}
+	for k, va := range ma {
+		vb, ok := mb[k]
+		var ca, cb bytes.Buffer
+		if !ok || json.Compact(&ca, va) != nil || json.Compact(&cb, vb) != nil || !bytes.Equal(ca.Bytes(), cb.Bytes()) {
+			return false
+		}
+	}
+	return true
 }
 
 // scenarioID makes a scenario id from a name with the slug library the
@@ -436,7 +480,7 @@ func OutputOf(res *assembler.Result) domain.ScenarioOutput {
 	out := domain.ScenarioOutput{Text: res.Text, Report: []string{}, Tokens: res.Tokens}
 	for _, e := range res.Report {
 		switch {
-		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == StaleModule:
+		case e.Kind == assembler.KindLibrary, e.Kind == assembler.KindWarning && e.Module == assembler.StaleModule:
 			continue
 		case e.Source == assembler.SourceFile:
 			e.Source = assembler.SourceBuiltin
