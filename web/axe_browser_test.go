@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -64,14 +63,7 @@ func startSeeded(t *testing.T) *Server {
 		}
 	})
 	newToken(t, st, "ci", domain.ScopeAssemble)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	return srv
 }
 
@@ -112,14 +104,7 @@ func TestAxeReviewPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, func(c *Config) { c.ChangeReview = true })
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	pages := []browsertest.Checked{
 		{Path: "/modules/base.identity/override/en-US/publish", WaitFor: "main form"},
 		{Path: "/requests", WaitFor: `main table`},
