@@ -36,8 +36,12 @@ func WithToken(ctx context.Context, tok domain.Token) context.Context {
 // a session must come with the token that opened it, and each method
 // checks its scope (authorize). A request without one is 401.
 func (s *Server) HTTPHandler() http.Handler {
+	// The SDK's DNS-rebinding guard refuses a loopback connection whose
+	// Host is not a loopback name, which is every request a TLS proxy on
+	// the same host forwards; it is not needed here, since every request
+	// needs a bearer token, which a rebinding page cannot send.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.cfg.Logger, SessionTimeout: SessionTimeout})
+		&mcp.StreamableHTTPOptions{Logger: s.cfg.Logger, SessionTimeout: SessionTimeout, DisableLocalhostProtection: true})
 	verify := func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		tok, ok := r.Context().Value(tokenKey{}).(domain.Token)
 		if !ok {
