@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/mcpserver"
+	"github.com/promptdesk/promptdesk/store"
 )
 
 // bearer is an http.RoundTripper adding "Authorization: Bearer token".
@@ -41,11 +43,17 @@ func mcpConnect(t *testing.T, srv *Server, token string, opts *mcp.ClientOptions
 	return cs
 }
 
-// startMCP starts a server (prompts/list pages of pageSize) and returns
-// it with a token holding assemble and read.
-func startMCP(t *testing.T, pageSize int) (*Server, string, func(name string, scopes ...string) string) {
+// startMCP starts a server (prompts/list pages of pageSize, its Config
+// changed by configure when given) and returns it with a token holding
+// assemble and read and a maker of other tokens.
+func startMCP(t *testing.T, pageSize int, configure ...func(*Config)) (*Server, string, func(name string, scopes ...string) string) {
 	t.Helper()
-	srv, st := newServerWith(t, nil, func(c *Config) { c.MCPPageSize = pageSize })
+	srv, st := newServerWith(t, nil, func(c *Config) {
+		c.MCPPageSize = pageSize
+		for _, f := range configure {
+			f(c)
+		}
+	})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -367,9 +375,12 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 	}
 }
 
+// A publish reaches a session's notification stream (GET /mcp), which
+// stays open past the server's write timeout.
 func TestMCPNotifiesAPublish(t *testing.T) {
 	t.Parallel()
-	srv, tok, token := startMCP(t, 0)
+	const writeTimeout = 500 * time.Millisecond
+	srv, tok, token := startMCP(t, 0, func(c *Config) { c.WriteTimeout = writeTimeout })
 	writer := token("mcp-publisher", domain.ScopeRead, domain.ScopeWrite)
 	listChanged := make(chan struct{}, 16)
 	updated := make(chan string, 16)
@@ -388,6 +399,7 @@ func TestMCPNotifiesAPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	time.Sleep(3 * writeTimeout)
 	edited := strings.Replace(builtin, "You are the title generator", "You are the careful title generator", 1)
 	if rec := serveAPI(srv.Handler(), http.MethodPut, "/api/v1/overrides/aux.title-gen?locale=en-US", edited, writer); rec.Code != http.StatusOK {
 		t.Fatalf("PUT: %d %s", rec.Code, rec.Body.String())
@@ -441,4 +453,56 @@ func builtinText(t *testing.T, id, locale string) string {
 		t.Fatalf("no builtin %s in %s", id, locale)
 	}
 	return m.Text
+}
+
+// save_draft goes through the one write path: when the database refuses
+// the revision, the tool fails, nothing is stored and the builtin still
+// serves; once it accepts, the same call stores the draft.
+func TestMCPSaveDraftWhenTheDatabaseFails(t *testing.T) {
+	t.Parallel()
+	dbURL := storetestDatabase(t)
+	st, err := store.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	srv := newServerOn(t, st)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Close(ctx)
+	})
+	writer := newToken(t, st, "mcp-faulty", domain.ScopeAssemble, domain.ScopeRead, domain.ScopeWrite)
+	cs := mcpConnect(t, srv, writer, nil)
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), `CREATE FUNCTION refuse_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'injected fault'; END $$;
+		CREATE TRIGGER refuse_revision BEFORE INSERT ON override_revisions FOR EACH ROW EXECUTE FUNCTION refuse_revision();`); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"module": "aux.title-gen", "locale": "en-US", "text": builtinText(t, "aux.title-gen", "en-US") + "\nShorter.\n"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "save_draft", Arguments: args})
+	if err != nil || !res.IsError {
+		t.Fatalf("save_draft while the database refuses: %v %v, want a tool error", toolText(res), err)
+	}
+	if ovr := apiJSON(t, srv, http.MethodGet, "/api/v1/overrides/aux.title-gen?locale=en-US", "", writer).(map[string]any); ovr["status"] != "builtin" || ovr["revision"] != 0.0 {
+		t.Errorf("the override after a refused save: %v, want none (the builtin)", ovr)
+	}
+	if srv.served.Current().HasDraft("aux.title-gen", "en-US") {
+		t.Error("the served state has a draft the database refused")
+	}
+	if _, err := conn.Exec(t.Context(), `DROP TRIGGER refuse_revision ON override_revisions`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "save_draft", Arguments: args})
+	if saved := structured(t, "save_draft", res, err).(map[string]any); saved["stored"] != true || saved["revision"] != 1.0 {
+		t.Errorf("save_draft once the database accepts: %v, want stored revision 1", saved)
+	}
 }
