@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -37,7 +36,7 @@ import (
 //   - 404 not_found: an unknown module, profile or route.
 //   - 405 method_not_allowed, with an Allow header.
 //   - 413 limit_exceeded: the body is larger than MaxRequestBytes (8 MiB).
-//   - 415 unsupported_media_type: see RequireJSON.
+//   - 415 unsupported_media_type: see RequireDeclaredBody.
 //   - 422 invalid_request (unknown field, wrong type, bad locale…),
 //     missing_variable, extra_variable, unknown_placeholder,
 //     include_cycle, include_too_deep, and limit_exceeded for the count
@@ -148,43 +147,6 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (l *limitedBody) Close() error { return l.rc.Close() }
-
-// RequireJSON is the media-type middleware of the API group. Requests with
-// a body (POST, PUT, PATCH) may send Content-Type application/json or any
-// application/*+json, with no charset or charset=utf-8; no Content-Type
-// at all; or application/x-www-form-urlencoded, which is what `curl -d
-// @request.json` sends — the body is read as JSON all the same, never as
-// a form. Anything else (multipart/form-data from `curl -F`, text/xml, a
-// non-UTF-8 charset) fails with 415 unsupported_media_type.
-func RequireJSON() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			switch c.Request().Method {
-			case http.MethodPost, http.MethodPut, http.MethodPatch:
-			default:
-				return next(c)
-			}
-			ct := c.Request().Header.Get(echo.HeaderContentType)
-			if ct == "" {
-				return next(c)
-			}
-			mt, params, err := mime.ParseMediaType(ct)
-			ok := err == nil && (mt == "application/json" || mt == "application/x-www-form-urlencoded" ||
-				strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-			if cs, set := params["charset"]; ok && set && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-				ok = false
-			}
-			if !ok {
-				return &library.Error{
-					Code:  library.CodeUnsupportedMediaType,
-					Field: "Content-Type",
-					Msg:   fmt.Sprintf("Content-Type %q is not accepted: send the JSON body as application/json (UTF-8); curl -d @request.json works too", ct),
-				}
-			}
-			return next(c)
-		}
-	}
-}
 
 // WriteJSON writes v as a JSON response with status: UTF-8, HTML escaping
 // off (`<`, `>` and `&` stay as they are), encoded to a buffer first

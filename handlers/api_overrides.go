@@ -1,13 +1,11 @@
 package handlers
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -120,79 +118,19 @@ type apiOverrideBody struct {
 	Text *string `json:"text"`
 }
 
-// RequireModuleText is the media-type middleware of PUT
-// /api/v1/overrides/{id}, which takes the module file as it is or wrapped
-// in JSON: text/plain or text/markdown (charset UTF-8 or none) is the
-// text; application/json or application/*+json is {"text": "…"}; no
-// Content-Type or application/x-www-form-urlencoded (what `curl
-// --data-binary @module.md` sends) is JSON when the body starts with "{",
-// else the text — a module file starts with "---". Anything else fails
-// with 415 unsupported_media_type.
-func RequireModuleText() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if _, err := moduleTextKind(c.Request().Header.Get(echo.HeaderContentType)); err != nil {
-				return err
-			}
-			return next(c)
-		}
-	}
-}
-
-// Body kinds of moduleTextKind.
-const (
-	bodyText  = "text"
-	bodyJSON  = "json"
-	bodySniff = "sniff"
-)
-
-// moduleTextKind classifies a PUT body's Content-Type, or fails with the
-// 415 library.Error.
-func moduleTextKind(ct string) (string, error) {
-	if ct == "" {
-		return bodySniff, nil
-	}
-	mt, params, err := mime.ParseMediaType(ct)
-	kind := ""
-	switch {
-	case err != nil:
-	case mt == "text/plain" || mt == "text/markdown":
-		kind = bodyText
-	case mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"):
-		kind = bodyJSON
-	case mt == "application/x-www-form-urlencoded":
-		kind = bodySniff
-	}
-	if cs, set := params["charset"]; kind != "" && set && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-		kind = ""
-	}
-	if kind == "" {
-		return "", &library.Error{
-			Code:  library.CodeUnsupportedMediaType,
-			Field: "Content-Type",
-			Msg:   fmt.Sprintf("Content-Type %q is not accepted: send the module file as text/plain, or {\"text\": …} as application/json (UTF-8)", ct),
-		}
-	}
-	return kind, nil
-}
-
-// readModuleText reads a PUT body as RequireModuleText describes.
+// readModuleText reads a PUT body: text/plain or text/markdown is the
+// module file as it is, application/json is {"text": "…"}
+// (RequireDeclaredBody has checked the type).
 func readModuleText(c echo.Context) (string, error) {
-	kind, err := moduleTextKind(c.Request().Header.Get(echo.HeaderContentType))
-	if err != nil {
-		return "", err
-	}
 	data, err := readBody(c)
+	if err != nil || len(data) == 0 {
+		return "", err
+	}
+	mt, err := requestBodyType(c)
 	if err != nil {
 		return "", err
 	}
-	if kind == bodySniff {
-		kind = bodyText
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-			kind = bodyJSON
-		}
-	}
-	if kind == bodyText {
+	if mt != echo.MIMEApplicationJSON {
 		return string(data), nil
 	}
 	var body apiOverrideBody
@@ -342,7 +280,7 @@ func writeOverride(c echo.Context, o APIOverride) error {
 }
 
 // Put handles PUT /api/v1/overrides/{id}[?locale=L] with the whole module
-// file as the body (RequireModuleText) and If-Match: the revision it was
+// file as the body (readModuleText) and If-Match: the revision it was
 // based on (0 or no header creates). The Service checks and stores it like
 // the console editor: it parses, keeps the id and the builtin's layer,
 // and uses known placeholders without include cycles; an unknown id makes

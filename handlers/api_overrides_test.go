@@ -168,9 +168,11 @@ func TestAPIOverrideLifecycle(t *testing.T) {
 	wantError(t, "DELETE again", a.api(http.MethodDelete, identityURL, "", "If-Match", "2"), http.StatusNotFound, "not_found", "id",
 		"override base.identity (en-US) was already deleted (by "+handlers.TokenActor(testToken)+", ")
 
-	// After a delete a create continues the numbering; curl --data-binary
-	// sends form-urlencoded, read as the file.
-	wantSaved(t, "re-create", a.api(http.MethodPut, identityURL, first, "Content-Type", "application/x-www-form-urlencoded"), true, 4, "draft")
+	// After a delete a create continues the numbering; text/markdown is
+	// the file as it is, and curl --data-binary's form type is refused.
+	wantError(t, "re-create as a form", a.api(http.MethodPut, identityURL, first, "Content-Type", "application/x-www-form-urlencoded"),
+		http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type", "text/markdown", "text/plain", "application/json")
+	wantSaved(t, "re-create", a.api(http.MethodPut, identityURL, first, "Content-Type", "text/markdown"), true, 4, "draft")
 	revs, err := a.store.ListRevisions(ctx, "base.identity", "en-US")
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +220,7 @@ func TestAPIOverridePutErrors(t *testing.T) {
 		{"JSON unknown field", `{"text": "x", "body": "y"}`, "application/json", "", 422, "invalid_request", "body", nil},
 		{"malformed JSON", `{"text": `, "application/json", "", 400, "invalid_json", "", nil},
 		{"XML", "<module/>", "text/xml", "", 415, "unsupported_media_type", "Content-Type", []string{"text/plain"}},
+		{"no Content-Type", good, "", "", 415, "unsupported_media_type", "Content-Type", []string{"no Content-Type"}},
 		{"Latin-1", good, "text/plain; charset=iso-8859-1", "", 415, "unsupported_media_type", "Content-Type", nil},
 	} {
 		rec := a.api(http.MethodPut, identityURL, c.body, "Content-Type", c.contentType, "If-Match", c.ifMatch)

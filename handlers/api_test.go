@@ -173,8 +173,7 @@ func TestAPIAssembleFallbackJa(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := setup(t)
-	// curl -d @file sends the form content type; the body is JSON all the same.
-	res := decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", string(data), "Content-Type", "application/x-www-form-urlencoded"))
+	res := decode[assembler.Result](t, a.api(http.MethodPost, "/api/v1/assemble", string(data)))
 	prompts := 0
 	for _, e := range res.Report {
 		if e.Kind != assembler.KindPrompt {
@@ -338,10 +337,37 @@ func TestAPIContentTypes(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	body := `{"locale": "en-US", "message": "hi"}`
-	for _, ct := range []string{"", "application/json", "application/json; charset=UTF-8", "application/x-www-form-urlencoded", "application/vnd.promptdesk+json"} {
-		if rec := a.api(http.MethodPost, "/api/v1/assemble", body, "Content-Type", ct); rec.Code != http.StatusOK {
-			t.Errorf("Content-Type %q: %d %.300s", ct, rec.Code, rec.Body.String())
+	// The API document declares application/json only: every other type,
+	// and a body with none, is refused naming the header.
+	for _, c := range []struct {
+		ct     string
+		status int
+		words  []string
+	}{
+		{"application/json", http.StatusOK, nil},
+		{"application/json; charset=UTF-8", http.StatusOK, nil},
+		{"Application/JSON", http.StatusOK, nil},
+		{"", http.StatusUnsupportedMediaType, []string{"no Content-Type", "--json"}},
+		{"application/x-www-form-urlencoded", http.StatusUnsupportedMediaType, []string{"application/x-www-form-urlencoded", "application/json"}},
+		{"application/vnd.promptdesk+json", http.StatusUnsupportedMediaType, []string{"application/vnd.promptdesk+json"}},
+		{"text/plain", http.StatusUnsupportedMediaType, []string{"text/plain"}},
+	} {
+		rec := a.api(http.MethodPost, "/api/v1/assemble", body, "Content-Type", c.ct)
+		if c.status == http.StatusOK {
+			if rec.Code != http.StatusOK {
+				t.Errorf("Content-Type %q: %d %.300s", c.ct, rec.Code, rec.Body.String())
+			}
+			continue
 		}
+		wantError(t, "Content-Type "+c.ct, rec, c.status, "unsupported_media_type", "Content-Type", c.words...)
+	}
+	// A request without a body needs no Content-Type, and the handler
+	// says what it missed.
+	wantError(t, "no body", a.api(http.MethodPost, "/api/v1/assemble", ""), http.StatusBadRequest, "invalid_json", "", "empty")
+	// An operation the document gives no body refuses one, whatever its type.
+	for _, ct := range []string{"application/json", ""} {
+		wantError(t, "publish with a body "+ct, a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", `{"note": "x"}`, "Content-Type", ct),
+			http.StatusUnsupportedMediaType, "unsupported_media_type", "body", "takes no request body", "?note=")
 	}
 }
 
@@ -365,6 +391,7 @@ func TestAPIBodyLimit(t *testing.T) {
 	wantError(t, "9 MiB", rec, http.StatusRequestEntityTooLarge, "limit_exceeded", "", "8 MiB")
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/render", strings.NewReader(bigBody(8*mib+1)))
 	a.authorize(req)
+	req.Header.Set("Content-Type", "application/json")
 	req.ContentLength = -1
 	rec = httptest.NewRecorder()
 	a.h.ServeHTTP(rec, req)
@@ -387,7 +414,7 @@ func TestAPIBodyLimitKeepsTheConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", "application/json")
 		a.authorize(req)
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])

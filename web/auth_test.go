@@ -33,12 +33,13 @@ func authorize(req *http.Request, token string) *http.Request {
 	return req
 }
 
-// serveAPI is serve with token and a body (JSON, or text/plain for PUT).
+// serveAPI is serve with token and a body (JSON, or text/plain for the PUT
+// of an override).
 func serveAPI(h http.Handler, method, target, body, token string) *httptest.ResponseRecorder {
 	req := authorize(httptest.NewRequest(method, target, strings.NewReader(body)), token)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
-		if method == http.MethodPut {
+		if method == http.MethodPut && strings.HasPrefix(target, "/api/v1/overrides/") {
 			req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 		}
 	}

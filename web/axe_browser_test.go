@@ -76,17 +76,60 @@ func startSeeded(t *testing.T) *Server {
 }
 
 // TestAxeEveryPage runs axe-core (web/browsertest/axe) over every
-// console page in the light theme, and the login page after logging
-// out: no page has a violation.
+// console page in the light theme and then in the dark one, and the
+// login page after logging out: no page has a violation.
 func TestAxeEveryPage(t *testing.T) {
 	t.Parallel()
 	srv := startSeeded(t)
 	p := browsertest.Open(t, srv.URL(), testUser, testPassword)
 	n := p.CheckAxe(consolePages...)
+	p.Dark()
+	n += p.CheckAxe(consolePages...)
 	_, err := chromedp.RunResponse(p.Ctx, chromedp.Click(chromedp.CSS(`[data-testid="logout-form"] button`)))
 	p.Step("log out", err)
 	n += p.CheckAxe(browsertest.Checked{Path: "/login", WaitFor: `[data-testid="login-form"]`})
 	if n != 0 {
-		t.Errorf("%d axe violations on %d pages", n, len(consolePages)+1)
+		t.Errorf("%d axe violations on %d pages", n, 2*len(consolePages)+1)
+	}
+}
+
+// TestAxeReviewPages runs axe-core, in both themes, over the pages of
+// change review: a draft's publish confirmation, which under review asks
+// for approval, the list of open requests and one request's page.
+func TestAxeReviewPages(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServerWith(t, func(ctx context.Context, st *store.Store, lib *library.Snapshot) {
+		ctx = domain.WithActor(ctx, "alice")
+		for _, id := range []string{"base.caution", "base.identity"} {
+			m, _ := lib.Module(id, "en-US")
+			text := strings.Replace(m.Text, "\n---\n", "\n---\nAsk before deleting anything.\n\n", 1)
+			if _, err := st.SaveOverride(ctx, domain.Override{ModuleID: id, Locale: "en-US", Text: text, Title: m.Title, Version: m.Version,
+				BasedOnVersion: m.Version, BaseSnapshot: m.Text, Author: "alice"}, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := st.RequestChange(domain.WithNote(ctx, "Safer deletes."), domain.ChangeRequest{ModuleID: "base.caution", Locale: "en-US", Action: domain.ActionPublish, Revision: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}, func(c *Config) { c.ChangeReview = true })
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Close(ctx)
+	})
+	pages := []browsertest.Checked{
+		{Path: "/modules/base.identity/override/en-US/publish", WaitFor: "main form"},
+		{Path: "/requests", WaitFor: `main table`},
+		{Path: "/requests/1", WaitFor: "main form"},
+	}
+	p := browsertest.Open(t, srv.URL(), testUser, testPassword)
+	n := p.CheckAxe(pages...)
+	p.Dark()
+	n += p.CheckAxe(pages...)
+	if n != 0 {
+		t.Errorf("%d axe violations on %d pages", n, 2*len(pages))
 	}
 }

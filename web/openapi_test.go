@@ -206,12 +206,12 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"get", "/api/v1/scenarios", "", `{"type":"array","items":` + ref("APIScenario") + `}`, []string{"400", "401", "403", "431", "503"}},
 		{"get", "/api/v1/scenarios/{id}", "", ref("APIScenario"), []string{"400", "401", "403", "404", "431", "503"}},
 		{"put", "/api/v1/scenarios/{id}", ref("APIScenarioBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "413", "415", "422", "431", "503"}},
-		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"400", "401", "403", "404", "431", "503"}},
+		{"post", "/api/v1/scenarios/{id}/run", "", ref("APIScenarioRun"), []string{"400", "401", "403", "404", "415", "431", "503"}},
 		{"post", "/api/v1/scenarios/{id}/accept", ref("APIAcceptBody"), ref("APIScenario"), []string{"400", "401", "403", "404", "409", "413", "415", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions", "", ref("APIRevisions"), []string{"400", "401", "403", "404", "422", "431", "503"}},
 		{"get", "/api/v1/overrides/{id}/revisions/{n}", "", ref("APIRevisionText"), []string{"400", "401", "403", "404", "422", "431", "503"}},
-		{"post", "/api/v1/webhooks/{id}/redeliver", "", ref("APIRedelivered"), []string{"400", "401", "403", "404", "431", "503"}},
-		{"post", "/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver", "", ref("APIDelivery"), []string{"400", "401", "403", "404", "409", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/redeliver", "", ref("APIRedelivered"), []string{"400", "401", "403", "404", "415", "431", "503"}},
+		{"post", "/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver", "", ref("APIDelivery"), []string{"400", "401", "403", "404", "409", "415", "431", "503"}},
 	} {
 		op := obj(t, doc, "paths", c.path, c.method)
 		what := strings.ToUpper(c.method) + " " + c.path

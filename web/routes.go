@@ -169,7 +169,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// (handlers.Generation).
 	api := &handlers.API{Served: s.served, Assembler: s.cfg.Assembler, Assembly: s.assembly, Closing: s.closing, Now: s.cfg.Now}
 	apiMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireJSON(), handlers.LimitBody(handlers.MaxRequestBytes)}
+		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireDeclaredBody(), handlers.LimitBody(handlers.MaxRequestBytes)}
 	}
 	const assemble, read, write = domain.ScopeAssemble, domain.ScopeRead, domain.ScopeWrite
 	v1 := e.Group("/api/v1")
@@ -182,16 +182,10 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/openapi.json", api.OpenAPI, apiMW(assemble, read)...)
 	v1.GET(strings.TrimPrefix(changesPath, "/api/v1"), api.Changes, apiMW(assemble, read)...)
 	v1.GET("/profiles", api.Profiles, apiMW(assemble, read)...)
-	// Overrides: PUT takes the module file as text/plain too, so
-	// its middleware is apiMW with RequireModuleText for RequireJSON; keep
-	// the two lists in step.
 	apiOvr := &handlers.APIOverrides{Service: s.overrides, Served: s.served, Assembler: s.cfg.Assembler}
-	textMW := func(scopes ...string) []echo.MiddlewareFunc {
-		return []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, scopes...), handlers.Generation(s.served), handlers.KnownQuery(), handlers.RequireModuleText(), handlers.LimitBody(handlers.MaxRequestBytes)}
-	}
 	v1.GET("/overrides", apiOvr.List, apiMW(read)...)
 	v1.GET("/overrides/:id", apiOvr.Get, apiMW(read)...)
-	v1.PUT("/overrides/:id", apiOvr.Put, textMW(write)...)
+	v1.PUT("/overrides/:id", apiOvr.Put, apiMW(write)...)
 	v1.DELETE("/overrides/:id", apiOvr.Delete, apiMW(write)...)
 	v1.POST("/overrides/:id/publish", apiOvr.Publish, apiMW(write)...)
 	v1.GET("/overrides/:id/revisions", apiOvr.Revisions, apiMW(read)...)

@@ -163,19 +163,13 @@ func Check(req *http.Request, body []byte, resp *http.Response) []string {
 }
 
 // asValidated is req as the validators see it: HEAD as GET (they match
-// operations by method), with the Content-Type the server reads the body as.
+// operations by method).
 func asValidated(req *http.Request, body []byte) *http.Request {
 	vreq := req.Clone(req.Context())
 	if req.Method == http.MethodHead {
 		vreq.Method = http.MethodGet
 	}
 	vreq.Body = io.NopCloser(bytes.NewReader(body))
-	if readAsJSON(req) {
-		vreq.Header.Set("Content-Type", "application/json")
-		if t := bytes.TrimSpace(body); req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/api/v1/overrides/") && (len(t) == 0 || t[0] != '{') {
-			vreq.Header.Set("Content-Type", "text/plain")
-		}
-	}
 	return vreq
 }
 
@@ -200,22 +194,6 @@ func Refusals(req *http.Request, body []byte) (pb33f, kin string) {
 		kin = err.Error()
 	}
 	return pb33f, kin
-}
-
-// readAsJSON reports whether req has a body the server reads as JSON
-// though its Content-Type is not application/json: none at all,
-// application/x-www-form-urlencoded (what curl -d sends) or
-// application/*+json, as the document's description of the JSON routes
-// says (a PUT of an override sniffs: "{" starts JSON, else the module
-// text). The validator knows only the media types of the operations.
-func readAsJSON(req *http.Request) bool {
-	if req.Method != http.MethodPost && req.Method != http.MethodPut {
-		return false
-	}
-	ct := req.Header.Get("Content-Type")
-	mt, _, _ := strings.Cut(ct, ";")
-	mt = strings.TrimSpace(mt)
-	return ct == "" || mt == "application/x-www-form-urlencoded" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
 }
 
 // isUnknownRoute reports whether the validator found no path or no

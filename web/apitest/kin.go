@@ -67,6 +67,9 @@ func bearerPresent(_ context.Context, in *openapi3filter.AuthenticationInput) er
 // loadKin builds kin-openapi's router over the served document once.
 func loadKin() (routers.Router, error) {
 	kinOnce.Do(func() {
+		// text/markdown is the module file as it is, like text/plain,
+		// for which kin-openapi has a decoder of its own.
+		openapi3filter.RegisterBodyDecoder("text/markdown", openapi3filter.RegisteredBodyDecoder("text/plain"))
 		loader := openapi3.NewLoader()
 		doc, err := loader.LoadFromData(handlers.OpenAPIDocument())
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -276,6 +278,17 @@ func (p *Page) Axe(where string) int {
 func (p *Page) Resize(width, height int64) {
 	p.t.Helper()
 	p.Step(fmt.Sprintf("resize to %d×%d", width, height), chromedp.Do(p.Ctx, chromedp.EmulateViewport(width, height)))
+}
+
+// Dark makes the page's prefers-color-scheme media query match dark, as
+// a system set to a dark theme does, for every page loaded after it.
+func (p *Page) Dark() {
+	p.t.Helper()
+	dark := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}
+	p.Step("emulate a dark system theme", chromedp.Do(p.Ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, dark)
+		return err
+	})))
 }
 
 // Overflow returns how many CSS pixels the page is wider than the
