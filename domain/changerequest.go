@@ -82,3 +82,20 @@ func (e *Decided) Error() string {
 
 // Is makes a Decided match library.ErrConflict.
 func (e *Decided) Is(target error) bool { return target == library.ErrConflict }
+
+// OpenRequest is the error of asking for a change of an override that
+// has an open change request already: one at a time, so an approval
+// always acts on the change its reviewer saw. It matches
+// library.ErrConflict.
+type OpenRequest struct {
+	Name    string // the override, "<module> (<locale>)"
+	Request ChangeRequest
+}
+
+func (e *OpenRequest) Error() string {
+	o := e.Request
+	return fmt.Sprintf("%s has an open change request already: #%d, %s of revision %d by %s; approve or reject it first", e.Name, o.ID, o.Action, o.Revision, o.Author)
+}
+
+// Is makes an OpenRequest match library.ErrConflict.
+func (e *OpenRequest) Is(target error) bool { return target == library.ErrConflict }

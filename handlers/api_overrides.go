@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -92,6 +94,23 @@ func apiDrift(v *state.View, row domain.Override) *APIDrift {
 type APIOverridePublished struct {
 	Revision  int  `json:"revision"`
 	Published bool `json:"published"`
+}
+
+// APIChangeRequest is the answer of a publish or delete made while
+// change review is on (202 Accepted): the change request it made, which
+// serves once another editor or an admin approves it in the console (its
+// page is URL, also the Location header). Status is "open".
+type APIChangeRequest struct {
+	ID        int64     `json:"id"`
+	Action    string    `json:"action"`
+	Module    string    `json:"module"`
+	Locale    string    `json:"locale"`
+	Revision  int       `json:"revision"`
+	Author    string    `json:"author"`
+	Note      string    `json:"note,omitempty"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
+	URL       string    `json:"url"`
 }
 
 // APIOverrideSaved is the answer of PUT /api/v1/overrides/{id}: a saved
@@ -418,7 +437,8 @@ func (h *APIOverrides) missingRevision(c echo.Context, v *state.View, id, locale
 // Errors: 404 not_found when there is no override; 412
 // precondition_failed when the head has moved past If-Match; 428 precondition_required without
 // If-Match; 422 invalid_request for a bad If-Match or locale, or a draft
-// that no longer parses (field text).
+// that no longer parses (field text). While change review is on it makes
+// a change request instead (see request).
 func (h *APIOverrides) Publish(c echo.Context) error {
 	v, id, locale, base, err := h.revisionTarget(c, "publish")
 	if err != nil {
@@ -427,6 +447,9 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	ctx, err := apiNoteContext(c)
 	if err != nil {
 		return err
+	}
+	if h.Service.ReviewOn() {
+		return h.request(ctx, c, v, id, locale, base, domain.ActionPublish)
 	}
 	saved, err := h.Service.Publish(ctx, id, locale, base)
 	switch {
@@ -444,12 +467,41 @@ func (h *APIOverrides) Publish(c echo.Context) error {
 	return WriteJSON(c, http.StatusOK, APIOverridePublished{Revision: saved.Revision, Published: true})
 }
 
+// request asks for the serving change action (publish or delete) of
+// revision base while change review is on: 202 with APIChangeRequest and
+// Location, the request's console page. Errors: 409 conflict when the
+// override has an open request already (the message names it); 412
+// precondition_failed when the head moved past base; 422 invalid_request
+// when the change could never be approved (a draft that fails the
+// checks, a module still included); 404 when there is no override.
+func (h *APIOverrides) request(ctx context.Context, c echo.Context, v *state.View, id, locale string, base int, action string) error {
+	r, err := h.Service.Request(ctx, domain.ChangeRequest{ModuleID: id, Locale: locale, Action: action, Revision: base})
+	var open *domain.OpenRequest
+	switch {
+	case errors.As(err, &open):
+		return &library.Error{Code: library.CodeConflict, Module: id, Field: "id", Msg: open.Error()}
+	case errors.Is(err, library.ErrConflict):
+		return h.preconditionFailed(c, id, locale, err)
+	case errors.Is(err, library.ErrNotFound):
+		return apiNoOverride(v, id, locale)
+	case errors.Is(err, library.ErrInvalid):
+		return &library.Error{Code: library.CodeInvalidRequest, Module: id, Field: "text", Msg: err.Error()}
+	case err != nil:
+		return err
+	}
+	page := "/requests/" + strconv.FormatInt(r.ID, 10)
+	c.Response().Header().Set(echo.HeaderLocation, page)
+	return WriteJSON(c, http.StatusAccepted, APIChangeRequest{ID: r.ID, Action: r.Action, Module: r.ModuleID, Locale: r.Locale, Revision: r.Revision,
+		Author: r.Author, Note: r.Note, Status: r.Status, CreatedAt: r.CreatedAt.UTC(), URL: page})
+}
+
 // Delete handles DELETE /api/v1/overrides/{id}[?locale=L] with If-Match:
 // the revision being deleted. 204 when deleted: the builtin serves again
 // (a user module's locale is gone). Errors: 404 not_found when there is
 // no override; 412 precondition_failed when it has moved past If-Match; 428
 // precondition_required without If-Match; 422 invalid_request for a bad
-// If-Match or locale.
+// If-Match or locale. While change review is on it makes a change request
+// instead (see request).
 func (h *APIOverrides) Delete(c echo.Context) error {
 	v, id, locale, base, err := h.revisionTarget(c, "delete")
 	if err != nil {
@@ -458,6 +510,9 @@ func (h *APIOverrides) Delete(c echo.Context) error {
 	ctx, err := apiNoteContext(c)
 	if err != nil {
 		return err
+	}
+	if h.Service.ReviewOn() {
+		return h.request(ctx, c, v, id, locale, base, domain.ActionDelete)
 	}
 	err = h.Service.Delete(ctx, id, locale, base)
 	var gone *domain.AlreadyDeleted

@@ -17,7 +17,10 @@ import (
 // assembler.Rendered: {"text","tokens","module","version","source",
 // "revision","locale","fallback"} (and "messages" with "format":
 // "messages"), and while the
-// database is unreachable a "report" with the stale warning of Assemble. Errors: see API;
+// database is unreachable a "report" with the stale warning of Assemble.
+// A token of the staging channel is rendered what Assemble serves it
+// (pending drafts, open removals applied), with the channel's warnings
+// in "report". Errors: see API;
 // typically 404 not_found for the module, 422 missing_variable or
 // extra_variable with field "variables.<name>".
 func (h *API) Render(c echo.Context) error {
@@ -34,7 +37,11 @@ func (h *API) Render(c echo.Context) error {
 			return err
 		}
 	}
-	out, report, err := h.Assembly.Render(c.Request().Context(), &req, h.Now())
+	channel := ""
+	if tok, ok := APIToken(c); ok {
+		channel = tok.Channel()
+	}
+	out, report, err := h.Assembly.Render(c.Request().Context(), &req, channel, h.Now())
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,25 @@
 package handlers_test
 
 import (
+	"encoding/json"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/promptdesk/promptdesk/domain"
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // With change review on, the publish confirmation asks for review; its
 // post makes a change request and serves nothing; the author's approval
 // is refused (403) with the page as it is; a rejection needs a reason
 // (422, the page keeping what was typed) and then serves nothing; the
-// API's direct publish is refused too.
+// API's publish meanwhile is a conflict with the open request.
 func TestChangeReviewSelfApprovalAndRejection(t *testing.T) {
 	t.Parallel()
 	a := setupReview(t)
@@ -33,9 +39,9 @@ func TestChangeReviewSelfApprovalAndRejection(t *testing.T) {
 	if head, _ := a.store.GetOverride(t.Context(), "base.identity", "en-US"); head.PublishedRevision != 0 {
 		t.Fatalf("the request published revision %d", head.PublishedRevision)
 	}
-	if rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", "1"); rec.Code != http.StatusForbidden {
-		t.Errorf("API publish with review on: %d %s, want 403", rec.Code, rec.Body.String())
-	}
+	// The API's publish asks too, one open request at a time.
+	wantError(t, "API publish with a request open", a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US", "", "If-Match", "1"),
+		http.StatusConflict, "conflict", "id", "open change request already: #1, publish of revision 1 by tester")
 
 	self := a.post(reqURL+"/approve", url.Values{}).want(t, http.StatusForbidden)
 	if !strings.Contains(self.find("alert").Text()+self.Body.String(), "someone else") {
@@ -59,5 +65,54 @@ func TestChangeReviewSelfApprovalAndRejection(t *testing.T) {
 	}
 	if got := a.auditOf(t, domain.ActionReject); len(got) != 1 || got[0].Actor != "eve" || got[0].Note != "Keep the old role for now." {
 		t.Errorf("reject audit %+v", got)
+	}
+}
+
+// With change review on, the API's publish and delete make change
+// requests (202, the request and its page) that serve nothing until
+// another editor approves them in the console; then the change serves.
+func TestChangeReviewThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	a := setupReview(t)
+	newUser(t, a.store, "eve", domain.RoleEditor)
+	eve := a.as("eve")
+	const target = "/api/v1/overrides/base.identity?locale=en-US"
+	wantSaved(t, "draft", a.putText(target, identityText(t, a, "You are the API-reviewed assistant."), ""), true, 1, "draft")
+
+	accepted := func(rec *httptest.ResponseRecorder) handlers.APIChangeRequest {
+		t.Helper()
+		var r handlers.APIChangeRequest
+		if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil || rec.Code != http.StatusAccepted {
+			t.Fatalf("%d %s, want 202 with the change request (%v)", rec.Code, rec.Body.String(), err)
+		}
+		return r
+	}
+	rec := a.api(http.MethodPost, "/api/v1/overrides/base.identity/publish?locale=en-US&note=From+CI", "", "If-Match", "1")
+	r := accepted(rec)
+	if rec.Code != http.StatusAccepted || r.Action != domain.ActionPublish || r.Revision != 1 || r.Status != domain.RequestOpen ||
+		r.Author != handlers.TokenActor(testToken) || r.Note != "From CI" || r.URL != rec.Header().Get("Location") || r.URL != "/requests/"+strconv.FormatInt(r.ID, 10) {
+		t.Fatalf("publish under review: %d %+v (Location %q)", rec.Code, r, rec.Header().Get("Location"))
+	}
+	if head, _ := a.store.GetOverride(t.Context(), "base.identity", "en-US"); head.PublishedRevision != 0 {
+		t.Fatalf("the API's request published revision %d", head.PublishedRevision)
+	}
+	wantError(t, "stale request", a.api(http.MethodDelete, target, "", "If-Match", "2"), http.StatusPreconditionFailed, "precondition_failed", "If-Match", "revision 1")
+
+	eve.post(r.URL+"/approve", url.Values{"note": {"Looks right."}}).want(t, http.StatusSeeOther)
+	if head, _ := a.store.GetOverride(t.Context(), "base.identity", "en-US"); head.PublishedRevision != 1 {
+		t.Fatalf("approved: published revision %d, want 1", head.PublishedRevision)
+	}
+
+	rec = a.api(http.MethodDelete, target, "", "If-Match", "1")
+	d := accepted(rec)
+	if rec.Code != http.StatusAccepted || d.Action != domain.ActionDelete || d.ID == r.ID {
+		t.Fatalf("delete under review: %d %+v", rec.Code, d)
+	}
+	if _, err := a.store.GetOverride(t.Context(), "base.identity", "en-US"); err != nil {
+		t.Fatalf("the delete request deleted the override: %v", err)
+	}
+	eve.post(d.URL+"/approve", url.Values{}).want(t, http.StatusSeeOther)
+	if _, err := a.store.GetOverride(t.Context(), "base.identity", "en-US"); !errors.Is(err, library.ErrNotFound) {
+		t.Fatalf("approved delete: the override is still there (%v)", err)
 	}
 }

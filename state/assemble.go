@@ -30,9 +30,11 @@ type Mode struct {
 	On *assembler.State
 	// Channel is the runtime API token's channel: domain.ChannelStaging
 	// serves as Drafts does (the pending drafts, which include every
-	// publish waiting for approval, on top of what is published), and
-	// the report ends with the warning ChannelModule · "channel:staging".
-	// "" and domain.ChannelProduction serve what is published.
+	// publish waiting for approval, on top of what is published) less the
+	// overrides an open delete or take-builtin request would remove
+	// (Assembly.Requests), and the report ends with the warning
+	// ChannelModule · "channel:staging". "" and domain.ChannelProduction
+	// serve what is published. Ignored with BuiltinOnly.
 	Channel string
 }
 
@@ -49,7 +51,20 @@ type Assembly struct {
 	// Revisions reads the revisions a request pins ("revisions"); nil
 	// refuses pins with a 422 naming the field.
 	Revisions RevisionSource
+	// Requests lists the open change requests, whose deletes and
+	// take-builtins the staging channel applies; nil applies none.
+	Requests RequestSource
 }
+
+// RequestSource lists change requests by status (store.Store).
+type RequestSource interface {
+	ListChangeRequests(ctx context.Context, status string) ([]domain.ChangeRequest, error)
+}
+
+// RequestsUnreadReason is the reason of the staging report's warning
+// when the open change requests could not be read (the database is
+// unreachable): the pending drafts serve, the pending removals do not.
+const RequestsUnreadReason = "channel:staging-requests-unread"
 
 // Assembled is one assembly and what it was made on.
 type Assembled struct {
@@ -87,13 +102,16 @@ func (a *Assembly) Assemble(ctx context.Context, req *assembler.Request, m Mode,
 // unreachable the report ends with the StaleModule warning.
 func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Request, m Mode, now time.Time) (*Assembled, error) {
 	st := v.State
-	staging := m.Channel == domain.ChannelStaging
+	staging := m.Channel == domain.ChannelStaging && !m.BuiltinOnly
 	drafts := (m.Drafts || staging) && !m.BuiltinOnly
+	var unread bool
 	switch {
 	case m.On != nil:
 		st = m.On
 	case m.BuiltinOnly:
 		st = &assembler.State{Profiles: v.State.Profiles}
+	case staging:
+		st, unread = a.staged(ctx, v.WithDrafts)
 	case drafts:
 		st = v.WithDrafts
 	}
@@ -116,9 +134,7 @@ func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Reque
 		out.Drafts = markDrafts(v, res)
 	}
 	if staging {
-		e := assembler.ReportEntry{Kind: assembler.KindWarning, Module: ChannelModule, Reason: "channel:" + domain.ChannelStaging}
-		e.Line = e.TextForm()
-		res.Report = append(res.Report, e)
+		res.Report = append(res.Report, channelWarnings(unread)...)
 	}
 	if w, ok := a.Served.staleWarning(); ok {
 		res.Report = append(res.Report, w)
@@ -126,12 +142,63 @@ func (a *Assembly) AssembleOn(ctx context.Context, v *View, req *assembler.Reque
 	return out, nil
 }
 
+// staged is st (the pending drafts on top of what is published) less the
+// overrides that an open delete or take-builtin request removes: what
+// serves once every open request is approved. unread is true when the
+// requests could not be read; st then serves as it is.
+func (a *Assembly) staged(ctx context.Context, st *assembler.State) (_ *assembler.State, unread bool) {
+	if a.Requests == nil {
+		return st, false
+	}
+	open, err := a.Requests.ListChangeRequests(ctx, domain.RequestOpen)
+	if err != nil {
+		return st, true
+	}
+	ov := st.Overrides
+	for _, r := range open {
+		if r.Action == domain.ActionDelete || r.Action == domain.ActionTakeBuiltin {
+			ov = ov.Without(assembler.Key(r.ModuleID, r.Locale))
+		}
+	}
+	if ov.Len() == st.Overrides.Len() {
+		return st, false
+	}
+	return &assembler.State{Overrides: ov, Profiles: st.Profiles}, false
+}
+
+// channelWarnings are the staging channel's report entries: the channel,
+// and RequestsUnreadReason when the requests could not be read.
+func channelWarnings(unread bool) []assembler.ReportEntry {
+	reasons := []string{"channel:" + domain.ChannelStaging}
+	if unread {
+		reasons = append(reasons, RequestsUnreadReason)
+	}
+	out := make([]assembler.ReportEntry, len(reasons))
+	for i, r := range reasons {
+		out[i] = assembler.ReportEntry{Kind: assembler.KindWarning, Module: ChannelModule, Reason: r}
+		out[i].Line = out[i].TextForm()
+	}
+	return out
+}
+
 // Render renders one module by id through the override chain of the
 // current View with the request's variables (and pins), and while the
-// database is unreachable the StaleModule warning. Errors as Assemble.
-func (a *Assembly) Render(ctx context.Context, req *assembler.RenderRequest, now time.Time) (*assembler.Rendered, []assembler.ReportEntry, error) {
-	v := a.Served.Current().Published()
-	st, err := a.pin(ctx, v, v.State, req.Revisions)
+// database is unreachable the StaleModule warning. On the staging channel
+// (domain.ChannelStaging) it renders what Assemble serves that channel,
+// and the report has the channel's warnings. Errors as Assemble.
+func (a *Assembly) Render(ctx context.Context, req *assembler.RenderRequest, channel string, now time.Time) (*assembler.Rendered, []assembler.ReportEntry, error) {
+	v := a.Served.Current()
+	var report []assembler.ReportEntry
+	st := v.State
+	if channel == domain.ChannelStaging {
+		var unread bool
+		st, unread = a.staged(ctx, v.WithDrafts)
+		report = channelWarnings(unread)
+	} else {
+		v = v.Published()
+		st = v.State
+	}
+	st, err := a.pin(ctx, v, st, req.Revisions)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +206,6 @@ func (a *Assembly) Render(ctx context.Context, req *assembler.RenderRequest, now
 	if err != nil {
 		return nil, nil, err
 	}
-	var report []assembler.ReportEntry
 	if w, ok := a.Served.staleWarning(); ok {
 		report = append(report, w)
 	}

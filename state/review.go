@@ -21,7 +21,7 @@ type ChangeRequestStore interface {
 // keep mine made directly while change review is on (Overrides.Review):
 // it must be requested (Request) and approved by someone else. It
 // matches library.ErrForbidden.
-var ErrReviewRequired = fmt.Errorf("change review is on: a publish or delete serves only through a change request, which is made from the console's confirmation page (the API saves drafts; another editor approves the request there): %w", library.ErrForbidden)
+var ErrReviewRequired = fmt.Errorf("change review is on: a publish, delete, take builtin or keep mine serves only through a change request (made on the console's confirmation page, or by the API's publish and delete), once another editor or an admin approves it: %w", library.ErrForbidden)
 
 // reviewed refuses a direct serving change while review is on.
 func (s *Overrides) reviewed() error {

@@ -35,8 +35,9 @@ func scanRequest(row pgx.Row) (domain.ChangeRequest, error) {
 // serves differently until ApproveChangeRequest. Errors:
 // library.ErrInvalid for an action that is not a request action, or a
 // publish of a head that is no draft; library.ErrNotFound when there is
-// no override; library.ErrConflict when the head is not at r.Revision or
-// the override has an open request already (the message names it).
+// no override; library.ErrConflict when the head is not at r.Revision;
+// *domain.OpenRequest (matching library.ErrConflict) when the override
+// has an open request already.
 func (s *Store) RequestChange(ctx context.Context, r domain.ChangeRequest) (domain.ChangeRequest, error) {
 	name := overrideName(r.ModuleID, r.Locale)
 	if !slices.Contains(domain.RequestActions, r.Action) || r.Revision < 1 {
@@ -60,9 +61,7 @@ func (s *Store) RequestChange(ctx context.Context, r domain.ChangeRequest) (doma
 			return err
 		}
 		if len(open) > 0 {
-			o := open[0]
-			return fmt.Errorf("%s has an open change request already: #%d, %s of revision %d by %s; approve or reject it first: %w",
-				name, o.ID, o.Action, o.Revision, o.Author, library.ErrConflict)
+			return &domain.OpenRequest{Name: name, Request: open[0]}
 		}
 		saved, err = scanRequest(tx.db.QueryRow(ctx, `INSERT INTO change_requests (module_id, locale, action, revision,
 				builtin_version, builtin_text, builtin_hash, author, note)

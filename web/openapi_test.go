@@ -341,6 +341,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIRevisions":     {reflect.TypeFor[handlers.APIRevisions](), false},
 		"APIRevisionText":  {reflect.TypeFor[handlers.APIRevisionText](), false},
 		"APIPublication":   {reflect.TypeFor[handlers.APIPublication](), false},
+		"APIChangeRequest": {reflect.TypeFor[handlers.APIChangeRequest](), false},
 		"ServedChange":     {reflect.TypeFor[state.ServedChange](), false},
 		"APIDrift":         {reflect.TypeFor[handlers.APIDrift](), false},
 		"APIOverrideEntry": {reflect.TypeFor[handlers.APIOverrideEntry](), false},

@@ -187,7 +187,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.overrides = &state.Overrides{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Log: cfg.Logger, Outbox: s.webhooks, Checklist: lint.Lint,
 		Review: cfg.ChangeReview}
 	s.profiles = &state.Profiles{Store: cfg.Store, Served: served}
-	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store}
+	s.assembly = &state.Assembly{Served: served, Assembler: cfg.Assembler, Revisions: cfg.Store, Requests: cfg.Store}
 	s.scenarios = &state.Scenarios{Store: cfg.Store, Served: served, Assembler: cfg.Assembler, Now: cfg.Now}
 	// Under a lock: processes starting together on an empty database
 	// seed once.

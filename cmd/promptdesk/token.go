@@ -25,17 +25,32 @@ func (a *app) tokenAdd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path := "/api/v1/modules"
-	if !tok.Has(domain.ScopeRead) {
-		path = "/api/v1/commands"
-	}
 	fmt.Fprintf(a.stdout, "API token %s (scopes: %s), shown only this once:\n%s\n", tok.Name, strings.Join(tok.Scopes, ","), secret)
+	path, ok := tryPath(tok)
+	if !ok {
+		fmt.Fprintln(a.stdout, "It changes overrides (PUT, publish, DELETE under /api/v1/overrides); it reads nothing, so there is no GET to try it with.")
+		return nil
+	}
 	hint := "Try it (a console on another address: --url)"
 	if a.cli.Token.Add.URL != "" {
 		hint = "Try it"
 	}
 	fmt.Fprintf(a.stdout, "%s: curl -H \"Authorization: Bearer %s\" %s%s\n", hint, secret, base, path)
 	return nil
+}
+
+// tryPath is a GET route tok's scopes allow, for the printed curl hint;
+// false for a token that can only write (every GET needs another scope).
+func tryPath(tok domain.Token) (string, bool) {
+	switch {
+	case tok.Has(domain.ScopeRead):
+		return "/api/v1/modules", true
+	case tok.Has(domain.ScopeAssemble):
+		return "/api/v1/commands", true
+	case tok.Has(domain.ScopeAdmin):
+		return "/api/v1/webhooks", true
+	}
+	return "", false
 }
 
 // tokenList prints every API token, revoked ones included.

@@ -153,6 +153,12 @@ func TestTokenAddURL(t *testing.T) {
 	if err != nil || !strings.Contains(out, " http://127.0.0.1:8091/api/v1/commands\n") {
 		t.Errorf("token add --url: the hint does not use the given console URL (%v):\n%s", err, out)
 	}
+	// Each token's hint is a GET its scopes allow.
+	for scope, want := range map[string]string{"admin": " http://127.0.0.1:8080/api/v1/webhooks\n", "read,write": " http://127.0.0.1:8080/api/v1/modules\n", "write": "reads nothing"} {
+		if out, err := cliRun(t, "token", "add", "--scope", scope, "only-"+strings.ReplaceAll(scope, ",", "-")); err != nil || !strings.Contains(out, want) {
+			t.Errorf("token add --scope %s: want %q in the hint (%v):\n%s", scope, want, err, out)
+		}
+	}
 	for _, bad := range []string{"ftp://x y", "http://h/base?x=1", "127.0.0.1:8080", "http://u:p@h/"} {
 		if out, err := cliRun(t, "token", "add", "--scope", "assemble", "--url", bad, "other"); err == nil || !strings.Contains(err.Error(), "--url") || strings.Contains(out, "pd_") {
 			t.Errorf("token add --url %q: %v, want a --url error before any token is made:\n%s", bad, err, out)
