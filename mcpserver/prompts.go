@@ -93,7 +93,9 @@ func (s *Server) getPrompt(id string) mcp.PromptHandler {
 }
 
 // render is the render of the API (its locale check, then
-// state.Assembly.Render), with the stale warning in Report.
+// state.Assembly.Render in the channel of the context's token: a staging
+// token is rendered what assemble serves it), with the report's warnings
+// in Report.
 func (s *Server) render(ctx context.Context, r *assembler.RenderRequest) (*assembler.Rendered, error) {
 	if r.Locale != "" {
 		loc, err := library.CanonicalLocale(r.Locale)
@@ -102,7 +104,7 @@ func (s *Server) render(ctx context.Context, r *assembler.RenderRequest) (*assem
 		}
 		r.Locale = loc
 	}
-	out, report, err := s.cfg.Assembly.Render(ctx, r, s.cfg.Now())
+	out, report, err := s.cfg.Assembly.Render(ctx, r, tokenFrom(ctx).Channel(), s.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
