@@ -506,3 +506,33 @@ func TestMCPSaveDraftWhenTheDatabaseFails(t *testing.T) {
 		t.Errorf("save_draft once the database accepts: %v, want stored revision 1", saved)
 	}
 }
+
+// A token of the staging channel is served the pending drafts by render,
+// prompts/get and assemble over MCP, as by the API; a production token
+// the published text.
+func TestMCPStagingChannel(t *testing.T) {
+	t.Parallel()
+	srv, tok, token := startMCP(t, 0)
+	staging := token("mcp-staging", domain.ScopeAssemble, domain.ScopeRead, domain.ChannelStaging)
+	writer := token("mcp-stager", domain.ScopeRead, domain.ScopeWrite)
+	edited := strings.Replace(builtinText(t, "aux.title-gen", "en-US"), "You are the title generator", "You are the staged title generator", 1)
+	if rec := serveAPI(srv.Handler(), http.MethodPut, "/api/v1/overrides/aux.title-gen?locale=en-US", edited, writer); rec.Code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", rec.Code, rec.Body.String())
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, token string
+		staged      bool
+	}{{"production", tok, false}, {"staging", staging, true}} {
+		cs := mcpConnect(t, srv, c.token, nil)
+		got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "aux.title-gen", Arguments: map[string]string{"conversation": "x", "locale": "en-US"}})
+		if err != nil || strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "staged title generator") != c.staged {
+			t.Errorf("%s prompts/get: %v %v, want the draft %v", c.name, got, err, c.staged)
+		}
+		body := `{"module":"aux.title-gen","locale":"en-US","variables":{"conversation":"x"}}`
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "render", Arguments: map[string]any{"module": "aux.title-gen", "locale": "en-US", "variables": map[string]any{"conversation": "x"}}})
+		if got, want := structured(t, c.name+" render", res, err), apiJSON(t, srv, http.MethodPost, "/api/v1/render", body, c.token); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s render %v, want the API's %v", c.name, got, want)
+		}
+	}
+}
