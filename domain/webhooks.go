@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/promptdesk/promptdesk/library"
 )
 
 // SubjectWebhook is the audit subject of webhook endpoints.
@@ -201,3 +203,19 @@ func DriftEvent(module, locale string, revision int, d WebhookDrift, at time.Tim
 		Type:           EventDrifted, OccurredAt: at.UTC(), Module: module, Locale: locale, Revision: revision, Drift: &d,
 	}
 }
+
+// DuplicateWebhook is the error of adding an endpoint, or moving one, to
+// a URL another endpoint has already: each event would be sent there
+// twice (a form posted twice makes exactly that). It matches
+// library.ErrConflict.
+type DuplicateWebhook struct {
+	URL string
+	ID  int64 // the endpoint that has the URL
+}
+
+func (e *DuplicateWebhook) Error() string {
+	return fmt.Sprintf("webhook %d sends to %s already: change or delete that endpoint instead of adding another", e.ID, e.URL)
+}
+
+// Is makes a DuplicateWebhook match library.ErrConflict.
+func (e *DuplicateWebhook) Is(target error) bool { return target == library.ErrConflict }

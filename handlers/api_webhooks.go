@@ -133,9 +133,12 @@ func apiNoWebhook(id string) error {
 // webhookErr turns the service's errors into the API's.
 func webhookErr(id string, err error) error {
 	var fe *webhook.FieldError
+	var dup *domain.DuplicateWebhook
 	switch {
 	case errors.As(err, &fe):
 		return &library.Error{Code: library.CodeInvalidRequest, Field: fe.Field, Msg: fe.Msg}
+	case errors.As(err, &dup):
+		return &library.Error{Code: library.CodeConflict, Field: "url", Msg: dup.Error()}
 	case errors.Is(err, library.ErrNotFound):
 		return apiNoWebhook(id)
 	}

@@ -121,6 +121,7 @@ func moduleFields(pm *library.Module) (modulepage.Fields, []modulepage.Trigger) 
 		Priority:            pm.Priority,
 		RequiresAttachments: pm.RequiresAttachments,
 		OutputContract:      pm.OutputContract,
+		Upstream:            pm.Upstream.String(),
 	}
 	for _, vr := range pm.Variables {
 		f.Variables = append(f.Variables, modulepage.Variable{Name: vr.Name, Escape: vr.Escape, Description: vr.Description})

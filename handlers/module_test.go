@@ -2,9 +2,13 @@ package handlers_test
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/library"
 )
 
 func TestModulePageShowsFieldsAndLocales(t *testing.T) {
@@ -73,4 +77,37 @@ func TestModulePageUnknownIDIs404(t *testing.T) {
 	}
 	a.get("/modules/base.nope/override/en-US").want(t, http.StatusNotFound)
 	a.get("/no/such/page").want(t, http.StatusNotFound)
+}
+
+// A module that names its upstream source shows it on its page and in
+// the runtime API's listing and detail; one that names none shows nothing.
+func TestModuleUpstreamIsShown(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	text := "---\nid: tool.tool-description-bash\nlayer: tool\nversion: 1\ntitle: \"Tool Description: Bash\"\ndescription: Runs shell commands\n" +
+		"upstream: {source: claude-code, name: \"Tool Description: Bash\", version: \"2.1.240\"}\n---\nRun shell commands.\n"
+	a.post("/overrides/new", url.Values{"id": {"tool.tool-description-bash"}, "locale": {"en-US"}, "text": {text}}).want(t, http.StatusSeeOther)
+	a.post("/modules/tool.tool-description-bash/override/en-US/publish", url.Values{"revision": {"1"}}).want(t, http.StatusSeeOther)
+
+	r := a.get("/modules/tool.tool-description-bash").want(t, http.StatusOK)
+	if got := strings.TrimSpace(r.find("module-upstream").Text()); got != "Upstream: claude-code · Tool Description: Bash · 2.1.240" {
+		t.Errorf("upstream line %q", got)
+	}
+	if n := a.get("/modules/base.identity").want(t, http.StatusOK).find("module-upstream").Length(); n != 0 {
+		t.Errorf("a module without upstream shows %d upstream lines", n)
+	}
+	want := &library.Upstream{Source: "claude-code", Name: "Tool Description: Bash", Version: "2.1.240"}
+	d := decode[handlers.APIModuleDetail](t, a.api(http.MethodGet, "/api/v1/modules/tool.tool-description-bash", ""))
+	if d.Upstream == nil || *d.Upstream != *want {
+		t.Errorf("detail upstream %+v, want %+v", d.Upstream, want)
+	}
+	for _, m := range decode[[]handlers.APIModule](t, a.api(http.MethodGet, "/api/v1/modules", "")) {
+		if got := m.Upstream; m.ID == "tool.tool-description-bash" && (got == nil || *got != *want) || m.ID != "tool.tool-description-bash" && got != nil {
+			t.Errorf("%s: upstream %+v", m.ID, got)
+		}
+	}
+	raw := a.api(http.MethodGet, "/api/v1/modules/base.identity", "").Body.String()
+	if strings.Contains(raw, "upstream") {
+		t.Errorf("a module without upstream has the key: %s", raw)
+	}
 }

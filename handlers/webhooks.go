@@ -72,12 +72,14 @@ func statusText(status int) string {
 
 // Create handles POST /webhooks (url, secret, description): the page then
 // shows the secret, once. A refused field answers 422 with the form kept
-// and the error next to the field; a server without the key to encrypt
+// and the error next to the field, a URL another endpoint has 409 (a form
+// posted twice adds one endpoint); a server without the key to encrypt
 // secrets with answers 503 with the form kept and the reason.
 func (h *Webhooks) Create(c echo.Context) error {
 	f := webhookpage.Form{URL: strings.TrimSpace(c.FormValue("url")), Secret: c.FormValue("secret"), Description: c.FormValue("description")}
 	w, err := h.Service.Create(c.Request().Context(), domain.Webhook{URL: f.URL, Secret: f.Secret, Description: f.Description})
 	var fe *webhook.FieldError
+	var dup *domain.DuplicateWebhook
 	switch {
 	case errors.As(err, &fe):
 		switch fe.Field {
@@ -89,6 +91,9 @@ func (h *Webhooks) Create(c echo.Context) error {
 			f.URLError = fe.Msg
 		}
 		return h.render(c, http.StatusUnprocessableEntity, webhookpage.Model{Form: f})
+	case errors.As(err, &dup):
+		f.URLError = dup.Error()
+		return h.render(c, http.StatusConflict, webhookpage.Model{Form: f})
 	case errors.Is(err, domain.ErrNotConfigured):
 		f.Problem = err.Error()
 		return h.render(c, http.StatusServiceUnavailable, webhookpage.Model{Form: f})

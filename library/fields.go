@@ -24,6 +24,7 @@ var Fields = []FieldDoc{
 	{Name: "variables", Description: "placeholders the caller must supply: [name] or [{name, escape: xml, description}]"},
 	{Name: "outputContract", Description: "the shape of structured output"},
 	{Name: "triggers", Description: "when the task module enters a prompt: a list of {kind, keywords, command}", TaskOnly: true},
+	{Name: "upstream", Description: "where an imported text came from: {source, name, version}"},
 }
 
 // VariableFields are the keys of one item of the variables list.

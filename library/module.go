@@ -208,4 +208,6 @@ type Frontmatter struct {
 	Variables           []Variable `json:"variables,omitempty"`
 	OutputContract      string     `json:"outputContract,omitempty"`
 	Triggers            []Trigger  `json:"triggers,omitempty"`
+	// Upstream is where an imported text came from; nil when not given.
+	Upstream *Upstream `json:"upstream,omitempty"`
 }

@@ -321,8 +321,12 @@ func decodeField(file, key string, n ast.Node, m *Module) FileErrors {
 		var errs FileErrors
 		m.Triggers, errs = triggersField(file, n)
 		return errs
+	case "upstream":
+		var errs FileErrors
+		m.Upstream, errs = upstreamField(file, n)
+		return errs
 	default:
-		err = &FileError{File: file, Line: frontLine(n), Field: key, Msg: "unknown field (allowed: id, layer, version, title, description, priority, requiresAttachments, variables, outputContract, triggers)"}
+		err = &FileError{File: file, Line: frontLine(n), Field: key, Msg: "unknown field (allowed: " + fieldNames(Fields) + ")"}
 	}
 	return fileErrors(file, err)
 }

@@ -99,7 +99,8 @@ func TestFieldDocsMatchTheParser(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("---\n")
 	values := map[string]string{"id": "task.a", "layer": "task", "version": "1", "title": "T", "description": "D", "priority": "1",
-		"requiresAttachments": "true", "outputContract": "O", "variables": "", "triggers": ""}
+		"requiresAttachments": "true", "outputContract": "O", "variables": "", "triggers": "",
+		"upstream": "{source: claude-code, name: 'Tool Description: Bash', version: 2.1.240}"}
 	for _, f := range Fields {
 		v, ok := values[f.Name]
 		if !ok {

@@ -23,6 +23,8 @@ type ModuleSummary struct {
 	Description string   `json:"description"`
 	Locales     []string `json:"locales"`
 	Status      Status   `json:"status"`
+	// Upstream is where the served text came from, absent when it names none.
+	Upstream *library.Upstream `json:"upstream,omitempty"`
 }
 
 // ModuleDetail is one module as served for a locale (the API's GET
@@ -43,6 +45,7 @@ type ModuleDetail struct {
 	Variables           []library.Variable `json:"variables"`
 	OutputContract      string             `json:"outputContract"`
 	Triggers            []library.Trigger  `json:"triggers"`
+	Upstream            *library.Upstream  `json:"upstream,omitempty"`
 	Body                string             `json:"body"`
 	Source              string             `json:"source"`
 	Revision            int                `json:"revision,omitempty"`
@@ -78,7 +81,7 @@ func (cur *View) ModulePage(a *assembler.Assembler, f ModuleFilter, after string
 			return page, true
 		}
 		m := ModuleSummary{ID: id, Layer: string(pm.Layer), Version: pm.Version, Title: pm.Title, Description: pm.Description,
-			Locales: v.Locales(id), Status: v.ModuleStatus(id)}
+			Locales: v.Locales(id), Status: v.ModuleStatus(id), Upstream: pm.Upstream}
 		if b, ok := v.Library.Any(id); ok {
 			m.Version = b.Version
 		}
@@ -134,6 +137,7 @@ func (cur *View) ModuleDetail(a *assembler.Assembler, id, locale string) (Module
 		Variables:           append([]library.Variable{}, m.Variables...),
 		OutputContract:      m.OutputContract,
 		Triggers:            append([]library.Trigger{}, m.Triggers...),
+		Upstream:            m.Upstream,
 		Body:                m.Body,
 		Source:              s.Source,
 		Locale:              s.Locale,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -69,10 +70,14 @@ func (s *Store) GetWebhook(ctx context.Context, id int64) (domain.Webhook, error
 
 // CreateWebhook adds w (URL, Secret, Description; the checks are package
 // webhook's) with the context's actor as CreatedBy, audited. Errors:
-// library.ErrInvalid for a URL or secret the table refuses.
+// library.ErrInvalid for a URL or secret the table refuses;
+// *domain.DuplicateWebhook when an endpoint sends to the URL already.
 func (s *Store) CreateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	var saved domain.Webhook
 	err := s.WithTx(ctx, func(tx *Store) error {
+		if err := tx.urlFree(ctx, w.URL, 0); err != nil {
+			return err
+		}
 		var err error
 		saved, err = scanWebhook(tx.db.QueryRow(ctx, `INSERT INTO webhooks (url, secret, description, created_by)
 			VALUES ($1, $2, $3, $4) RETURNING `+webhookColumns, w.URL, w.Secret, w.Description, domain.ActorFrom(ctx)))
@@ -96,6 +101,9 @@ func (s *Store) CreateWebhook(ctx context.Context, w domain.Webhook) (domain.Web
 func (s *Store) UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Webhook, error) {
 	var saved domain.Webhook
 	err := s.WithTx(ctx, func(tx *Store) error {
+		if err := tx.urlFree(ctx, w.URL, w.ID); err != nil {
+			return err
+		}
 		before, err := scanWebhook(tx.db.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1 FOR UPDATE`, w.ID))
 		if err != nil {
 			return dbError(err, webhookName(w.ID))
@@ -118,6 +126,25 @@ func (s *Store) UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Web
 			SubjectID: strconv.FormatInt(w.ID, 10), Before: b, After: a})
 	})
 	return saved, err
+}
+
+// urlFree refuses url when an endpoint other than id sends to it
+// (*domain.DuplicateWebhook). It locks the table against other writers
+// until the transaction ends, so two forms posted at once cannot both
+// pass it.
+func (s *Store) urlFree(ctx context.Context, url string, id int64) error {
+	if _, err := s.db.Exec(ctx, `LOCK TABLE webhooks IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+		return dbError(err, "webhooks")
+	}
+	var other int64
+	err := s.db.QueryRow(ctx, `SELECT id FROM webhooks WHERE url = $1 AND id <> $2 ORDER BY id LIMIT 1`, url, id).Scan(&other)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return dbError(err, "webhooks")
+	}
+	return &domain.DuplicateWebhook{URL: url, ID: other}
 }
 
 // DeleteWebhook removes the endpoint id and its deliveries, audited.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,7 +55,11 @@ func TestDocumentHoldsTheServerRules(t *testing.T) {
 	h := srv.Handler()
 	token := newToken(t, st, "rules", domain.Scopes...)
 	sec16, sec201 := strings.Repeat("s", 16), strings.Repeat("s", 201)
-	hook := func(secret string) string { return `{"url":"http://127.0.0.1:9/hook","secret":"` + secret + `"}` }
+	hooks := 0 // each endpoint a URL of its own: a taken URL is refused
+	hook := func(secret string) string {
+		hooks++
+		return `{"url":"http://127.0.0.1:9/hook-` + strconv.Itoa(hooks) + `","secret":"` + secret + `"}`
+	}
 	scenario := func(id, name string) string {
 		return `{"id":"` + id + `","name":"` + name + `","request":{"locale":"en-US"}}`
 	}

@@ -67,6 +67,7 @@ func TestWebhookOnPublish(t *testing.T) {
 	}
 	wantAPIError(t, "a bad URL", serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"ftp://example.com/x"}`, admin), http.StatusUnprocessableEntity, "invalid_request", "http://")
 	wantAPIError(t, "a short secret", serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"https://example.com/x","secret":"short"}`, admin), http.StatusUnprocessableEntity, "invalid_request", "at least 16")
+	wantAPIError(t, "a URL taken", serveAPI(h, http.MethodPost, "/api/v1/webhooks", `{"url":"`+rs.URL+`/events"}`, admin), http.StatusConflict, "conflict", "sends to "+rs.URL+"/events already")
 
 	builtin, ok := srv.served.Current().Library.Module("base.identity", "en-US")
 	if !ok {
@@ -182,6 +183,22 @@ func TestWebhooksPageForms(t *testing.T) {
 	}
 	if page := serve(h, http.MethodGet, "/webhooks"); strings.Contains(page.Body.String(), secret) {
 		t.Error("the page shows the secret again")
+	}
+	// The form posted again (a double click, a reload) adds nothing: the
+	// URL is taken, and the form says by which endpoint, keeping it.
+	rec = admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/hook"}, "description": {"again"}}))
+	doc, err = goquery.NewDocumentFromReader(rec.Body)
+	if err != nil || rec.Code != http.StatusConflict {
+		t.Fatalf("the same URL again: %d %v, want 409", rec.Code, err)
+	}
+	if got := doc.Find(`[data-testid="field-error"][data-field="url"]`).Text(); !strings.Contains(got, "webhook "+strconv.FormatInt(hooks[0].ID, 10)+" sends to https://example.com/hook already") {
+		t.Errorf("URL error %q", got)
+	}
+	if got := doc.Find(`#webhook-description`).AttrOr("value", ""); got != "again" {
+		t.Errorf("description kept as %q", got)
+	}
+	if again, _ := st.ListWebhooks(context.Background()); len(again) != 1 {
+		t.Errorf("%d endpoints after the form was posted twice, want 1", len(again))
 	}
 	if page := serve(h, http.MethodGet, "/audit?subject=webhook"); page.Code != http.StatusOK ||
 		!strings.Contains(page.Body.String(), "https://example.com/hook") || strings.Contains(page.Body.String(), secret) {

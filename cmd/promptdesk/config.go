@@ -36,7 +36,7 @@ type CLI struct {
 		Force bool   `name:"force" help:"Overwrite module files that already exist in --out."`
 	} `cmd:"" help:"Write every override as a module file in the library layout."`
 	Import struct {
-		From        string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: promptdesk (the library layout, as export writes it), skills (Agent Skills <name>/SKILL.md), maibot (prompts/<locale>/*.prompt + .meta.toml), weknora (config/prompt_templates/*.yaml), jinja-index (index.json + Jinja .md templates). See docs/importers.md."`
+		From        string `name:"from" required:"" placeholder:"FORMAT" help:"Format of SRC: promptdesk (the library layout, as export writes it), skills (Agent Skills <name>/SKILL.md), maibot (prompts/<locale>/*.prompt + .meta.toml), weknora (config/prompt_templates/*.yaml), jinja-index (index.json + Jinja .md templates), claude-code (the claude-code-system-prompts catalogue: system-prompts/*.md fragments with an <!-- --> header). See docs/importers.md."`
 		Out         string `name:"out" placeholder:"DIR" help:"Write the converted modules to DIR/modules/<locale>/<layer>-<name>.md (not for promptdesk)."`
 		Into        string `name:"into" placeholder:"db" help:"Save the modules as draft overrides or user modules in Postgres (the default for promptdesk)."`
 		Force       bool   `name:"force" help:"With --out: overwrite module files that exist already."`

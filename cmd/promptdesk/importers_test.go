@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/importer"
 	"github.com/promptdesk/promptdesk/store/storetest"
@@ -201,7 +203,7 @@ func TestImportFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--from", "langchain", dir, "--out", t.TempDir()}, `--from "langchain": unknown format (known: promptdesk, skills, maibot, weknora, jinja-index)`},
+		{[]string{"--from", "langchain", dir, "--out", t.TempDir()}, `--from "langchain": unknown format (known: promptdesk, skills, maibot, weknora, jinja-index, claude-code)`},
 		{[]string{"--from", "skills", dir}, "say where the modules go: --out DIR"},
 		{[]string{"--from", "skills", dir, "--out", t.TempDir(), "--into", "db"}, "choose one"},
 		{[]string{"--from", "skills", dir, "--into", "files"}, `--into "files": the only target is "db"`},
@@ -269,5 +271,82 @@ func TestImportMaiBotLocales(t *testing.T) {
 		if err != nil || !strings.Contains(stdout, "→ modules/en-US/aux-outer.md") {
 			t.Errorf("%v: err %v\n%s", args, err, stdout)
 		}
+	}
+}
+
+// The claude-code catalogue: every file one line, exit status 1 while a
+// fragment is not imported; the modules go to a folder that loads, or in
+// as drafts; the upstream key survives an export and an import.
+func TestImportClaudeCode(t *testing.T) {
+	src := fixture(t, "claude-code")
+	out := t.TempDir()
+	stdout, err := cliRun(t, "import", "--from", "claude-code", src, "--out", out)
+	if err == nil || err.Error() != "import: 11 of 26 source items not imported" || exitStatus(err) != 1 {
+		t.Fatalf("err %v, want 11 of 26 not imported\n%s", err, stdout)
+	}
+	for _, line := range []string{
+		"imported     " + filepath.Join(src, "system-prompts/tool-description-bash.md") + " → modules/en-US/tool-tool-description-bash.md\n",
+		"not imported " + filepath.Join(src, "system-prompts/system-prompt-ternary.md") + `: line 10: the JavaScript ternary ${IS_TERSE ? "Be brief." : "Explain your steps."} uses the declared variable IS_TERSE`,
+		"not imported " + filepath.Join(src, "system-prompts/data-collision.md") + ": line 7: variables FOO_BAR (line 6) and foo_bar both become the placeholder {{foo_bar}}\n",
+		"skipped      " + filepath.Join(src, "README.md") + ": not in the catalogue folder system-prompts/\n",
+		"   finding: line 1: the header gives no description\n",
+		"claude-code: imported 13, not imported 11, attached 0, used 0, skipped 2 of 26 source items from " + src + "; 13 module files converted; 3 findings\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("output lacks %q:\n%s", line, stdout)
+		}
+	}
+	want := converted(t, importer.FormatClaudeCode, src)
+	snap, err := library.LoadDir(out)
+	if err != nil {
+		t.Fatalf("the written folder does not load: %v", err)
+	}
+	for key, text := range want {
+		id, loc, _ := strings.Cut(key, " ")
+		if m, ok := snap.Module(id, loc); !ok || m.Text != text {
+			t.Errorf("%s: written text differs from the converter's", key)
+		}
+	}
+
+	dbURL := storetest.NewDatabase(t)
+	st := openStore(t, dbURL)
+	t.Setenv("DATABASE_URL", dbURL)
+	if stdout, err := cliRun(t, "import", "--from", "claude-code", src, "--into", "db"); exitStatus(err) != 1 ||
+		!strings.Contains(stdout, "       note: modules/en-US/tool-tool-description-bash.md: tool.tool-description-bash (en-US) saved as draft revision 1 (not served until published)\n") {
+		t.Fatalf("--into db: err %v\n%s", err, stdout)
+	}
+	drafts := draftTexts(t, st)
+	if len(drafts) != len(want) {
+		t.Errorf("%d drafts, want %d", len(drafts), len(want))
+	}
+	for key, text := range want {
+		if drafts[key] != text {
+			t.Errorf("%s: draft %q, want the converted module", key, drafts[key])
+		}
+	}
+
+	// Published, exported and imported again, the text keeps its upstream key.
+	bash := want["tool.tool-description-bash en-US"]
+	if _, err := st.SaveOverride(domain.WithActor(context.Background(), "test"), domain.Override{ModuleID: "tool.tool-description-bash", Locale: "en-US",
+		Text: bash, Title: "Tool Description: Bash", Version: 1, Author: "test", Publish: true}, 1); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if stdout, err := cliRun(t, "export", "--out", dir); err != nil {
+		t.Fatalf("export: %v\n%s", err, stdout)
+	}
+	file := filepath.Join(dir, "modules", "en-US", "tool-tool-description-bash.md")
+	data, err := os.ReadFile(file)
+	if err != nil || string(data) != bash {
+		t.Fatalf("exported %s: %v\n%s", file, err, data)
+	}
+	other := storetest.NewDatabase(t)
+	t.Setenv("DATABASE_URL", other)
+	if stdout, err := cliRun(t, "import", "--from", "promptdesk", dir); err != nil {
+		t.Fatalf("import --from promptdesk: %v\n%s", err, stdout)
+	}
+	m, err := library.Parse(file, []byte(draftTexts(t, openStore(t, other))["tool.tool-description-bash en-US"]))
+	if err != nil || m.Upstream == nil || *m.Upstream != (library.Upstream{Source: "claude-code", Name: "Tool Description: Bash", Version: "2.1.240"}) {
+		t.Errorf("re-imported upstream %+v (%v)", m, err)
 	}
 }

@@ -2,7 +2,7 @@
 // migrates its database (migrate), assembles a request from the shell
 // (assemble), moves overrides in and out as module files (export,
 // import), converts other systems' prompt files into modules (import
-// --from skills|maibot|weknora|jinja-index, docs/importers.md), lints
+// --from skills|maibot|weknora|jinja-index|claude-code, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
 // revoke) and users (user add), prints its effective configuration
 // (config), checks saved scenarios against what

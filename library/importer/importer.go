@@ -1,7 +1,7 @@
 // Package importer turns other systems' prompt files into promptdesk
 // module files (docs/importers.md): Agent Skills folders, MaiBot prompt
-// folders, WeKnora prompt-template YAML files and index.json + Jinja
-// template sets. Each converter is a pure function over an fs.FS rooted at
+// folders, WeKnora prompt-template YAML files, index.json + Jinja
+// template sets and the claude-code catalogue of system-prompt fragments. Each converter is a pure function over an fs.FS rooted at
 // the source folder; its Result holds the module files it produced (in the
 // library layout, checked with library.Load) and one Outcome per source
 // file or entry: imported, not imported (with the reason and line),
@@ -42,10 +42,14 @@ const (
 	// FormatJinjaIndex is an index.json declaring templates {name: {path,
 	// variables}} plus the Jinja .md files it names.
 	FormatJinjaIndex Format = "jinja-index"
+	// FormatClaudeCode is the claude-code-system-prompts catalogue: a flat
+	// system-prompts/ folder of markdown fragments, each opening with an
+	// <!-- … --> header (name, description, ccVersion, variables).
+	FormatClaudeCode Format = "claude-code"
 )
 
 // Formats lists the formats Import accepts.
-var Formats = []Format{FormatSkills, FormatMaiBot, FormatWeKnora, FormatJinjaIndex}
+var Formats = []Format{FormatSkills, FormatMaiBot, FormatWeKnora, FormatJinjaIndex, FormatClaudeCode}
 
 // Options tune a conversion. The zero value is the default of every format.
 type Options struct {
@@ -214,7 +218,7 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 		}
 		*l.v = loc
 	}
-	b := &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
+	b := newBuilder(format, opts)
 	var err error
 	switch format {
 	case FormatSkills:
@@ -225,6 +229,8 @@ func Import(format Format, fsys fs.FS, opts Options) (*Result, error) {
 		err = importWeKnora(b, fsys)
 	case FormatJinjaIndex:
 		err = importJinja(b, fsys)
+	case FormatClaudeCode:
+		err = importClaudeCode(b, fsys)
 	default:
 		return nil, fmt.Errorf("unknown format %q (known: %s)", format, formatList())
 	}
@@ -243,6 +249,11 @@ func formatList() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
+}
+
+// newBuilder starts a conversion; opts are checked already.
+func newBuilder(format Format, opts Options) *builder {
+	return &builder{res: &Result{Format: format}, opts: opts, mods: map[string]*Module{}}
 }
 
 // builder collects outcomes and modules while a converter runs.
@@ -381,6 +392,8 @@ type spec struct {
 	description string
 	variables   []string
 	body        string
+	manual      bool              // a task module with a manual trigger
+	upstream    *library.Upstream // where the text came from; nil for none
 }
 
 // module builds the module file of s for outcome i. A problem fails the
@@ -409,6 +422,19 @@ func (b *builder) module(i int, s spec) bool {
 		}
 		fmt.Fprintf(&t, "variables: [%s]\n", strings.Join(q, ", "))
 	}
+	if s.manual {
+		t.WriteString("triggers: [{kind: manual}]\n")
+	}
+	if u := s.upstream; u != nil {
+		fmt.Fprintf(&t, "upstream: {source: %s", u.Source)
+		if u.Name != "" {
+			fmt.Fprintf(&t, ", name: %s", quote(u.Name))
+		}
+		if u.Version != "" {
+			fmt.Fprintf(&t, ", version: %s", quote(u.Version))
+		}
+		t.WriteString("}\n")
+	}
 	t.WriteString("---\n")
 	t.WriteString(body)
 	t.WriteString("\n")
@@ -422,7 +448,7 @@ func (b *builder) module(i int, s spec) bool {
 		b.fail(i, Note{Msg: "the module does not parse: " + err.Error()})
 		return false
 	}
-	if m.Title != s.title || m.Description != s.description {
+	if m.Title != s.title || m.Description != s.description || m.Upstream.String() != s.upstream.String() {
 		return b.internal(i, p, "title or description changed in the frontmatter")
 	}
 	b.mods[p] = &Module{Path: p, ID: id, Locale: s.locale, Text: text, outcome: i}

@@ -91,6 +91,15 @@ func yamlString(n ast.Node) (string, bool) {
 	return "", false
 }
 
+// yamlList returns the items of a sequence node, or ok false.
+func yamlList(n ast.Node) (items []ast.Node, ok bool) {
+	seq, ok := unwrapYAML(n).(*ast.SequenceNode)
+	if !ok {
+		return nil, false
+	}
+	return seq.Values, true
+}
+
 // yamlText is a node's source text on one line, for notes.
 func yamlText(n ast.Node) string {
 	switch unwrapYAML(n).(type) {

@@ -32,6 +32,9 @@ type Fields struct {
 	RequiresAttachments bool
 	Variables           []Variable
 	OutputContract      string
+	// Upstream is where an imported text came from, "source · name ·
+	// version" (library.Upstream.String); "" when the module names none.
+	Upstream string
 }
 
 // Variable is one declared variable; Escape is "" or "xml".
