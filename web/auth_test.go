@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -144,8 +145,8 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Webhooks 1 and 2 (apiTargetID): the routes that take an id find one.
-	for range 2 {
-		if _, err := st.CreateWebhook(context.Background(), domain.Webhook{URL: "http://127.0.0.1:9/", Secret: strings.Repeat("s", 16)}); err != nil {
+	for i := range 2 {
+		if _, err := st.CreateWebhook(context.Background(), domain.Webhook{URL: fmt.Sprintf("http://127.0.0.1:%d/", 9+i), Secret: strings.Repeat("s", 16)}); err != nil {
 			t.Fatal(err)
 		}
 	}

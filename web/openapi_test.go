@@ -318,6 +318,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIModuleDetail":  {reflect.TypeFor[handlers.APIModuleDetail](), false},
 		"Variable":         {reflect.TypeFor[library.Variable](), false},
 		"Trigger":          {reflect.TypeFor[library.Trigger](), false},
+		"Upstream":         {reflect.TypeFor[library.Upstream](), false},
 		"APICommand":       {reflect.TypeFor[assembler.Command](), false},
 		"APITool":          {reflect.TypeFor[assembler.Tool](), false},
 		"APIScenario":      {reflect.TypeFor[handlers.APIScenario](), false},

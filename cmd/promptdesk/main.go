@@ -5,8 +5,9 @@
 // --from skills|maibot|weknora|jinja-index|claude-code, docs/importers.md), lints
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
 // revoke) and users (user add), prints its effective configuration
-// (config), and checks saved scenarios against what
-// is served (scenarios check, accept). See README.md.
+// (config), checks saved scenarios against what
+// is served (scenarios check, accept), and serves MCP on stdio for a
+// local assistant (mcp). See README.md.
 package main
 
 import (
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.tokenList(ctx)
 	case "token revoke":
 		return a.tokenRevoke(ctx)
+	case "mcp":
+		return a.mcpStdio(ctx)
 	case "scenarios check":
 		return a.scenariosCheck(ctx)
 	case "scenarios accept":
