@@ -137,3 +137,7 @@ func (e *AlreadyRevoked) Error() string {
 
 // Is makes an AlreadyRevoked match library.ErrConflict.
 func (e *AlreadyRevoked) Is(target error) bool { return target == library.ErrConflict }
+
+// TokenActor is the actor recorded for changes made with the token called
+// name, through the API or MCP: "token:<name>".
+func TokenActor(name string) string { return "token:" + name }

@@ -22,9 +22,8 @@ type TokenAuthenticator interface {
 // tokenKey is the echo.Context key of the authenticated domain.Token.
 const tokenKey = "promptdesk.apiToken"
 
-// TokenActor is the actor recorded for changes made with the token called
-// name: "token:<name>".
-func TokenActor(name string) string { return "token:" + name }
+// TokenActor is domain.TokenActor, the actor of the token called name.
+func TokenActor(name string) string { return domain.TokenActor(name) }
 
 // RequireToken is the authentication middleware of every /api/v1 route:
 // the request must carry "Authorization: Bearer <token>" for an active

@@ -149,7 +149,7 @@ func TestEveryAPIRouteNeedsAToken(t *testing.T) {
 	}
 	// Webhooks 1 and 2 (apiTargetID): the routes that take an id find one.
 	for i := range 2 {
-		if _, err := st.CreateWebhook(context.Background(), domain.Webhook{URL: fmt.Sprintf("http://127.0.0.1:9/%d", i+1), Secret: strings.Repeat("s", 16)}); err != nil {
+		if _, err := st.CreateWebhook(context.Background(), domain.Webhook{URL: fmt.Sprintf("http://127.0.0.1:%d/", 9+i), Secret: strings.Repeat("s", 16)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -68,14 +67,7 @@ func startSeeded(t *testing.T) *Server {
 		seedLedger(t, ctx, st)
 	})
 	newToken(t, st, "ci", domain.ScopeAssemble)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	return srv
 }
 
@@ -116,14 +108,7 @@ func TestAxeReviewPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, func(c *Config) { c.ChangeReview = true })
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	pages := []browsertest.Checked{
 		{Path: "/modules/base.identity/override/en-US/publish", WaitFor: "main form"},
 		{Path: "/requests", WaitFor: `main table`},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -35,14 +34,7 @@ func TestE2EOverrideFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	base := srv.URL()
 
 	p := browsertest.Open(t, base, testUser, testPassword)

@@ -211,7 +211,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
 	withHead(c.Response().Header(), isAPI(c))
 	status, body := describe(err, c)
-	api := isAPI(c) || handlers.WantsJSON(c)
+	api := isAPI(c) || isMCP(c) || handlers.WantsJSON(c)
 	if body.Code == CodeDatabaseUnavailable {
 		s.served.Unreachable(err)
 		s.log.Warn("request failed: database unreachable", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)

@@ -116,8 +116,10 @@ func TestE2ELedgerRoundTrip(t *testing.T) {
 	}
 
 	// The filter narrows the table.
+	// The filtered page is the one whose select has port selected (as an
+	// attribute: the page before only had its value set).
 	step("filter port", chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-decision"), "port"), chromedp.Click(chromedp.CSS(`[data-testid="ledger-filter"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="ledger-count"]`))))
+		chromedp.WaitReady(chromedp.CSS(`#f-decision option[value="port"][selected]`))))
 	if got := sortedKeys(rows()); !slices.Equal(got, []string{"mode-plan", "tool-bash"}) {
 		t.Errorf("decision port: %v", got)
 	}

@@ -112,10 +112,10 @@ func securityHeaders() echo.MiddlewareFunc {
 }
 
 // noSession reports whether a request needs no session or CSRF token:
-// the API (bearer tokens), the static files and the health checks.
+// the API and MCP (bearer tokens), the static files and the health checks.
 func noSession(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return isAPI(c) || strings.HasPrefix(p, static.Prefix) || p == "/healthz" || p == "/readyz"
+	return isAPI(c) || isMCP(c) || strings.HasPrefix(p, static.Prefix) || p == "/healthz" || p == "/readyz"
 }
 
 // unlessNoSession runs mw except where noSession holds.
@@ -217,11 +217,12 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 // deadline gives each request's context Config.DatabaseTimeout, so that
 // a database that stops answering fails the request as unavailable
 // instead of holding it; the change feed, which waits for changes on
-// purpose and reads no database, keeps the request's own.
+// purpose and reads no database, and MCP, whose sessions outlive their
+// requests, keep the request's own.
 func (s *Server) deadline() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if c.Request().URL.Path == changesPath {
+			if c.Request().URL.Path == changesPath || isMCP(c) {
 				return next(c)
 			}
 			ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DatabaseTimeout)

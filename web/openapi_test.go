@@ -321,6 +321,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APIModuleDetail":   {reflect.TypeFor[handlers.APIModuleDetail](), false},
 		"Variable":          {reflect.TypeFor[library.Variable](), false},
 		"Trigger":           {reflect.TypeFor[library.Trigger](), false},
+		"Upstream":          {reflect.TypeFor[library.Upstream](), false},
 		"APICommand":        {reflect.TypeFor[assembler.Command](), false},
 		"APITool":           {reflect.TypeFor[assembler.Tool](), false},
 		"APIScenario":       {reflect.TypeFor[handlers.APIScenario](), false},
@@ -354,7 +355,6 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"APILedgerList":     {reflect.TypeFor[handlers.APILedgerList](), false},
 		"APILedgerExport":   {reflect.TypeFor[handlers.APILedgerExport](), false},
 		"APILedgerDecision": {reflect.TypeFor[handlers.APILedgerDecision](), true},
-		"Upstream":          {reflect.TypeFor[library.Upstream](), false},
 		"ErrorBody":         {reflect.TypeFor[apiErrorBody](), false},
 		"Error":             {reflect.TypeFor[apiError](), false},
 	}

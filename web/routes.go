@@ -1,15 +1,18 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/handlers"
+	"github.com/promptdesk/promptdesk/mcpserver"
 	"github.com/promptdesk/promptdesk/state"
 	"github.com/promptdesk/promptdesk/static"
 )
@@ -236,7 +239,43 @@ func (s *Server) newEcho() *echo.Echo {
 	v1.GET("/webhooks/:id/deliveries", apiHooks.Deliveries, apiMW(domain.ScopeAdmin)...)
 	v1.POST("/webhooks/:id/redeliver", apiHooks.RedeliverFailed, apiMW(domain.ScopeAdmin)...)
 	v1.POST("/webhooks/:id/deliveries/:delivery/redeliver", apiHooks.Redeliver, apiMW(domain.ScopeAdmin)...)
+	// MCP (streamable HTTP): the same bearer tokens as the API, a token
+	// holding assemble or read to connect; each method and tool checks
+	// the scope of its API route (mcpserver). GET holds the stream of
+	// notifications open, so its write deadline is lifted and it ends
+	// when the server closes.
+	mcpMW := []echo.MiddlewareFunc{handlers.RequireToken(s.tokens, mcpserver.ConnectScopes...), s.mcpRequest}
+	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, mcpPath, echo.WrapHandler(s.mcp.HTTPHandler()), mcpMW...)
 	return e
+}
+
+// mcpPath is the MCP endpoint.
+const mcpPath = "/mcp"
+
+// isMCP reports whether a request is for the MCP endpoint.
+func isMCP(c echo.Context) bool { return c.Request().URL.Path == mcpPath }
+
+// mcpRequest hands the token RequireToken accepted to the MCP handler
+// (mcpserver.WithToken) and ends the request when the server closes; a
+// GET (the notification stream) has no write deadline.
+func (s *Server) mcpRequest(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		tok, _ := handlers.APIToken(c)
+		ctx, cancel := context.WithCancel(mcpserver.WithToken(c.Request().Context(), tok))
+		defer cancel()
+		go func() {
+			select {
+			case <-s.closing:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if c.Request().Method == http.MethodGet {
+			_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
+		}
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
 }
 
 // changesPath is the change feed's route, whose long poll deadline

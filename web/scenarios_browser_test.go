@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -24,14 +23,7 @@ import (
 func TestE2EScenarioSaveChangeAccept(t *testing.T) {
 	t.Parallel()
 	srv, st := newServer(t, nil)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	base := srv.URL()
 	p := browsertest.Open(t, base, testUser, testPassword)
 	ctx := p.Ctx

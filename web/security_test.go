@@ -282,14 +282,7 @@ func TestBrowserUntrustedTextStaysText(t *testing.T) {
 	srv.echo.GET("/test/csp-canary", func(c echo.Context) error {
 		return c.HTML(http.StatusOK, `<!DOCTYPE html><html><body><p id="canary">canary</p><script>window.pwned="canary"</script></body></html>`)
 	})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	startServer(t, srv)
 	base := srv.URL()
 
 	// The API returns the characters as stored, not HTML-escaped.

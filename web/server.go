@@ -21,6 +21,7 @@ import (
 	"github.com/promptdesk/promptdesk/handlers"
 	"github.com/promptdesk/promptdesk/library/lint"
 	"github.com/promptdesk/promptdesk/library/reload"
+	"github.com/promptdesk/promptdesk/mcpserver"
 	"github.com/promptdesk/promptdesk/metrics"
 	"github.com/promptdesk/promptdesk/sealed"
 	"github.com/promptdesk/promptdesk/state"
@@ -77,6 +78,9 @@ type Config struct {
 	// ChangeReview turns change review on (state.Overrides.Review): a
 	// serving change waits for another editor's approval.
 	ChangeReview bool
+	// MCPPageSize is the most prompts one MCP prompts/list answer holds;
+	// zero takes mcpserver.DefaultPageSize.
+	MCPPageSize int
 }
 
 // DefaultRefresh is Config.Refresh when unset.
@@ -115,6 +119,7 @@ type Server struct {
 	tokens    *state.Tokens
 	accounts  *state.Accounts
 	webhooks  *webhook.Webhooks
+	mcp       *mcpserver.Server
 	http      *http.Server
 	metrics   *http.Server // nil without Config.MetricsAddr
 
@@ -198,6 +203,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// plain-text 500.
 	s.sessionManager.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.handleError(err, s.echo.NewContext(r, w))
+	}
+	if s.mcp, err = mcpserver.New(mcpserver.Config{Served: served, Assembler: cfg.Assembler, Assembly: s.assembly, Overrides: s.overrides,
+		Tokens: s.tokens, Now: cfg.Now, Logger: cfg.Logger, PageSize: cfg.MCPPageSize}); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.accounts = &state.Accounts{Store: cfg.Store}
 	s.auth = &handlers.Auth{Accounts: s.accounts, Sessions: s.sessionManager, Log: cfg.Logger}
@@ -306,8 +315,14 @@ func (s *Server) serve(srv *http.Server, ln net.Listener, msg string) {
 func (s *Server) startRefresh() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
-	s.loops.Go(func() { s.served.Run(ctx, s.cfg.Refresh) })
-	s.loops.Go(func() { s.tokens.Run(ctx, s.cfg.Refresh) })
+	s.loops.Go(func() {
+		FollowChanges(ctx, s.cfg.Store, s.served, s.tokens, s.cfg.Refresh, s.log, func(ch store.Change) {
+			if s.cfg.Metrics != nil {
+				s.cfg.Metrics.Notified(ch.At, time.Now())
+			}
+		})
+	})
+	s.loops.Go(func() { s.mcp.Run(ctx) })
 	s.loops.Go(func() { s.webhooks.Run(ctx) })
 	s.loops.Go(func() { s.webhooks.WatchDrift(ctx, s.served) })
 	s.loops.Go(func() {
@@ -329,43 +344,55 @@ func (s *Server) startRefresh() {
 			s.log.Error("library folder: not watched; restart to see changes", "err", err)
 		}
 	})
-	s.loops.Go(func() {
-		onChange := func(ch store.Change) {
-			if ch == (store.Change{}) {
-				s.log.Debug("listening for changes; reloading in case some were missed")
-				s.served.Changed()
-				s.tokens.Changed()
-				return
-			}
-			s.log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
-			s.served.Notified()
-			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.Notified(ch.At, time.Now())
-			}
-			switch {
-			case ch.Subject == domain.SubjectToken:
-				s.tokens.Changed()
-			case ch.Origin != "" && ch.Origin == s.served.Origin():
-				// A write of this process, which it serves already.
-			case ch.Subject == domain.SubjectOverride:
-				s.served.ChangedOverride(ch.ID, ch.Locale)
-			case ch.Subject == domain.SubjectProfile:
-				s.served.ChangedProfile(ch.ID)
-			default:
-				s.served.Changed()
-			}
+}
+
+// FollowChanges keeps served and tokens current with the database until
+// ctx ends, as every process serving from memory must (the server, and
+// `promptdesk mcp`): it listens for the change notifications of every
+// process (store.Listen) and reads the override or profile each names
+// (its own writes it has applied already, and skips), reloads the tokens
+// when one is created or revoked, and reads everything again every
+// refresh. notified (may be nil) is told each notification.
+func FollowChanges(ctx context.Context, st *store.Store, served *state.Served, tokens *state.Tokens, refresh time.Duration, log *slog.Logger, notified func(store.Change)) {
+	var loops sync.WaitGroup
+	defer loops.Wait()
+	loops.Go(func() { served.Run(ctx, refresh) })
+	loops.Go(func() { tokens.Run(ctx, refresh) })
+	onChange := func(ch store.Change) {
+		if ch == (store.Change{}) {
+			log.Debug("listening for changes; reloading in case some were missed")
+			served.Changed()
+			tokens.Changed()
+			return
 		}
-		onError := func(err error) {
-			if ctx.Err() != nil {
-				return
-			}
-			s.served.Unreachable(err)
-			s.log.Warn("change notifications interrupted", "err", err)
+		log.Debug("change notified", "subject", ch.Subject, "id", ch.ID, "locale", ch.Locale, "revision", ch.Revision)
+		served.Notified()
+		if notified != nil {
+			notified(ch)
 		}
-		if err := s.cfg.Store.Listen(ctx, onChange, onError); err != nil {
-			s.log.Error("change notifications unavailable; relying on the periodic refresh", "err", err)
+		switch {
+		case ch.Subject == domain.SubjectToken:
+			tokens.Changed()
+		case ch.Origin != "" && ch.Origin == served.Origin():
+			// A write of this process, which it serves already.
+		case ch.Subject == domain.SubjectOverride:
+			served.ChangedOverride(ch.ID, ch.Locale)
+		case ch.Subject == domain.SubjectProfile:
+			served.ChangedProfile(ch.ID)
+		default:
+			served.Changed()
 		}
-	})
+	}
+	onError := func(err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		served.Unreachable(err)
+		log.Warn("change notifications interrupted", "err", err)
+	}
+	if err := st.Listen(ctx, onChange, onError); err != nil {
+		log.Error("change notifications unavailable; relying on the periodic refresh", "err", err)
+	}
 }
 
 // Addr is the address the server listens on ("127.0.0.1:43127"), or ""

@@ -51,6 +51,19 @@ func newServer(t *testing.T, seed func(ctx context.Context, st *store.Store, lib
 	return newServerWith(t, seed, nil)
 }
 
+// startServer starts srv listening, closed when the test ends.
+func startServer(t *testing.T, srv *Server) {
+	t.Helper()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Close(ctx)
+	})
+}
+
 // newServerWith is newServer with its Config changed by configure (when
 // given) before the server is built.
 func newServerWith(t *testing.T, seed func(ctx context.Context, st *store.Store, lib *library.Snapshot), configure func(*Config)) (*Server, *store.Store) {

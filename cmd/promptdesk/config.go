@@ -70,6 +70,9 @@ type CLI struct {
 			Name string `arg:"" name:"name" help:"Name of the token to revoke."`
 		} `cmd:"" help:"Revoke an API token: the API refuses it from then on."`
 	} `cmd:"" help:"Manage the API tokens of /api/v1 (Authorization: Bearer)."`
+	MCP struct {
+		Token string `name:"token" env:"PROMPTDESK_TOKEN" secret:"" help:"API token the MCP client acts with (its scopes decide what it may do: assemble, read, write for save_draft); set it in the environment rather than on the command line."`
+	} `cmd:"" help:"Serve MCP (Model Context Protocol) on stdin and stdout for a local assistant: every module as a prompt, the runtime API's operations as tools (docs/mcp.md)."`
 	Scenarios struct {
 		Check  struct{} `cmd:"" help:"Run every saved scenario against what is served (the library, or --library, with the published overrides and profiles from the database) and print how each output differs from the one accepted. Exit status: 0 all unchanged, 1 an output changed or a scenario does not assemble (or the check could not run), 2 nothing changed but some scenarios have no accepted output yet (or none is saved)."`
 		Accept struct {
@@ -133,8 +136,8 @@ var errHelp = errors.New("help printed")
 // parse reads flags and the environment into a CLI and returns the
 // parse (for config) and the command name ("serve", "config", "migrate",
 // "assemble", "export", "import", "lint", "token add", "token list",
-// "token revoke", "scenarios check", "scenarios accept", "ledger list",
-// "ledger decide", "ledger sync", "ledger export").
+// "token revoke", "mcp", "scenarios check", "scenarios accept", "ledger
+// list", "ledger decide", "ledger sync", "ledger export").
 // Usage errors name the flag.
 func parse(args []string, stdout, stderr io.Writer) (*CLI, *kong.Context, string, error) {
 	var cli CLI

@@ -6,9 +6,9 @@
 // module files (lint, docs/lint.md), manages API tokens (token add, list,
 // revoke) and users (user add), prints its effective configuration
 // (config), checks saved scenarios against what
-// is served (scenarios check, accept), and keeps the porting ledger of
-// borrowed prompt catalogues (ledger list, decide, sync, export). See
-// README.md.
+// is served (scenarios check, accept), serves MCP on stdio for a
+// local assistant (mcp), and keeps the porting ledger of borrowed prompt
+// catalogues (ledger list, decide, sync, export). See README.md.
 package main
 
 import (
@@ -86,6 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.tokenList(ctx)
 	case "token revoke":
 		return a.tokenRevoke(ctx)
+	case "mcp":
+		return a.mcpStdio(ctx)
 	case "scenarios check":
 		return a.scenariosCheck(ctx)
 	case "scenarios accept":
