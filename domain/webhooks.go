@@ -2,6 +2,8 @@ package domain
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -219,3 +221,28 @@ func (e *DuplicateWebhook) Error() string {
 
 // Is makes a DuplicateWebhook match library.ErrConflict.
 func (e *DuplicateWebhook) Is(target error) bool { return target == library.ErrConflict }
+
+// SameReceiver reports whether the webhook URLs a and b reach the same
+// receiver: equal but for the case of the scheme and host and a default
+// port written out (https://Example.com:443/x is https://example.com/x).
+// The path and query are compared as written.
+func SameReceiver(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return receiverKey(ua) == receiverKey(ub)
+}
+
+// receiverKey is u as SameReceiver compares it.
+func receiverKey(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	}
+	return scheme + "://" + host + u.EscapedPath() + "?" + u.RawQuery
+}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -128,23 +127,32 @@ func (s *Store) UpdateWebhook(ctx context.Context, w domain.Webhook) (domain.Web
 	return saved, err
 }
 
-// urlFree refuses url when an endpoint other than id sends to it
-// (*domain.DuplicateWebhook). It locks the table against other writers
+// urlFree refuses url when an endpoint other than id sends to the same
+// receiver (domain.SameReceiver; *domain.DuplicateWebhook). It locks the table against other writers
 // until the transaction ends, so two forms posted at once cannot both
 // pass it.
 func (s *Store) urlFree(ctx context.Context, url string, id int64) error {
 	if _, err := s.db.Exec(ctx, `LOCK TABLE webhooks IN SHARE ROW EXCLUSIVE MODE`); err != nil {
 		return dbError(err, "webhooks")
 	}
-	var other int64
-	err := s.db.QueryRow(ctx, `SELECT id FROM webhooks WHERE url = $1 AND id <> $2 ORDER BY id LIMIT 1`, url, id).Scan(&other)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil
-	case err != nil:
+	rows, err := s.db.Query(ctx, `SELECT id, url FROM webhooks WHERE id <> $1 ORDER BY id`, id)
+	if err != nil {
 		return dbError(err, "webhooks")
 	}
-	return &domain.DuplicateWebhook{URL: url, ID: other}
+	type endpoint struct {
+		ID  int64
+		URL string
+	}
+	others, err := pgx.CollectRows(rows, pgx.RowToStructByPos[endpoint])
+	if err != nil {
+		return dbError(err, "webhooks")
+	}
+	for _, o := range others {
+		if domain.SameReceiver(o.URL, url) {
+			return &domain.DuplicateWebhook{URL: o.URL, ID: o.ID}
+		}
+	}
+	return nil
 }
 
 // DeleteWebhook removes the endpoint id and its deliveries, audited.

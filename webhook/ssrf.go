@@ -53,7 +53,23 @@ func hostProblem(host string) string {
 	if h := strings.TrimSuffix(strings.ToLower(host), "."); h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return fmt.Sprintf("%s is this machine; webhooks go to the public network unless the server runs with %s", host, PrivateNetworksFlag)
 	}
+	if numericHost(host) {
+		return fmt.Sprintf("%s reads as an IPv4 address in a shorthand (a single number, hex or octal parts) that resolvers read differently: write the address as four decimal numbers", host)
+	}
 	return ""
+}
+
+// numericHost reports whether host is made of numbers only (decimal,
+// 0x hex) without being an address netip reads: 2130706433 or 0x7f.1,
+// which some resolvers take for 127.0.0.1.
+func numericHost(host string) bool {
+	for _, label := range strings.Split(strings.TrimSuffix(strings.ToLower(host), "."), ".") {
+		digits := strings.TrimPrefix(label, "0x")
+		if digits == "" || strings.Trim(digits, "0123456789abcdef") != "" || digits == label && strings.Trim(label, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // dialControl refuses a connection to an address blockedAddress refuses,

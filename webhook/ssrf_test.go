@@ -36,9 +36,28 @@ func TestInternalEndpointsRefused(t *testing.T) {
 			t.Errorf("%s: %v, want refused on field url naming %s", u, err, webhook.PrivateNetworksFlag)
 		}
 	}
-	for _, u := range []string{"https://hooks.example.com/promptdesk", "http://203.0.113.7:8080/"} {
+	// IPv4 shorthands some resolvers read as 127.0.0.1 are refused by
+	// their form, as is a fragment, never sent.
+	for u, want := range map[string]string{
+		"http://2130706433/x": "four decimal numbers", "http://0x7f.1/x": "four decimal numbers", "http://0x7f000001/": "four decimal numbers",
+		"https://hooks.example.com/promptdesk#x": "fragment",
+	} {
+		_, err := h.Create(ctx, domain.Webhook{URL: u})
+		var fe *webhook.FieldError
+		if !errors.As(err, &fe) || fe.Field != "url" || !strings.Contains(fe.Msg, want) {
+			t.Errorf("%s: %v, want refused on field url saying %q", u, err, want)
+		}
+	}
+	for _, u := range []string{"https://hooks.example.com/promptdesk", "http://203.0.113.7:8080/", "https://cafe.be/x", "https://0x.example.com/"} {
 		if _, err := h.Create(ctx, domain.Webhook{URL: u}); err != nil {
 			t.Errorf("%s: %v", u, err)
+		}
+	}
+	// The same receiver written another way is the endpoint added above.
+	for _, u := range []string{"https://HOOKS.example.com:443/promptdesk", "HTTPS://hooks.example.com/promptdesk"} {
+		var dup *domain.DuplicateWebhook
+		if _, err := h.Create(ctx, domain.Webhook{URL: u}); !errors.As(err, &dup) || dup.ID != 1 {
+			t.Errorf("%s: %v, want the duplicate of endpoint 1", u, err)
 		}
 	}
 	if _, err := h.Update(ctx, domain.Webhook{ID: 1, URL: "http://127.0.0.1/"}); err == nil {

@@ -85,7 +85,7 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 
 // check refuses a URL that is not absolute http(s), carries credentials
-// or, unless privateNetworks, names an internal host (hostProblem), a
+// or a fragment or, unless privateNetworks, names an internal host (hostProblem), a
 // secret (unless
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
 // spaces, an over-long description, and a NUL in the secret or the
@@ -105,6 +105,8 @@ func check(w domain.Webhook, privateNetworks bool) error {
 		return &FieldError{"url", fmt.Sprintf("%q is not a URL: %v", w.URL, urlProblem(err))}
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
 		return &FieldError{"url", fmt.Sprintf("%q is not an http:// or https:// URL with a host", w.URL)}
+	case u.Fragment != "" || strings.Contains(w.URL, "#"):
+		return &FieldError{"url", "the URL has a fragment (#…), which is never sent to the receiver: leave it out"}
 	case u.User != nil:
 		return &FieldError{"url", "the URL carries a user name or password, which the webhooks page would show: leave them out and check the signature (the secret) instead"}
 	case internal != "":
