@@ -234,11 +234,17 @@ func TestWebhookFormRefusesNUL(t *testing.T) {
 	if err != nil || rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("a NUL in the description: %d %v", rec.Code, err)
 	}
-	if got := doc.Find(`[data-testid="field-error"][data-field="description"]`).Text(); !strings.Contains(got, "the description contains the NUL character (U+0000)") {
+	if got := doc.Find(`[data-testid="field-error"][data-field="description"]`).Text(); !strings.Contains(got, "the description contains the control character U+0000") {
 		t.Errorf("description error %q", got)
 	}
 	if got := doc.Find(`input[name="url"]`).AttrOr("value", ""); got != "https://example.com/hook" {
 		t.Errorf("URL kept as %q", got)
+	}
+	// Any control character, a bell as well as a NUL.
+	bell := admin.do(h, admin.form(http.MethodPost, "/webhooks", url.Values{"url": {"https://example.com/hook"}, "description": {"a\u0007b"}}))
+	if doc, _ := goquery.NewDocumentFromReader(bell.Body); bell.Code != http.StatusUnprocessableEntity ||
+		!strings.Contains(doc.Find(`[data-testid="field-error"][data-field="description"]`).Text(), "U+0007") {
+		t.Errorf("a bell in the description: %d, want 422 naming U+0007", bell.Code)
 	}
 	if hooks, err := st.ListWebhooks(context.Background()); err != nil || len(hooks) != 0 {
 		t.Errorf("stored %+v %v, want nothing", hooks, err)

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/promptdesk/promptdesk/domain"
@@ -88,8 +89,9 @@ func (e *FieldError) Unwrap() error { return library.ErrInvalid }
 // or a fragment or, unless privateNetworks, names an internal host (hostProblem), a
 // secret (unless
 // empty) shorter than MinSecret, longer than MaxSecret or padded with
-// spaces, an over-long description, and a NUL in the secret or the
-// description (the database cannot store it).
+// spaces, an over-long description, a NUL in the secret (the database
+// cannot store it) and a control character in the description (trimmed
+// of white space first).
 func check(w domain.Webhook, privateNetworks bool) error {
 	u, err := url.Parse(w.URL)
 	internal := ""
@@ -121,8 +123,9 @@ func check(w domain.Webhook, privateNetworks bool) error {
 		return &FieldError{"description", fmt.Sprintf("the description has %d characters; at most %d", utf8.RuneCountInString(w.Description), MaxDescription)}
 	case strings.ContainsRune(w.Secret, 0):
 		return &FieldError{"secret", "the secret contains the NUL character (U+0000), which cannot be stored"}
-	case strings.ContainsRune(w.Description, 0):
-		return &FieldError{"description", "the description contains the NUL character (U+0000), which cannot be stored"}
+	case strings.ContainsFunc(w.Description, unicode.IsControl):
+		r, _ := utf8.DecodeRuneInString(w.Description[strings.IndexFunc(w.Description, unicode.IsControl):])
+		return &FieldError{"description", fmt.Sprintf("the description contains the control character U+%04X; write it on one line of plain text", r)}
 	}
 	return nil
 }
