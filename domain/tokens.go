@@ -95,7 +95,9 @@ func HashToken(secret string) string {
 
 // NormalizeScopes checks scopes against Scopes and Flags and returns
 // them sorted in that order without repeats. Errors: library.ErrInvalid
-// for a list without a scope or with an unknown one.
+// for a list without a scope or with an unknown one, and for the staging
+// flag on a token that can call nothing it changes (neither assemble nor
+// read).
 func NormalizeScopes(scopes []string) ([]string, error) {
 	all := slices.Concat(Scopes, Flags)
 	var out []string
@@ -112,6 +114,10 @@ func NormalizeScopes(scopes []string) ([]string, error) {
 	}
 	if !granted {
 		return nil, fmt.Errorf("a token needs at least one scope (%s): %w", strings.Join(Scopes, ", "), library.ErrInvalid)
+	}
+	if slices.Contains(out, ChannelStaging) && !slices.Contains(out, ScopeAssemble) && !slices.Contains(out, ScopeRead) {
+		return nil, fmt.Errorf("the flag %s changes what assemble, render and MCP prompts serve, which a token without the %s or %s scope cannot call: add one of them: %w",
+			ChannelStaging, ScopeAssemble, ScopeRead, library.ErrInvalid)
 	}
 	slices.SortFunc(out, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
 	return out, nil
