@@ -6,10 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,32 +15,10 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/migrations"
 	"github.com/promptdesk/promptdesk/store"
-	"github.com/promptdesk/promptdesk/store/pgcluster"
+	"github.com/promptdesk/promptdesk/store/storetest"
 	"github.com/promptdesk/promptdesk/web"
 )
-
-// freeze sends sig to the postmaster of the cluster in pgData and to its
-// children (the backends holding the server's connections): SIGSTOP
-// makes the database hang as a stuck host does, SIGCONT lets it go on.
-func freeze(t *testing.T, pgData string, sig syscall.Signal) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pgData, "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	for _, p := range append([]string{strconv.Itoa(pid)}, strings.Fields(string(children))...) {
-		if n, err := strconv.Atoi(p); err == nil {
-			_ = syscall.Kill(n, sig)
-		}
-	}
-}
 
 // The database hangs: promptdesk keeps answering from the state it last
 // read once a request has found the database gone, and says so in the
@@ -53,29 +27,8 @@ func freeze(t *testing.T, pgData string, sig syscall.Signal) {
 func TestDatabaseFrozen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "pdc") // short: the socket path lives inside
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil { // as root the cluster runs as postgres
-		t.Fatal(err)
-	}
-	cluster, err := pgcluster.Start(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pgData := filepath.Join(dir, "pg")
-	t.Cleanup(func() {
-		freeze(t, pgData, syscall.SIGCONT)
-		if err := cluster.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-		os.RemoveAll(dir)
-	})
-	dbURL := cluster.URL("promptdesk")
-	if err := migrations.Up(ctx, dbURL); err != nil {
-		t.Fatal(err)
-	}
+	cluster := storetest.StartCluster(t)
+	dbURL := cluster.URL
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +64,7 @@ func TestDatabaseFrozen(t *testing.T) {
 		t.Fatalf("before the freeze: %+v %v", first.Origin, err)
 	}
 
-	freeze(t, pgData, syscall.SIGSTOP)
+	cluster.Signal(t, syscall.SIGSTOP)
 	frozenAt := time.Now()
 	// A route that reads the database finds it hung (503 after the
 	// database timeout): from then on the server serves what it last read.

@@ -7,9 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,43 +17,9 @@ import (
 	"github.com/promptdesk/promptdesk/domain"
 	"github.com/promptdesk/promptdesk/library"
 	"github.com/promptdesk/promptdesk/library/reload"
-	"github.com/promptdesk/promptdesk/migrations"
 	"github.com/promptdesk/promptdesk/store"
-	"github.com/promptdesk/promptdesk/store/pgcluster"
+	"github.com/promptdesk/promptdesk/store/storetest"
 )
-
-// signalCluster sends sig to the postmaster of the cluster in pgData and
-// to every process it started (the backends holding the pool's
-// connections): SIGSTOP freezes the database as a hung host would,
-// SIGCONT thaws it.
-func signalCluster(t *testing.T, pgData string, sig syscall.Signal) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pgData, "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pids := []int{pid}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range stats {
-		s, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces, so read after ')'.
-		fields := strings.Fields(string(s[strings.LastIndexByte(string(s), ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			child, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-			pids = append(pids, child)
-		}
-	}
-	for _, p := range pids {
-		_ = syscall.Kill(p, sig)
-	}
-}
 
 // A database that accepts connections and never answers (its processes
 // stopped) makes a request that reads it answer 503 database_unavailable
@@ -64,29 +27,8 @@ func signalCluster(t *testing.T, pgData string, sig syscall.Signal) {
 // memory; thawed, the same request answers 200 again.
 func TestFrozenDatabaseAnswersUnavailable(t *testing.T) {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "pdf") // short: the socket path lives inside
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil { // as root the server runs as postgres
-		t.Fatal(err)
-	}
-	cluster, err := pgcluster.Start(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pgData := filepath.Join(dir, "pg")
-	t.Cleanup(func() {
-		signalCluster(t, pgData, syscall.SIGCONT)
-		if err := cluster.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-		os.RemoveAll(dir)
-	})
-	dbURL := cluster.URL("promptdesk")
-	if err := migrations.Up(ctx, dbURL); err != nil {
-		t.Fatal(err)
-	}
+	cluster := storetest.StartCluster(t)
+	dbURL := cluster.URL
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +67,7 @@ func TestFrozenDatabaseAnswersUnavailable(t *testing.T) {
 		t.Fatalf("before the freeze: %d", status)
 	}
 
-	signalCluster(t, pgData, syscall.SIGSTOP)
+	cluster.Signal(t, syscall.SIGSTOP)
 	status, code, took := call(http.MethodGet, revisions, "")
 	if status != http.StatusServiceUnavailable || code != CodeDatabaseUnavailable || took > timeout+3*time.Second {
 		t.Errorf("frozen database: %d %s after %v; want 503 database_unavailable within about %v", status, code, took, timeout)
@@ -166,7 +108,7 @@ func TestFrozenDatabaseAnswersUnavailable(t *testing.T) {
 	}
 	wg.Wait()
 
-	signalCluster(t, pgData, syscall.SIGCONT)
+	cluster.Signal(t, syscall.SIGCONT)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		status, _, _ := call(http.MethodGet, revisions, "")
